@@ -1,0 +1,57 @@
+# One entry point for people and CI. `make test` installs everything it needs.
+PY      ?= python3
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+NB      := notebooks/01_quickstart.ipynb
+PORT    ?= 8888
+
+.PHONY: lab setup build lint test test-js test-py test-nb test-e2e bench wheel-check clean
+
+lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
+	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
+
+setup: $(STAMP) build
+
+$(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade "pip==26.3"
+	npm ci --no-audit --no-fund
+	npm run build
+	$(BIN)/python -m pip install -q -c requirements/ci.txt -e ".[dev]"
+	touch $(STAMP)
+
+build: $(STAMP)
+	npm run build
+
+lint: setup
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+	npm run typecheck
+
+test-js: setup
+	npm test
+
+test-py: setup
+	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e
+
+test-nb: setup
+	INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_RESPONDER=approve_all \
+	  $(BIN)/pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env notebooks
+
+test-e2e: setup
+	scripts/ensure-chromium
+	$(BIN)/pytest -q -p no:cacheprovider tests/e2e
+
+## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself.
+test: lint test-js test-py test-nb test-e2e
+
+bench: setup
+	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+wheel-check: setup
+	scripts/check-wheel
+
+clean:
+	rm -rf $(VENV) node_modules src/interrupt_widget/static dist build

@@ -1,0 +1,12 @@
+"""interrupt-widget: human-in-the-loop agent runs as a native notebook experience.
+
+An OpenAI Agents SDK run pauses on a tool that needs a human; a widget in the
+notebook cell asks; the run resumes in the kernel with the answer. Everything
+speaks the AG-UI protocol 1.0.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+__all__: list[str] = ["__version__"]

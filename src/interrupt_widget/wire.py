@@ -1,0 +1,56 @@
+"""The one boundary where AG-UI's Python models become camelCase JSON and back.
+
+Everything that leaves Python for the front end, a file or the network goes
+through `to_wire`; everything that comes back goes through the `*_from_wire`
+parsers, which accept the camelCase wire form, the snake_case form and model
+instances alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, TypeVar
+
+from ag_ui.core import Interrupt, Message, ResumeEntry
+from pydantic import BaseModel, TypeAdapter
+
+JsonDict = dict[str, Any]
+_M = TypeVar("_M", bound=BaseModel)
+_MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+
+
+def to_wire(model: BaseModel) -> JsonDict:
+    """Dump an AG-UI model as the protocol's camelCase JSON, without unset fields."""
+    return model.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+
+def _parse(cls: type[_M], value: _M | Mapping[str, Any]) -> _M:
+    if isinstance(value, cls):
+        return value
+    if not isinstance(value, Mapping):
+        raise TypeError(f"expected a {cls.__name__} or a mapping, got {type(value).__name__}")
+    return cls.model_validate(dict(value))
+
+
+def interrupt_from_wire(value: Interrupt | Mapping[str, Any]) -> Interrupt:
+    """An `Interrupt` from a model, or its camelCase or snake_case dict."""
+    return _parse(Interrupt, value)
+
+
+def interrupts_from_wire(values: Iterable[Interrupt | Mapping[str, Any]]) -> list[Interrupt]:
+    return [interrupt_from_wire(v) for v in values]
+
+
+def resume_entry_from_wire(value: ResumeEntry | Mapping[str, Any]) -> ResumeEntry:
+    return _parse(ResumeEntry, value)
+
+
+def message_from_wire(value: Message | Mapping[str, Any]) -> Message:
+    """An AG-UI message (any role) from a model or its dict."""
+    if isinstance(value, BaseModel):
+        return value
+    return _MESSAGE_ADAPTER.validate_python(dict(value))
+
+
+def messages_to_wire(messages: Iterable[Message]) -> list[JsonDict]:
+    return [to_wire(m) for m in messages]
