@@ -1,0 +1,10 @@
+"""Test helpers for users of the kit and for its own suite.
+
+Stream-rule checkers for AG-UI event streams and a recording comm for
+widgets, so a notebook author can test an approval flow with no kernel,
+no browser and no network.
+"""
+
+from __future__ import annotations
+
+__all__: list[str] = []
