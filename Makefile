@@ -45,7 +45,7 @@ test-e2e: setup
 	$(BIN)/pytest -q -p no:cacheprovider tests/e2e
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself.
-test: lint test-js test-py test-nb test-e2e
+test: lint wheel-check test-js test-py test-nb test-e2e
 
 bench: setup
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
