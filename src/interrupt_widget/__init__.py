@@ -7,6 +7,8 @@ speaks the AG-UI protocol 1.0.
 
 from __future__ import annotations
 
+from .picker import InterruptPicker
+
 __version__ = "0.1.0"
 
-__all__: list[str] = ["__version__"]
+__all__: list[str] = ["InterruptPicker", "__version__"]

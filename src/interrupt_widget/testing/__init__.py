@@ -7,4 +7,11 @@ no browser and no network.
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .recording_comm import CommRecorder, RecordedMessage, RecordingComm, recording_comms
+
+__all__: list[str] = [
+    "CommRecorder",
+    "RecordedMessage",
+    "RecordingComm",
+    "recording_comms",
+]

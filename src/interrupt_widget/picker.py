@@ -1,0 +1,435 @@
+"""`InterruptPicker`: the notebook widget that asks a person to answer AG-UI interrupts.
+
+One picker shows one or more interrupts and collects an answer for each, from
+a click in any view or from Python (`resolve` / `cancel`, which headless
+responders use too). Every answer is checked against the interrupt's
+`response_schema` before it is recorded; once every interrupt has one, the
+picker submits exactly once: `await picker.wait()` returns the resume entries
+and `on_submit` receives them.
+
+Comm handlers may run on a kernel subshell thread, so answer recording holds a
+lock and waiting coroutines are woken on the loop they were created on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import pathlib
+import sys
+import threading
+import warnings
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+import anywidget
+import traitlets
+from ag_ui.core import Interrupt, ResumeEntry
+
+from .answers import AnswerError, describe, is_expired, parse_instant, validate_payload
+from .picker_protocol import (
+    AnswerResult,
+    AnswerStatus,
+    ProtocolError,
+    answer_result_to_wire,
+    errors_to_wire,
+    parse_front_end_message,
+)
+from .wire import interrupts_from_wire, to_wire
+
+__all__ = ["AnswerRefused", "InterruptPicker"]
+
+_log = logging.getLogger(__name__)
+_BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
+_MIN_KERNEL = (7, 4)
+_EXPIRY = "expiry"
+"""The `by` of an answer the picker recorded itself because time ran out."""
+
+SubmitCallback = Callable[[list[ResumeEntry]], object]
+_EntriesFuture = asyncio.Future[list[ResumeEntry]]
+
+
+class AnswerRefused(ValueError):
+    """An answer the picker did not record; nothing changed."""
+
+    def __init__(self, message: str, errors: list[AnswerError] | None = None) -> None:
+        super().__init__(message)
+        self.errors: list[AnswerError] = list(errors or [])
+        """Per-field reasons when the payload did not fit the schema."""
+
+
+class InterruptPicker(anywidget.AnyWidget):
+    """Shows AG-UI interrupts in a notebook cell and collects one answer for each."""
+
+    _esm = _BUNDLE
+
+    kind = traitlets.Unicode("picker", read_only=True).tag(sync=True)
+    """Which view the shared bundle draws for this model."""
+    interrupts = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
+    """The interrupts as AG-UI camelCase JSON, in the order given."""
+    answers = traitlets.Dict().tag(sync=True)
+    """`{interruptId: {"status", "payload", "by", "at"}}` for each recorded answer."""
+    status = traitlets.Unicode("waiting").tag(sync=True)
+    """`waiting`, `submitted`, `expired` (every interrupt ran out of time) or `error`."""
+    error = traitlets.Unicode("").tag(sync=True)
+    """The last problem to show above the cards, or empty."""
+    errors = traitlets.Dict().tag(sync=True)
+    """`{interruptId: [{"path", "message"}]}` from the last refused answer of each interrupt."""
+    renderers = traitlets.Dict().tag(sync=True)
+    """`{tool name or reason: ES module source}` replacing the built-in form."""
+
+    def __init__(
+        self,
+        interrupts: Iterable[Interrupt | Mapping[str, Any]],
+        *,
+        renderers: Mapping[str, str | pathlib.Path] | None = None,
+        on_submit: SubmitCallback | None = None,
+    ) -> None:
+        parsed = interrupts_from_wire(interrupts)
+        if not parsed:
+            raise ValueError("InterruptPicker needs at least one interrupt")
+        ids = [i.id for i in parsed]
+        duplicates = sorted({i for i in ids if ids.count(i) > 1})
+        if duplicates:
+            raise ValueError(f"interrupt ids must be unique; repeated: {', '.join(duplicates)}")
+        super().__init__()
+        self.set_trait("interrupts", [to_wire(i) for i in parsed])
+        self.renderers = {str(k): _renderer_source(v) for k, v in (renderers or {}).items()}
+        self._order = parsed
+        self._by_id = {i.id: i for i in parsed}
+        self._on_submit = on_submit
+        self._lock = threading.RLock()
+        self._recorded: dict[str, dict[str, Any]] = {}
+        self._entries: list[ResumeEntry] | None = None
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, _EntriesFuture]] = []
+        self._timers: list[tuple[asyncio.AbstractEventLoop, asyncio.TimerHandle]] = []
+        self._armed = False
+        self._unsettled: list[ResumeEntry] | None = None
+        self.on_msg(self._on_front_end_message)
+        # With no running loop, expiry is still checked on each answer and in wait().
+        with contextlib.suppress(RuntimeError):
+            self._arm_expiry(asyncio.get_running_loop())
+        self._sweep_expired()
+        self._settle()
+
+    # -- answering ---------------------------------------------------------------------------
+
+    def resolve(
+        self, payload: Any = None, interrupt_id: str | None = None, *, by: str = "python"
+    ) -> None:
+        """Answer an interrupt with `payload`, exactly as a click on its form would.
+
+        `interrupt_id` may be left out while a single interrupt is open. An invalid
+        payload raises `AnswerRefused` (a `ValueError`) naming the fields, and the
+        same message shows in the widget.
+        """
+        try:
+            self._record(interrupt_id, "resolved", payload, by=by)
+        finally:
+            self._settle()
+
+    def cancel(self, interrupt_id: str | None = None, *, by: str = "python") -> None:
+        """Abandon an interrupt (the only answer an expired one accepts)."""
+        try:
+            self._record(interrupt_id, "cancelled", None, by=by)
+        finally:
+            self._settle()
+
+    async def wait(self, timeout: float | None = None) -> list[ResumeEntry]:  # noqa: ASYNC109
+        """The resume entries, once every interrupt has an answer.
+
+        Raises `TimeoutError` when `timeout` seconds pass first; the picker keeps
+        waiting for answers. Needs ipykernel >= 7.4 inside a notebook.
+        """
+        _require_awaitable_kernel()
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            self._arm_expiry(loop)
+            self._sweep_expired()
+            if self._entries is not None and self._unsettled is None:
+                return list(self._entries)
+            # Submitted but not yet settled: the settling thread wakes this future too.
+            future: _EntriesFuture = loop.create_future()
+            self._waiters.append((loop, future))
+        self._settle()
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            open_count = len(self.open_interrupts)
+            raise TimeoutError(
+                f"no complete answer within {timeout} s: {open_count} interrupt(s) still open"
+            ) from None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    @property
+    def submitted(self) -> bool:
+        """True once every interrupt had an answer and the entries went out."""
+        return self._entries is not None
+
+    @property
+    def entries(self) -> list[ResumeEntry] | None:
+        """The submitted resume entries, in interrupt order; None until then."""
+        with self._lock:
+            return None if self._entries is None else list(self._entries)
+
+    @property
+    def open_interrupts(self) -> list[Interrupt]:
+        """The interrupts still waiting for an answer."""
+        with self._lock:
+            return [i for i in self._order if i.id not in self._recorded]
+
+    def __repr__(self) -> str:
+        with self._lock:
+            lines = [self._describe(i) for i in self._order]
+            if self.status == "error" and self.error:
+                lines.append(f"Error: {self.error}")
+        return "\n".join(lines)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _record(
+        self, interrupt_id: str | None, status: AnswerStatus, payload: Any, *, by: str
+    ) -> None:
+        """Record one answer (submitting when it completes the set) or raise `AnswerRefused`.
+
+        The caller settles a submission with `_settle()` once the lock is released.
+        """
+        with self._lock:
+            self._sweep_expired()
+            if self._entries is not None:
+                raise AnswerRefused("the answers were already submitted; nothing was changed")
+            interrupt = self._target(interrupt_id)
+            label = _name(interrupt)
+            if interrupt.id in self._recorded:
+                raise AnswerRefused(f"{label} was already answered; nothing was changed")
+            if status == "resolved":
+                self._check_resolvable(interrupt, payload)
+            self._store(interrupt, status, payload, by=by)
+            self._submit_if_complete()
+
+    def _target(self, interrupt_id: str | None) -> Interrupt:
+        if interrupt_id is not None:
+            found = self._by_id.get(interrupt_id)
+            if found is None:
+                raise AnswerRefused(f"unknown interrupt id {interrupt_id!r}")
+            return found
+        still_open = [i for i in self._order if i.id not in self._recorded]
+        if len(still_open) != 1:
+            names = ", ".join(f"{_name(i)} ({i.id})" for i in still_open)
+            raise AnswerRefused(
+                f"{len(still_open)} interrupts are open ({names}): pass interrupt_id to say which"
+            )
+        return still_open[0]
+
+    def _check_resolvable(self, interrupt: Interrupt, payload: Any) -> None:
+        label = _name(interrupt)
+        if is_expired(interrupt):
+            raise AnswerRefused(
+                f"{label} expired at {interrupt.expires_at}; it can only be cancelled"
+            )
+        try:
+            json.dumps(payload, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise AnswerRefused(f"{label}: the answer must be plain JSON ({exc})") from None
+        problems = validate_payload(interrupt.response_schema, payload)
+        if problems:
+            message = f"{label}: {describe(problems)}"
+            self.errors = {**self.errors, interrupt.id: errors_to_wire(problems)}
+            self.error = message
+            raise AnswerRefused(message, problems)
+
+    def _store(self, interrupt: Interrupt, status: AnswerStatus, payload: Any, *, by: str) -> None:
+        at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        record = {"status": status, "payload": payload, "by": by, "at": at}
+        self._recorded[interrupt.id] = record
+        with self.hold_sync():
+            self.answers = {**self.answers, interrupt.id: record}
+            if interrupt.id in self.errors:
+                self.errors = {k: v for k, v in self.errors.items() if k != interrupt.id}
+            self.error = ""
+
+    def _submit_if_complete(self) -> None:
+        if self._entries is not None or len(self._recorded) < len(self._order):
+            return
+        self._entries = [
+            ResumeEntry(
+                interrupt_id=i.id,
+                status=self._recorded[i.id]["status"],
+                payload=self._recorded[i.id]["payload"],
+            )
+            for i in self._order
+        ]
+        all_expired = all(r["by"] == _EXPIRY for r in self._recorded.values())
+        self.status = "expired" if all_expired else "submitted"
+        for loop, timer in self._timers:
+            _call_soon(loop, timer.cancel)
+        self._timers.clear()
+        self._unsettled = list(self._entries)
+
+    def _sweep_expired(self) -> None:
+        """Cancel every unanswered interrupt whose time ran out."""
+        with self._lock:
+            if self._entries is not None:
+                return
+            now = datetime.now(UTC)
+            for interrupt in self._order:
+                if interrupt.id not in self._recorded and is_expired(interrupt, now):
+                    self._store(interrupt, "cancelled", None, by=_EXPIRY)
+            self._submit_if_complete()
+
+    def _settle(self) -> None:
+        """Deliver a submission, once, outside the lock: the callback, then the waiters."""
+        with self._lock:
+            entries, self._unsettled = self._unsettled, None
+        if entries is None:
+            return
+        if self._on_submit is not None:
+            try:
+                self._on_submit(list(entries))
+            except Exception as exc:  # shown in the widget: a print from here may be lost
+                _log.exception("on_submit failed")
+                self.error = f"on_submit failed: {type(exc).__name__}: {exc}"
+                self.status = "error"
+        with self._lock:
+            waiters, self._waiters = self._waiters, []
+        for loop, future in waiters:
+            _call_soon(loop, _fulfil, future, list(entries))
+
+    def _arm_expiry(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            if self._armed or self._entries is not None:
+                return
+            self._armed = True
+            now = datetime.now(UTC)
+            for interrupt in self._order:
+                if interrupt.expires_at and interrupt.id not in self._recorded:
+                    delay = (parse_instant(interrupt.expires_at) - now).total_seconds()
+                    timer = loop.call_later(max(delay, 0.0), self._on_expiry_timer)
+                    self._timers.append((loop, timer))
+
+    def _on_expiry_timer(self) -> None:
+        self._sweep_expired()
+        self._settle()
+
+    def _on_front_end_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        try:
+            request = parse_front_end_message(content)
+        except ProtocolError as exc:
+            _log.warning("ignored a picker message: %s", exc)
+            if exc.request_id is not None:
+                self.send(answer_result_to_wire(AnswerResult(exc.request_id, False, str(exc))))
+            return
+        try:
+            self._record(request.interrupt_id, request.status, request.payload, by="user")
+        except AnswerRefused as exc:
+            reply = AnswerResult(request.request_id, False, str(exc), exc.errors)
+        else:
+            reply = AnswerResult(request.request_id, True)
+        try:
+            self.send(answer_result_to_wire(reply))
+        finally:
+            self._settle()
+
+    def _describe(self, interrupt: Interrupt) -> str:
+        record = self._recorded.get(interrupt.id)
+        return f"Interrupt {_name(interrupt)}: {_decision(record)}"
+
+
+def _name(interrupt: Interrupt) -> str:
+    tool = (interrupt.metadata or {}).get("tool_name")
+    return tool if isinstance(tool, str) and tool else interrupt.reason
+
+
+def _decision(record: Mapping[str, Any] | None) -> str:
+    """How one answer reads in the text repr (no ids, no times: stable for nbval)."""
+    if record is None:
+        return "waiting for an answer"
+    if record["by"] == _EXPIRY:
+        return "expired"
+    if record["status"] == "cancelled":
+        return "cancelled"
+    payload = record["payload"]
+    if isinstance(payload, Mapping):
+        approved = payload.get("approved")
+        if approved is False:
+            return "denied"
+        verdict = "approved" if approved is True else "answered"
+        details = {k: v for k, v in payload.items() if k != "approved"}
+        labels = {k: v for k, v in details.items() if k.endswith("label")}
+        shown = labels or details
+        if not shown:
+            return verdict
+        return f"{verdict} ({', '.join(f'{k}: {_short(v)}' for k, v in shown.items())})"
+    return "answered" if payload is None else f"answered ({_short(payload)})"
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _renderer_source(value: str | pathlib.Path) -> str:
+    """ES module source from a path or the source itself."""
+    if isinstance(value, pathlib.Path):
+        return value.read_text(encoding="utf-8")
+    looks_like_path = "\n" not in value and value.strip().endswith((".js", ".mjs"))
+    if looks_like_path:
+        return pathlib.Path(value.strip()).read_text(encoding="utf-8")
+    return value
+
+
+def _fulfil(future: _EntriesFuture, entries: list[ResumeEntry]) -> None:
+    if not future.done():
+        future.set_result(entries)
+
+
+def _call_soon(
+    loop: asyncio.AbstractEventLoop, callback: Callable[..., object], *args: Any
+) -> None:
+    with contextlib.suppress(RuntimeError):  # a closed loop has nobody left to wake
+        loop.call_soon_threadsafe(callback, *args)
+
+
+def _kernel_version() -> tuple[int, int] | None:
+    """ipykernel's version when this process is an ipykernel kernel, else None."""
+    if "ipykernel" not in sys.modules:
+        return None
+    try:
+        parts = metadata.version("ipykernel").split(".")
+        return int(parts[0]), int(parts[1])
+    except (metadata.PackageNotFoundError, ValueError, IndexError):
+        return None
+
+
+def _in_kernel() -> bool:
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
+def _old_kernel_message(version: tuple[int, int]) -> str:
+    return (
+        f"ipykernel {version[0]}.{version[1]} cannot handle a widget click while a cell awaits, "
+        "so `await picker.wait()` would never return; upgrade to ipykernel>=7.4 "
+        "(or use on_submit=...)"
+    )
+
+
+def _require_awaitable_kernel() -> None:
+    version = _kernel_version()
+    if version is not None and version < _MIN_KERNEL and _in_kernel():
+        raise RuntimeError(_old_kernel_message(version))
+
+
+def _warn_if_old_kernel() -> None:
+    version = _kernel_version()
+    if version is not None and version < _MIN_KERNEL and _in_kernel():
+        warnings.warn(_old_kernel_message(version), RuntimeWarning, stacklevel=3)
+
+
+_warn_if_old_kernel()
