@@ -1,0 +1,194 @@
+import type { AnyModel } from "@anywidget/types";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+
+import { mountChat, pickerModelId } from "./index";
+import type { ChatModel, ToKernel } from "./protocol";
+
+type Handler = (...args: unknown[]) => void;
+
+class FakeModel {
+  sent: ToKernel[] = [];
+  private handlers = new Map<string, Set<Handler>>();
+  others = new Map<string, FakeModel>();
+  constructor(public state: Record<string, unknown>) {}
+  get(key: string): unknown {
+    return this.state[key];
+  }
+  set(key: string, value: unknown): void {
+    this.state[key] = value;
+    this.emit(`change:${key}`);
+  }
+  on(name: string, cb: Handler): void {
+    if (!this.handlers.has(name)) this.handlers.set(name, new Set());
+    this.handlers.get(name)?.add(cb);
+  }
+  off(name?: string | null, cb?: Handler | null): void {
+    if (name && cb) this.handlers.get(name)?.delete(cb);
+  }
+  emit(name: string, ...args: unknown[]): void {
+    for (const cb of this.handlers.get(name) ?? []) cb(...args);
+  }
+  listeners(): number {
+    let n = 0;
+    for (const set of this.handlers.values()) n += set.size;
+    return n;
+  }
+  save_changes(): void {
+    throw new Error("user actions must travel as custom messages");
+  }
+  send(content: ToKernel): void {
+    this.sent.push(content);
+  }
+  widget_manager = {
+    get_model: (id: string) => {
+      const m = this.others.get(id);
+      return m ? Promise.resolve(m) : Promise.reject(new Error("no such model"));
+    },
+  };
+  custom(msg: unknown): void {
+    this.emit("msg:custom", msg, []);
+  }
+}
+
+const HOSTILE = [
+  "<script>window.__pwned = 1</script>",
+  '<img src=x onerror="window.__pwned = 1">',
+  '<a href="javascript:window.__pwned=1">click</a>',
+];
+
+function chatModel(extra: Record<string, unknown> = {}): FakeModel {
+  return new FakeModel({ kind: "chat", messages: [], status: "idle", status_line: "", picker: null, ...extra });
+}
+
+function mount(model: FakeModel, options = {}): { el: HTMLElement; cleanup: () => void } {
+  const el = document.createElement("div");
+  document.body.appendChild(el);
+  const cleanup = mountChat(el, model as unknown as AnyModel<ChatModel>, options);
+  return { el, cleanup };
+}
+
+const texts = (el: HTMLElement) =>
+  [...el.querySelectorAll<HTMLElement>(".iw-chat-text")].map((n) => n.textContent);
+
+describe("mountChat", () => {
+  beforeEach(() => {
+    document.body.replaceChildren();
+  });
+  afterEach(() => {
+    delete (window as unknown as { __pwned?: number }).__pwned;
+  });
+
+  it("says hello so a view opened mid-run catches up, and draws committed messages", () => {
+    const model = chatModel({ messages: [{ id: "u", role: "user", content: "hi" }] });
+    const { el } = mount(model);
+    expect(model.sent).toEqual([{ type: "hello" }]);
+    expect(texts(el)).toEqual(["hi"]);
+  });
+
+  it("streams batches, and a catch-up replaces the live run instead of doubling it", () => {
+    const model = chatModel({ status: "running" });
+    const { el } = mount(model);
+    const batch = [
+      { type: "RUN_STARTED", threadId: "t", runId: "r" },
+      { type: "TEXT_MESSAGE_START", messageId: "m" },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "Hello " },
+    ];
+    model.custom({ type: "events", events: batch });
+    model.custom({ type: "events", events: [{ type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "world" }] });
+    expect(texts(el)).toEqual(["Hello world"]);
+    const node = el.querySelector(".iw-chat-assistant");
+    model.custom({
+      type: "catchup",
+      events: [...batch, { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "world!" }],
+    });
+    expect(texts(el)).toEqual(["Hello world!"]);
+    expect(el.querySelector(".iw-chat-assistant")).toBe(node); // patched in place, not redrawn
+  });
+
+  it("renders hostile agent text, tool args and results as plain text", () => {
+    const model = chatModel();
+    const { el } = mount(model);
+    const [a, b, c] = HOSTILE as [string, string, string];
+    model.set("messages", [{ id: "u", role: "user", content: a }]);
+    model.custom({
+      type: "events",
+      events: [
+        { type: "TEXT_MESSAGE_START", messageId: "m" },
+        { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: b },
+        { type: "TOOL_CALL_START", toolCallId: "c", toolCallName: c },
+        { type: "TOOL_CALL_ARGS", toolCallId: "c", delta: JSON.stringify({ topic: a }) },
+        { type: "TOOL_CALL_END", toolCallId: "c" },
+        { type: "TOOL_CALL_RESULT", toolCallId: "c", messageId: "x", content: c },
+        { type: "RUN_ERROR", message: b },
+      ],
+    });
+    model.set("status_line", c);
+    expect(el.querySelectorAll("script, img, a").length).toBe(0);
+    expect(texts(el)).toEqual([a, b]);
+    expect(el.textContent).toContain(`Tool call: ${c}`);
+    expect(el.querySelector(".iw-chat-args")?.textContent).toContain(JSON.stringify(a));
+    expect(el.querySelector(".iw-chat-result")?.textContent).toBe(`Result: ${c}`);
+    expect(el.querySelector(".iw-chat-status")?.textContent).toBe(c);
+    expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
+  });
+
+  it("sends the prompt on Enter as a custom message, keeps Shift+Enter for new lines", () => {
+    const model = chatModel();
+    const { el } = mount(model);
+    const input = el.querySelector("textarea") as HTMLTextAreaElement;
+    input.value = "line one";
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", shiftKey: true, bubbles: true }));
+    expect(model.sent).toHaveLength(1);
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    expect(model.sent[1]).toMatchObject({ type: "prompt", text: "line one" });
+    expect(input.value).toBe("");
+  });
+
+  it("offers Stop only while a run is going, and sends stop", () => {
+    const model = chatModel();
+    const { el } = mount(model);
+    const stop = el.querySelector<HTMLButtonElement>(".iw-chat-stop");
+    const send = el.querySelector<HTMLButtonElement>(".iw-chat-send");
+    expect(stop?.disabled).toBe(true);
+    model.set("status", "running");
+    expect(stop?.disabled).toBe(false);
+    expect(send?.disabled).toBe(true);
+    stop?.click();
+    expect(model.sent[model.sent.length - 1]).toEqual({ type: "stop" });
+  });
+
+  it("shows a refused prompt in the status line", () => {
+    const model = chatModel({ status: "waiting" });
+    const { el } = mount(model);
+    model.custom({ type: "prompt_result", requestId: "p", ok: false, error: "Answer the open interrupt first" });
+    const status = el.querySelector<HTMLElement>(".iw-chat-status");
+    expect(status?.textContent).toBe("Answer the open interrupt first");
+    expect(status?.dataset.status).toBe("error");
+  });
+
+  it("mounts the inline picker bound to the picker's own model and unmounts it", async () => {
+    const model = chatModel();
+    const picker = new FakeModel({ kind: "picker" });
+    model.others.set("abc", picker);
+    const unmount = vi.fn();
+    const mountPicker = vi.fn((el: HTMLElement, m: AnyModel) => {
+      el.textContent = `picker for ${String(m.get("kind"))}`;
+      return unmount;
+    });
+    const { el, cleanup } = mount(model, { mountPicker });
+    model.set("picker", "IPY_MODEL_abc");
+    await vi.waitFor(() => expect(mountPicker).toHaveBeenCalledTimes(1));
+    expect(mountPicker.mock.calls[0]?.[1]).toBe(picker);
+    expect(el.querySelector(".iw-chat-picker")?.textContent).toBe("picker for picker");
+    model.set("picker", null);
+    expect(unmount).toHaveBeenCalledTimes(1);
+    cleanup();
+    expect(model.listeners()).toBe(0);
+    expect(el.children.length).toBe(0);
+  });
+
+  it("reads widget references", () => {
+    expect(pickerModelId("IPY_MODEL_x1")).toBe("x1");
+    expect(pickerModelId(null)).toBeNull();
+  });
+});

@@ -1,0 +1,122 @@
+// The chat front end: binds a chat model to the view. Pure logic lives in
+// transcript.ts, DOM in view.ts; this file only wires model events to them.
+
+import type { AnyModel } from "@anywidget/types";
+
+import { isToFrontEnd, type ChatModel, type ToKernel, type WireMessage } from "./protocol";
+import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
+import { createChatView } from "./view";
+
+export type { ChatModel } from "./protocol";
+
+/** Mounts a picker bound to its own model (the picker's `mountPicker`). */
+export type PickerMounter = (el: HTMLElement, model: AnyModel) => (() => void) | void;
+
+export interface MountChatOptions {
+  /** Draws the inline picker; without it the slot says an answer is awaited. */
+  mountPicker?: PickerMounter;
+}
+
+const MODEL_REF = "IPY_MODEL_";
+
+/** The model id inside a widget reference (`"IPY_MODEL_<id>"`), or null. */
+export function pickerModelId(ref: unknown): string | null {
+  if (typeof ref !== "string" || !ref) return null;
+  return ref.startsWith(MODEL_REF) ? ref.slice(MODEL_REF.length) : ref;
+}
+
+let requestCounter = 0;
+
+export function mountChat(
+  el: HTMLElement,
+  model: AnyModel<ChatModel>,
+  options: MountChatOptions = {},
+): () => void {
+  const send = (msg: ToKernel): void => model.send(msg);
+  const view = createChatView(el, {
+    prompt(text: string): void {
+      requestCounter += 1;
+      send({ type: "prompt", text, requestId: `prompt-${Date.now()}-${requestCounter}` });
+    },
+    stop(): void {
+      send({ type: "stop" });
+    },
+  });
+
+  const committed = (): Transcript => ({
+    ...emptyTranscript,
+    items: fromMessages((model.get("messages") ?? []) as WireMessage[]),
+  });
+  let transcript = committed();
+  const draw = (): void =>
+    view.draw({
+      transcript,
+      status: model.get("status") ?? "idle",
+      statusLine: model.get("status_line") ?? "",
+    });
+
+  const onMessages = (): void => {
+    // Python commits messages only between runs, after the run's last batch.
+    transcript = committed();
+    draw();
+  };
+  const onCustom = (msg: unknown): void => {
+    if (!isToFrontEnd(msg)) return;
+    if (msg.type === "events") {
+      transcript = msg.events.reduce(reduce, transcript);
+      draw();
+    } else if (msg.type === "catchup") {
+      transcript = msg.events.reduce(reduce, committed());
+      draw();
+    } else if (!msg.ok && msg.error) {
+      view.notice(msg.error);
+    }
+  };
+
+  let pickerCleanup: (() => void) | void = undefined;
+  let pickerGeneration = 0;
+  const onPicker = (): void => {
+    pickerGeneration += 1;
+    const generation = pickerGeneration;
+    if (pickerCleanup) pickerCleanup();
+    pickerCleanup = undefined;
+    view.pickerSlot.replaceChildren();
+    const id = pickerModelId(model.get("picker"));
+    if (!id) return;
+    const mount = options.mountPicker;
+    if (!mount) {
+      view.pickerSlot.textContent = "Waiting for an answer (open the picker widget to answer).";
+      return;
+    }
+    void model.widget_manager.get_model(id).then(
+      (pickerModel) => {
+        if (generation !== pickerGeneration) return; // a newer picker replaced this one
+        pickerCleanup = mount(view.pickerSlot, pickerModel);
+      },
+      () => {
+        if (generation === pickerGeneration) view.notice("The picker for this run could not be loaded.");
+      },
+    );
+  };
+  const onStatus = (): void => draw();
+
+  model.on("change:messages", onMessages);
+  model.on("change:status", onStatus);
+  model.on("change:status_line", onStatus);
+  model.on("change:picker", onPicker);
+  model.on("msg:custom", onCustom);
+  draw();
+  onPicker();
+  send({ type: "hello" }); // a view opened mid-run asks for the run so far
+
+  return () => {
+    model.off("change:messages", onMessages);
+    model.off("change:status", onStatus);
+    model.off("change:status_line", onStatus);
+    model.off("change:picker", onPicker);
+    model.off("msg:custom", onCustom);
+    pickerGeneration += 1;
+    if (pickerCleanup) pickerCleanup();
+    view.destroy();
+  };
+}

@@ -1,0 +1,60 @@
+// The chat widget's wire contract, mirrored in src/interrupt_widget/chat_protocol.py.
+// Traits hold what a freshly drawn view needs; custom messages carry the stream
+// (Python -> JS) and user actions (JS -> Python, never trait + save_changes).
+
+/** An AG-UI event as camelCase wire JSON. Only the fields the transcript reads are typed. */
+export interface WireEvent {
+  type: string;
+  [field: string]: unknown;
+}
+
+/** An AG-UI message as camelCase wire JSON. */
+export interface WireMessage {
+  id: string;
+  role: string;
+  content?: unknown;
+  toolCalls?: WireToolCall[];
+  toolCallId?: string;
+  error?: string;
+  [field: string]: unknown;
+}
+
+export interface WireToolCall {
+  id: string;
+  type?: string;
+  function: { name: string; arguments: string };
+  [field: string]: unknown;
+}
+
+export type ChatStatus = "idle" | "running" | "waiting" | "done" | "cancelled" | "error";
+
+/** Synced traits of the chat model. */
+export interface ChatModel {
+  kind: "chat";
+  messages: WireMessage[];
+  status: ChatStatus;
+  status_line: string;
+  picker: string | null;
+  [trait: string]: unknown;
+}
+
+/** Python -> JS. */
+export type ToFrontEnd =
+  | { type: "events"; events: WireEvent[] }
+  | { type: "catchup"; events: WireEvent[] }
+  | { type: "prompt_result"; requestId: string; ok: boolean; error?: string };
+
+/** JS -> Python. */
+export type ToKernel =
+  | { type: "prompt"; text: string; requestId: string }
+  | { type: "stop" }
+  | { type: "hello" };
+
+export function isToFrontEnd(msg: unknown): msg is ToFrontEnd {
+  if (typeof msg !== "object" || msg === null) return false;
+  const type = (msg as { type?: unknown }).type;
+  if (type === "events" || type === "catchup") {
+    return Array.isArray((msg as { events?: unknown }).events);
+  }
+  return type === "prompt_result";
+}

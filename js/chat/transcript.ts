@@ -1,0 +1,204 @@
+// Pure transcript state: committed AG-UI messages plus the live events of the
+// run in progress, reduced to what the view draws. No DOM here.
+
+import type { WireEvent, WireMessage } from "./protocol";
+
+export interface UserItem {
+  kind: "user";
+  id: string;
+  text: string;
+}
+
+export interface AssistantItem {
+  kind: "assistant";
+  id: string;
+  text: string;
+  streaming: boolean;
+}
+
+export interface ToolItem {
+  kind: "tool";
+  /** The tool call id. */
+  id: string;
+  name: string;
+  args: string;
+  result: string | null;
+  streaming: boolean;
+}
+
+export type TranscriptItem = UserItem | AssistantItem | ToolItem;
+
+export type RunPhase = "idle" | "running" | "finished" | "interrupted" | "cancelled" | "error";
+
+export interface Transcript {
+  items: readonly TranscriptItem[];
+  phase: RunPhase;
+  /** The message of the last RUN_ERROR, for the status line. */
+  error: string | null;
+}
+
+export const emptyTranscript: Transcript = { items: [], phase: "idle", error: null };
+
+/** Text of a message's content: a string, or the text parts of a content-part list. */
+export function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) => {
+      if (typeof part !== "object" || part === null) return "";
+      const p = part as { type?: unknown; text?: unknown };
+      return p.type === "text" && typeof p.text === "string" ? p.text : "";
+    })
+    .join("");
+}
+
+/** Transcript items for a committed conversation. */
+export function fromMessages(messages: readonly WireMessage[]): TranscriptItem[] {
+  const items: TranscriptItem[] = [];
+  const tools = new Map<string, ToolItem>();
+  for (const m of messages) {
+    if (m.role === "user") {
+      items.push({ kind: "user", id: m.id, text: contentText(m.content) });
+    } else if (m.role === "assistant") {
+      const text = contentText(m.content);
+      if (text) items.push({ kind: "assistant", id: m.id, text, streaming: false });
+      for (const call of m.toolCalls ?? []) {
+        const tool: ToolItem = {
+          kind: "tool",
+          id: call.id,
+          name: call.function.name,
+          args: call.function.arguments,
+          result: null,
+          streaming: false,
+        };
+        tools.set(call.id, tool);
+        items.push(tool);
+      }
+    } else if (m.role === "tool" && typeof m.toolCallId === "string") {
+      const text = m.error ? `Error: ${m.error}` : contentText(m.content);
+      const tool = tools.get(m.toolCallId);
+      if (tool) {
+        const done: ToolItem = { ...tool, result: text };
+        tools.set(m.toolCallId, done);
+        items[items.indexOf(tool)] = done;
+      }
+    }
+  }
+  return items;
+}
+
+function str(event: WireEvent, field: string): string {
+  const value = event[field];
+  return typeof value === "string" ? value : "";
+}
+
+function update(
+  state: Transcript,
+  id: string,
+  kind: TranscriptItem["kind"],
+  change: (item: TranscriptItem) => TranscriptItem,
+): Transcript {
+  const index = state.items.findIndex((it) => it.id === id && it.kind === kind);
+  if (index < 0) return state;
+  const items = state.items.slice();
+  items[index] = change(items[index] as TranscriptItem);
+  return { ...state, items };
+}
+
+function has(state: Transcript, id: string, kind: TranscriptItem["kind"]): boolean {
+  return state.items.some((it) => it.id === id && it.kind === kind);
+}
+
+function appendText(state: Transcript, id: string, delta: string): Transcript {
+  if (!has(state, id, "assistant")) {
+    state = {
+      ...state,
+      items: [...state.items, { kind: "assistant", id, text: "", streaming: true }],
+    };
+  }
+  return update(state, id, "assistant", (it) => ({ ...it, text: (it as AssistantItem).text + delta }));
+}
+
+/** One AG-UI event applied to the transcript. Unknown events leave it unchanged. */
+export function reduce(state: Transcript, event: WireEvent): Transcript {
+  switch (event.type) {
+    case "RUN_STARTED":
+      return { ...state, phase: "running", error: null };
+    case "TEXT_MESSAGE_START": {
+      const id = str(event, "messageId");
+      if (has(state, id, "assistant")) return state;
+      return {
+        ...state,
+        items: [...state.items, { kind: "assistant", id, text: "", streaming: true }],
+      };
+    }
+    case "TEXT_MESSAGE_CONTENT":
+      return appendText(state, str(event, "messageId"), str(event, "delta"));
+    case "TEXT_MESSAGE_CHUNK": {
+      let id = str(event, "messageId");
+      if (!id) {
+        const last = [...state.items].reverse().find((it) => it.kind === "assistant");
+        id = last?.id ?? "";
+      }
+      return appendText(state, id, str(event, "delta"));
+    }
+    case "TEXT_MESSAGE_END":
+      return update(state, str(event, "messageId"), "assistant", (it) => ({ ...it, streaming: false }));
+    case "TOOL_CALL_START": {
+      const id = str(event, "toolCallId");
+      if (has(state, id, "tool")) return state;
+      const tool: ToolItem = {
+        kind: "tool",
+        id,
+        name: str(event, "toolCallName"),
+        args: "",
+        result: null,
+        streaming: true,
+      };
+      return { ...state, items: [...state.items, tool] };
+    }
+    case "TOOL_CALL_ARGS":
+      return update(state, str(event, "toolCallId"), "tool", (it) => ({
+        ...it,
+        args: (it as ToolItem).args + str(event, "delta"),
+      }));
+    case "TOOL_CALL_END":
+      return update(state, str(event, "toolCallId"), "tool", (it) => ({ ...it, streaming: false }));
+    case "TOOL_CALL_RESULT":
+      return update(state, str(event, "toolCallId"), "tool", (it) => ({
+        ...it,
+        result: contentText(event.content),
+        streaming: false,
+      }));
+    case "MESSAGES_SNAPSHOT": {
+      const messages = Array.isArray(event.messages) ? (event.messages as WireMessage[]) : [];
+      return { ...state, items: fromMessages(messages) };
+    }
+    case "RUN_FINISHED": {
+      const outcome = event.outcome as { type?: unknown } | undefined;
+      const phase: RunPhase =
+        outcome?.type === "interrupt"
+          ? "interrupted"
+          : outcome?.type === "cancelled"
+            ? "cancelled"
+            : "finished";
+      return { ...state, phase, items: state.items.map(settle) };
+    }
+    case "RUN_ERROR":
+      return { ...state, phase: "error", error: str(event, "message"), items: state.items.map(settle) };
+    default:
+      return state;
+  }
+}
+
+function settle(item: TranscriptItem): TranscriptItem {
+  return item.kind !== "user" && item.streaming ? { ...item, streaming: false } : item;
+}
+
+/** The transcript a view draws: the committed conversation, then the live run on top. */
+export function transcriptOf(
+  messages: readonly WireMessage[],
+  live: readonly WireEvent[],
+): Transcript {
+  return live.reduce(reduce, { ...emptyTranscript, items: fromMessages(messages) });
+}

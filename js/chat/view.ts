@@ -1,0 +1,237 @@
+// The chat's DOM: transcript, inline picker slot, status line, prompt box, Stop.
+// Every piece of agent or user text goes in through textContent, never as HTML.
+
+import type { ChatStatus } from "./protocol";
+import type { ToolItem, Transcript, TranscriptItem } from "./transcript";
+
+const STYLE_ID = "iw-chat-style";
+
+const CSS = `
+.iw-chat { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: var(--jp-ui-font-size1, 13px);
+  color: var(--jp-ui-font-color1, #1f1f1f); background: var(--jp-layout-color1, #fff);
+  border: 1px solid var(--jp-border-color2, #ddd); border-radius: 6px; padding: 8px; display: flex;
+  flex-direction: column; gap: 8px; max-width: 52rem; }
+.iw-chat-log { display: flex; flex-direction: column; gap: 6px; max-height: 28rem; overflow-y: auto; }
+.iw-chat-msg { padding: 6px 8px; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.iw-chat-user { align-self: flex-end; background: var(--jp-brand-color3, #c3e0f8); max-width: 85%; }
+.iw-chat-assistant { align-self: flex-start; background: var(--jp-layout-color2, #f0f0f0); max-width: 85%; }
+.iw-chat-role { display: block; font-size: var(--jp-ui-font-size0, 11px); color: var(--jp-ui-font-color2, #616161); }
+.iw-chat-tool { border-left: 3px solid var(--jp-warn-color1, #f57c00); padding: 4px 8px;
+  background: var(--jp-layout-color2, #f6f6f6); }
+.iw-chat-tool pre { margin: 2px 0; font-family: var(--jp-code-font-family, monospace);
+  font-size: var(--jp-code-font-size, 12px); white-space: pre-wrap; overflow-wrap: anywhere; }
+.iw-chat-streaming::after { content: " \\2026"; color: var(--jp-ui-font-color2, #888); }
+.iw-chat-status { font-size: var(--jp-ui-font-size0, 11px); color: var(--jp-ui-font-color2, #616161); min-height: 1em; }
+.iw-chat-status[data-status="error"] { color: var(--jp-error-color1, #d32f2f); }
+.iw-chat-prompt { display: flex; gap: 6px; align-items: flex-end; }
+.iw-chat-prompt textarea { flex: 1; resize: vertical; min-height: 2.2em; font: inherit;
+  color: var(--jp-ui-font-color1, inherit); background: var(--jp-input-background, var(--jp-layout-color1, #fff));
+  border: 1px solid var(--jp-border-color1, #bbb); border-radius: 4px; padding: 4px 6px; }
+.iw-chat button { font: inherit; padding: 4px 12px; border-radius: 4px; cursor: pointer;
+  border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color2, #eee);
+  color: var(--jp-ui-font-color1, inherit); }
+.iw-chat button:focus-visible, .iw-chat textarea:focus-visible { outline: 2px solid var(--jp-brand-color1, #1976d2); }
+.iw-chat button:disabled { opacity: 0.5; cursor: default; }
+`;
+
+function ensureStyle(doc: Document): void {
+  if (doc.getElementById(STYLE_ID)) return;
+  const style = doc.createElement("style");
+  style.id = STYLE_ID;
+  style.textContent = CSS;
+  doc.head.appendChild(style);
+}
+
+export interface ChatViewState {
+  transcript: Transcript;
+  status: ChatStatus;
+  statusLine: string;
+}
+
+export interface ChatViewActions {
+  prompt(text: string): void;
+  stop(): void;
+}
+
+export interface ChatView {
+  root: HTMLElement;
+  /** Where the inline picker mounts. */
+  pickerSlot: HTMLElement;
+  draw(state: ChatViewState): void;
+  /** Show a refusal (e.g. a prompt sent while an interrupt is open) in the status line. */
+  notice(text: string): void;
+  destroy(): void;
+}
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  doc: Document,
+  tag: K,
+  className?: string,
+  text?: string,
+): HTMLElementTagNameMap[K] {
+  const node = doc.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+function formatArgs(args: string): string {
+  try {
+    return JSON.stringify(JSON.parse(args), null, 2);
+  } catch {
+    return args; // still streaming, or not JSON: show it as it came
+  }
+}
+
+/** One keyed DOM node per transcript item, patched in place as text streams in. */
+class ItemNode {
+  readonly node: HTMLElement;
+  private readonly body: HTMLElement;
+  private readonly result: HTMLElement | null = null;
+  private last: TranscriptItem | null = null;
+
+  constructor(doc: Document, item: TranscriptItem) {
+    if (item.kind === "tool") {
+      this.node = el(doc, "div", "iw-chat-tool");
+      this.node.appendChild(el(doc, "span", "iw-chat-role", `Tool call: ${item.name}`));
+      this.body = el(doc, "pre", "iw-chat-args");
+      this.body.setAttribute("aria-label", "Arguments");
+      this.result = el(doc, "pre", "iw-chat-result");
+      this.result.setAttribute("aria-label", "Result");
+      this.node.append(this.body, this.result);
+    } else {
+      this.node = el(doc, "div", `iw-chat-msg iw-chat-${item.kind}`);
+      this.node.appendChild(el(doc, "span", "iw-chat-role", item.kind === "user" ? "You" : "Agent"));
+      this.body = el(doc, "div", "iw-chat-text");
+      this.node.appendChild(this.body);
+    }
+    this.node.dataset.itemId = item.id;
+    this.node.dataset.kind = item.kind;
+    this.patch(item);
+  }
+
+  patch(item: TranscriptItem): void {
+    if (item === this.last) return;
+    this.last = item;
+    const streaming = item.kind !== "user" && item.streaming;
+    this.node.classList.toggle("iw-chat-streaming", streaming);
+    if (item.kind === "tool") {
+      this.patchTool(item);
+    } else if (this.body.textContent !== item.text) {
+      this.body.textContent = item.text;
+    }
+  }
+
+  private patchTool(item: ToolItem): void {
+    const args = item.streaming ? item.args : formatArgs(item.args);
+    if (this.body.textContent !== args) this.body.textContent = args;
+    if (this.result) {
+      this.result.hidden = item.result === null;
+      const text = item.result === null ? "" : `Result: ${item.result}`;
+      if (this.result.textContent !== text) this.result.textContent = text;
+    }
+  }
+}
+
+export function createChatView(container: HTMLElement, actions: ChatViewActions): ChatView {
+  const doc = container.ownerDocument;
+  ensureStyle(doc);
+  const root = el(doc, "div", "iw-chat");
+  const log = el(doc, "div", "iw-chat-log");
+  log.setAttribute("role", "log");
+  log.setAttribute("aria-live", "polite");
+  log.setAttribute("aria-label", "Conversation");
+  const pickerSlot = el(doc, "div", "iw-chat-picker");
+  const status = el(doc, "div", "iw-chat-status");
+  status.setAttribute("role", "status");
+  const form = el(doc, "form", "iw-chat-prompt");
+  const input = el(doc, "textarea");
+  input.rows = 2;
+  input.placeholder = "Message the agent (Enter to send, Shift+Enter for a new line)";
+  input.setAttribute("aria-label", "Message");
+  const send = el(doc, "button", "iw-chat-send", "Send");
+  send.type = "submit";
+  const stop = el(doc, "button", "iw-chat-stop", "Stop");
+  stop.type = "button";
+  form.append(input, send, stop);
+  root.append(log, pickerSlot, status, form);
+  container.appendChild(root);
+
+  const nodes = new Map<string, ItemNode>();
+  let noticeText = "";
+  let current: ChatViewState | null = null;
+
+  const submit = (): void => {
+    const text = input.value.trim();
+    if (!text || send.disabled) return;
+    input.value = "";
+    actions.prompt(text);
+  };
+  const onSubmit = (e: Event): void => {
+    e.preventDefault();
+    submit();
+  };
+  const onKey = (e: KeyboardEvent): void => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  };
+  const onStop = (): void => actions.stop();
+  form.addEventListener("submit", onSubmit);
+  input.addEventListener("keydown", onKey);
+  stop.addEventListener("click", onStop);
+
+  const drawStatus = (): void => {
+    if (!current) return;
+    const text = noticeText || current.statusLine || current.transcript.error || "";
+    status.textContent = text;
+    status.dataset.status = noticeText ? "error" : current.status;
+  };
+
+  return {
+    root,
+    pickerSlot,
+    draw(state: ChatViewState): void {
+      if (current && current.status !== state.status) noticeText = "";
+      current = state;
+      const seen = new Set<string>();
+      let previous: Element | null = null;
+      for (const item of state.transcript.items) {
+        const key = `${item.kind}:${item.id}`;
+        seen.add(key);
+        let node = nodes.get(key);
+        if (node) node.patch(item);
+        else {
+          node = new ItemNode(doc, item);
+          nodes.set(key, node);
+        }
+        const expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;
+        if (expected !== node.node) log.insertBefore(node.node, expected);
+        previous = node.node;
+      }
+      for (const [key, node] of nodes) {
+        if (!seen.has(key)) {
+          node.node.remove();
+          nodes.delete(key);
+        }
+      }
+      const busy = state.status === "running" || state.status === "waiting";
+      send.disabled = busy;
+      stop.disabled = !busy;
+      root.dataset.status = state.status;
+      drawStatus();
+      log.scrollTop = log.scrollHeight;
+    },
+    notice(text: string): void {
+      noticeText = text;
+      drawStatus();
+    },
+    destroy(): void {
+      form.removeEventListener("submit", onSubmit);
+      input.removeEventListener("keydown", onKey);
+      stop.removeEventListener("click", onStop);
+      root.remove();
+    },
+  };
+}
