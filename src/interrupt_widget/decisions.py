@@ -1,0 +1,132 @@
+"""The record of who answered which interrupt, how, and when.
+
+One `Decision` per answered interrupt, taken from the picker's recorded
+answers. A decision file (`save_decisions`) is plain JSON, readable by people,
+by pandas, and by the `replay` responder that answers the same interrupts the
+same way in an unattended run.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from ag_ui.core import Interrupt
+
+DECISIONS_FORMAT = "interrupt-widget/decisions@1"
+"""`format` of a decision file, checked when one is read back."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One answered interrupt."""
+
+    at: str
+    """When the answer was recorded (ISO 8601, UTC)."""
+    tool: str
+    """The gated tool's name, or the interrupt's reason when it is not a tool approval."""
+    arguments: Any
+    """The tool's arguments as the picker showed them (`metadata.tool_input`), or None."""
+    status: str
+    """The resume status: `resolved` or `cancelled`."""
+    verdict: str
+    """In a word: `approved`, `denied`, `answered`, `cancelled` or `expired`."""
+    payload: Any
+    """The answer payload (None for a cancellation)."""
+    by: str
+    """Who answered: `user` (a click), `python`, `responder:<name>` or `expiry`."""
+    interrupt_id: str
+    """The interrupt answered."""
+    reason: str
+    """The interrupt's reason (`tool_call`, `input_required`, ...)."""
+    tool_call_id: str | None = None
+    """The SDK call id for a tool approval."""
+
+
+def tool_name(interrupt: Interrupt) -> str:
+    """The gated tool's name, or the reason of an interrupt that is not a tool approval."""
+    name = (interrupt.metadata or {}).get("tool_name")
+    return name if isinstance(name, str) and name else interrupt.reason
+
+
+def tool_arguments(interrupt: Interrupt) -> Any:
+    """The call's arguments as the adapter put them in the interrupt, or None."""
+    return (interrupt.metadata or {}).get("tool_input")
+
+
+def verdict(status: str, payload: Any, by: str) -> str:
+    if by == "expiry":
+        return "expired"
+    if status == "cancelled":
+        return "cancelled"
+    if isinstance(payload, Mapping) and isinstance(payload.get("approved"), bool):
+        return "approved" if payload["approved"] else "denied"
+    return "answered"
+
+
+def decisions_for(
+    interrupts: Iterable[Interrupt], answers: Mapping[str, Mapping[str, Any]]
+) -> list[Decision]:
+    """Decisions for the answered interrupts, in interrupt order (the picker's `answers` trait)."""
+    out: list[Decision] = []
+    for interrupt in interrupts:
+        record = answers.get(interrupt.id)
+        if record is None:
+            continue
+        status, payload, by = str(record["status"]), record.get("payload"), str(record["by"])
+        out.append(
+            Decision(
+                at=str(record.get("at", "")),
+                tool=tool_name(interrupt),
+                arguments=tool_arguments(interrupt),
+                status=status,
+                verdict=verdict(status, payload, by),
+                payload=payload,
+                by=by,
+                interrupt_id=interrupt.id,
+                reason=interrupt.reason,
+                tool_call_id=interrupt.tool_call_id,
+            )
+        )
+    return out
+
+
+def save_decisions(decisions: Iterable[Decision], path: str | pathlib.Path) -> pathlib.Path:
+    """Write a decision file; returns its path."""
+    target = pathlib.Path(path)
+    document = {"format": DECISIONS_FORMAT, "decisions": [asdict(d) for d in decisions]}
+    target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return target
+
+
+def load_decisions(path: str | pathlib.Path) -> list[Decision]:
+    """Read a decision file written by `save_decisions`; a clear error for anything else."""
+    source = pathlib.Path(path)
+    try:
+        document = json.loads(source.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"no decision file at {source}") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{source} is not a decision file: {exc}") from None
+    if not isinstance(document, dict) or document.get("format") != DECISIONS_FORMAT:
+        raise ValueError(f"{source} is not a decision file (expected format {DECISIONS_FORMAT})")
+    names = {f.name for f in fields(Decision)}
+    try:
+        return [
+            Decision(**{k: v for k, v in d.items() if k in names}) for d in document["decisions"]
+        ]
+    except (TypeError, KeyError, AttributeError) as exc:
+        raise ValueError(f"{source} holds a malformed decision: {exc}") from None
+
+
+def decisions_frame(decisions: Iterable[Decision]) -> Any:
+    """The decisions as a pandas DataFrame, one row each (pandas must be installed)."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is in the dev extra
+        raise ImportError("decisions_frame() needs pandas: pip install pandas") from None
+    columns = [f.name for f in fields(Decision)]
+    return pd.DataFrame([asdict(d) for d in decisions], columns=columns)

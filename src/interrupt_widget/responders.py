@@ -1,0 +1,234 @@
+"""Headless responders: answer a chat's interrupts with no human at the keyboard.
+
+A responder answers through the picker, on the same path as a click, with
+`by="responder:<name>"`, so the widget and the decision record show who
+answered. Set one per chat (`AgentChat(agent, responder=approve_all())`) or for
+every chat that has none with the environment variable
+`INTERRUPT_WIDGET_RESPONDER` (`approve_all`, `deny_all`, `cancel_all`, `fail`,
+`replay:<decision file>`), so a notebook runs unattended under nbval.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from ag_ui.core import Interrupt
+
+from .decisions import Decision, load_decisions, tool_arguments, tool_name
+from .picker import AnswerRefused, InterruptPicker
+
+__all__ = [
+    "CANCEL",
+    "ENV_VAR",
+    "Responder",
+    "ResponderError",
+    "answers",
+    "approve_all",
+    "cancel_all",
+    "deny_all",
+    "fail",
+    "from_env",
+    "replay",
+]
+
+ENV_VAR = "INTERRUPT_WIDGET_RESPONDER"
+"""Environment variable naming the responder for chats created without one."""
+
+
+class ResponderError(RuntimeError):
+    """A responder could not answer; the interrupts it names stay open."""
+
+
+@runtime_checkable
+class Responder(Protocol):
+    """Answers every open interrupt of a picker, or raises `ResponderError`."""
+
+    name: str
+    """Shown as `responder:<name>` wherever the answer is displayed."""
+
+    def respond(self, picker: InterruptPicker) -> None: ...
+
+
+class _Cancel:
+    def __repr__(self) -> str:
+        return "CANCEL"
+
+
+CANCEL: Any = _Cancel()
+"""Put in `answers({...})` to cancel the interrupts of that tool or reason."""
+
+Answer = Any | Callable[[Interrupt], Any]
+
+
+def _label(interrupt: Interrupt) -> str:
+    args = tool_arguments(interrupt)
+    shown = "" if args is None else f" with {json.dumps(args, sort_keys=True)}"
+    return f"{tool_name(interrupt)}{shown} (interrupt {interrupt.id})"
+
+
+class _Policy:
+    """A responder that picks each answer with `decide(interrupt) -> payload | CANCEL`."""
+
+    def __init__(self, name: str, decide: Callable[[Interrupt], Any]) -> None:
+        self.name = name
+        self._decide = decide
+
+    def respond(self, picker: InterruptPicker) -> None:
+        by = f"responder:{self.name}"
+        # Decide everything before recording anything, so a refusal answers nothing.
+        plan = [(i, self._decide(i)) for i in picker.open_interrupts]
+        for interrupt, payload in plan:
+            try:
+                if payload is CANCEL:
+                    picker.cancel(interrupt.id, by=by)
+                else:
+                    picker.resolve(payload, interrupt.id, by=by)
+            except AnswerRefused as exc:
+                raise ResponderError(
+                    f"responder {self.name} could not answer {_label(interrupt)}: {exc}"
+                ) from exc
+
+    def __repr__(self) -> str:
+        return f"<responder {self.name}>"
+
+
+def _is_approval(interrupt: Interrupt) -> bool:
+    props = (interrupt.response_schema or {}).get("properties", {})
+    return interrupt.reason == "tool_call" or (isinstance(props, Mapping) and "approved" in props)
+
+
+def _defaults(interrupt: Interrupt) -> dict[str, Any]:
+    props = (interrupt.response_schema or {}).get("properties", {})
+    if not isinstance(props, Mapping):
+        return {}
+    return {k: v["default"] for k, v in props.items() if isinstance(v, Mapping) and "default" in v}
+
+
+def approve_all() -> Responder:
+    """Approve every tool (`{"approved": true}` plus the schema's defaults).
+
+    A question that is not an approval is answered with its schema's defaults;
+    when those do not make a valid answer the responder fails, naming it.
+    """
+
+    def decide(interrupt: Interrupt) -> Any:
+        payload = _defaults(interrupt)
+        if _is_approval(interrupt):
+            payload["approved"] = True
+        return payload
+
+    return _Policy("approve_all", decide)
+
+
+def deny_all() -> Responder:
+    """Deny every tool (`{"approved": false}`); cancel questions that are not approvals."""
+
+    def decide(interrupt: Interrupt) -> Any:
+        return {"approved": False} if _is_approval(interrupt) else CANCEL
+
+    return _Policy("deny_all", decide)
+
+
+def cancel_all() -> Responder:
+    """Cancel every interrupt: no tool runs, the model is told so."""
+    return _Policy("cancel_all", lambda _interrupt: CANCEL)
+
+
+class _Fail:
+    name = "fail"
+
+    def respond(self, picker: InterruptPicker) -> None:
+        names = "; ".join(_label(i) for i in picker.open_interrupts)
+        raise ResponderError(f"responder fail met interrupts that need an answer: {names}")
+
+    def __repr__(self) -> str:
+        return "<responder fail>"
+
+
+def fail() -> Responder:
+    """Refuse to answer: the awaited `send` raises, naming each interrupt met."""
+    return _Fail()
+
+
+def answers(
+    table: Mapping[str, Answer] | Callable[[Interrupt], Any], *, name: str = "answers"
+) -> Responder:
+    """Scripted answers: a payload (or `CANCEL`, or `fn(interrupt) -> payload`) per tool
+    name or interrupt reason, or one callable for every interrupt.
+
+    An interrupt the table does not cover makes the responder fail, naming it.
+    """
+    if callable(table) and not isinstance(table, Mapping):
+        return _Policy(name, table)
+    entries = dict(table)
+
+    def decide(interrupt: Interrupt) -> Any:
+        for key in (tool_name(interrupt), interrupt.reason):
+            if key in entries:
+                value = entries[key]
+                return value(interrupt) if callable(value) and value is not CANCEL else value
+        known = ", ".join(sorted(entries)) or "nothing"
+        raise ResponderError(
+            f"responder {name} has no answer for {_label(interrupt)} (it answers: {known})"
+        )
+
+    return _Policy(name, decide)
+
+
+def replay(path: str | pathlib.Path) -> Responder:
+    """Answer as a decision file (`chat.save_decisions(path)`) recorded.
+
+    Each interrupt is matched to the first unused decision for the same tool
+    and the same arguments. It fails, naming the interrupt, when the file has
+    no decision for it or when the tool's arguments changed.
+    """
+    source = pathlib.Path(path)
+    decisions = load_decisions(source)
+    used: set[int] = set()
+
+    def decide(interrupt: Interrupt) -> Any:
+        tool, args = tool_name(interrupt), tool_arguments(interrupt)
+        same_tool = [(n, d) for n, d in enumerate(decisions) if n not in used and d.tool == tool]
+        for n, decision in same_tool:
+            if decision.arguments == args:
+                used.add(n)
+                return _replayed(decision)
+        if same_tool:
+            recorded = json.dumps(same_tool[0][1].arguments, sort_keys=True)
+            raise ResponderError(
+                f"replay of {source}: the arguments of {_label(interrupt)} changed "
+                f"since the decision was recorded (recorded: {recorded})"
+            )
+        raise ResponderError(f"replay of {source}: no recorded decision for {_label(interrupt)}")
+
+    return _Policy(f"replay:{source.name}", decide)
+
+
+def _replayed(decision: Decision) -> Any:
+    return CANCEL if decision.status == "cancelled" else decision.payload
+
+
+_BY_NAME: dict[str, Callable[[], Responder]] = {
+    "approve_all": approve_all,
+    "deny_all": deny_all,
+    "cancel_all": cancel_all,
+    "fail": fail,
+}
+
+
+def from_env(environ: Mapping[str, str] | None = None) -> Responder | None:
+    """The responder `INTERRUPT_WIDGET_RESPONDER` names, or None when it is unset or empty."""
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
+    if not value:
+        return None
+    if value.startswith("replay:"):
+        return replay(value.removeprefix("replay:"))
+    factory = _BY_NAME.get(value)
+    if factory is None:
+        options = ", ".join([*_BY_NAME, "replay:<path>"])
+        raise ValueError(f"{ENV_VAR}={value!r} is not a responder; use one of {options}")
+    return factory()
