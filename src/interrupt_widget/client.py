@@ -1,0 +1,207 @@
+"""`AGUIClient`: run any AG-UI agent over HTTP and get typed `ag_ui.core` events back.
+
+    async with AGUIClient("http://127.0.0.1:8000", token=token) as client:
+        async for event in client.run(run_input):
+            ...
+
+Each `run` POSTs one camelCase RunAgentInput and parses the SSE answer event by
+event. Failures are raised where they happen and say what went wrong: an HTTP
+error status (with the server's JSON error when it sends one), a connection
+failure, or a stream that is not AG-UI (not SSE, not JSON, not a known event
+shape, or ended before RUN_FINISHED / RUN_ERROR).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import AsyncIterator, Mapping
+from types import TracebackType
+from typing import Any, Final
+
+import httpx
+from ag_ui.core import BaseEvent, Event, RunAgentInput, RunErrorEvent, RunFinishedEvent
+from httpx_sse import EventSource, SSEError
+from pydantic import TypeAdapter, ValidationError
+
+from interrupt_widget.wire import to_wire
+
+_EVENT: Final[TypeAdapter[Event]] = TypeAdapter(Event)
+_ERROR_BODY_LIMIT: Final = 64 * 1024
+DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=300.0)
+"""Ten seconds to connect and send; five minutes of silence between two events."""
+
+
+class AGUIClientError(Exception):
+    """A run over HTTP failed before its stream ended normally."""
+
+
+class AGUIConnectionError(AGUIClientError):
+    """The server could not be reached, or the connection broke mid-stream."""
+
+
+class AGUIHTTPError(AGUIClientError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, status: int, code: str | None, message: str) -> None:
+        self.status = status
+        """The HTTP status code."""
+        self.code = code
+        """The server's error code (`unauthorized`, `invalid_input`, ...) when it sent one."""
+        self.message = message
+        """The server's explanation, or the start of its body."""
+        label = f"HTTP {status}" + (f" {code}" if code else "")
+        super().__init__(f"{label}: {message}")
+
+
+class AGUIStreamError(AGUIClientError):
+    """The answer is not a well-formed AG-UI event stream."""
+
+
+def _error_from_body(status: int, body: bytes, reason: str) -> AGUIHTTPError:
+    text = body.decode("utf-8", "replace").strip()
+    try:
+        document: Any = json.loads(text)
+    except ValueError:
+        document = None
+    if isinstance(document, dict) and isinstance(document.get("error"), dict):
+        error = document["error"]
+        code = error.get("code") if isinstance(error.get("code"), str) else None
+        message = str(error.get("message") or reason)
+        return AGUIHTTPError(status, code, message)
+    return AGUIHTTPError(status, None, text[:500] or reason or "no body")
+
+
+def parse_event(data: str, *, position: int) -> BaseEvent | None:
+    """One SSE `data` field as a typed event; None (with a warning) for an unknown type.
+
+    Raises `AGUIStreamError` when the data is not JSON or not a valid event.
+    """
+    try:
+        document: Any = json.loads(data)
+    except ValueError as exc:
+        raise AGUIStreamError(f"event #{position} is not JSON: {exc}") from None
+    if not isinstance(document, dict) or not isinstance(document.get("type"), str):
+        raise AGUIStreamError(f"event #{position} is not an object with a string `type`")
+    try:
+        event: BaseEvent = _EVENT.validate_python(document)
+    except ValidationError as exc:
+        if any(e["type"] == "union_tag_invalid" for e in exc.errors()):
+            warnings.warn(
+                f"skipped event #{position} of unknown type {document['type']!r}",
+                stacklevel=2,
+            )
+            return None
+        first = exc.errors(include_url=False, include_input=False)[0]
+        where = "/".join(str(p) for p in first["loc"])
+        raise AGUIStreamError(
+            f"event #{position} ({document['type']}) is not valid at {where}: {first['msg']}"
+        ) from None
+    return event
+
+
+class AGUIClient:
+    """A client for one AG-UI endpoint (`POST url` with a RunAgentInput, SSE back).
+
+    Use it as an async context manager to keep one connection pool for many
+    runs; used bare, each run opens and closes its own connection.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        token: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | httpx.Timeout | None = DEFAULT_TIMEOUT,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.url = url
+        """The endpoint runs are POSTed to."""
+        self._headers = dict(headers or {})
+        if token is not None:
+            self._headers["Authorization"] = f"Bearer {token}"
+        self._timeout = timeout
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+
+    def _new_client(self) -> httpx.AsyncClient:
+        return httpx.AsyncClient(timeout=self._timeout, transport=self._transport)
+
+    async def __aenter__(self) -> AGUIClient:
+        if self._client is None:
+            self._client = self._new_client()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the connection pool kept by `async with`."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    async def run(self, input: RunAgentInput | Mapping[str, Any]) -> AsyncIterator[BaseEvent]:
+        """POST `input` and yield the run's events until RUN_FINISHED or RUN_ERROR."""
+        run_input = (
+            input if isinstance(input, RunAgentInput) else RunAgentInput.model_validate(input)
+        )
+        body = json.dumps(to_wire(run_input)).encode()
+        headers = {
+            **self._headers,
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+        }
+        owned = self._client is None
+        client = self._new_client() if owned else self._client
+        assert client is not None
+        try:
+            async with client.stream("POST", self.url, content=body, headers=headers) as response:
+                if response.status_code >= 400:
+                    raw = await _read_limited(response)
+                    raise _error_from_body(response.status_code, raw, response.reason_phrase)
+                async for event in self._events(response):
+                    yield event
+        except httpx.TransportError as exc:
+            raise AGUIConnectionError(
+                f"{type(exc).__name__} talking to {self.url}: {exc or 'no detail'}"
+            ) from exc
+        finally:
+            if owned:
+                await client.aclose()
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[BaseEvent]:
+        position = 0
+        try:
+            async for sse in EventSource(response).aiter_sse():
+                if not sse.data:
+                    continue  # keep-alive comments and empty events
+                position += 1
+                event = parse_event(sse.data, position=position)
+                if event is None:
+                    continue
+                yield event
+                if isinstance(event, RunFinishedEvent | RunErrorEvent):
+                    return
+        except SSEError as exc:
+            raise AGUIStreamError(f"not an SSE stream: {exc}") from None
+        raise AGUIStreamError(
+            f"the stream ended after {position} events without RUN_FINISHED or RUN_ERROR"
+        )
+
+
+async def _read_limited(response: httpx.Response) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size >= _ERROR_BODY_LIMIT:
+            break
+    return b"".join(chunks)[:_ERROR_BODY_LIMIT]

@@ -1,0 +1,258 @@
+"""The ASGI app: `POST /` runs the agent and streams AG-UI events as SSE; `GET /health`.
+
+Every request carries its whole conversation and its resume entries, so the
+server keeps nothing between requests and can be restarted or replicated
+between a pause and its resume. Bad requests get a 4xx JSON error before
+anything runs; problems found once the run has started (a bad resume, a
+forged call) end the stream in RUN_ERROR.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+from ag_ui.encoder import EventEncoder
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from interrupt_widget.http.agui_agent import AGUIAgent, as_agui_agent
+from interrupt_widget.http.detached_run import DetachedRun
+from interrupt_widget.http.errors import error_response
+from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
+from interrupt_widget.http.guard import FingerprintGuard
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
+"""The default cap on a request body: a long conversation fits, a flood does not."""
+
+
+@dataclass
+class _Server:
+    agent: AGUIAgent
+    token: bytes | None
+    max_body_bytes: int
+    shutdown_grace: float
+    runs: set[asyncio.Task[None]] = field(default_factory=set)
+
+
+def _json_pointer(loc: tuple[int | str, ...]) -> str:
+    parts = (str(p).replace("~", "~0").replace("/", "~1") for p in loc)
+    return "".join("/" + p for p in parts)
+
+
+def _unauthorized(server: _Server, request: Request) -> Response | None:
+    if server.token is None:
+        return None
+    scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
+    given = credentials.strip().encode()
+    if scheme.lower() == "bearer" and given and hmac.compare_digest(given, server.token):
+        return None
+    message = (
+        "this server needs `Authorization: Bearer <token>`"
+        if not given
+        else "the bearer token is not this server's"
+    )
+    return error_response(
+        401, "unauthorized", message, headers={"WWW-Authenticate": 'Bearer realm="agent"'}
+    )
+
+
+async def _read_body(request: Request, limit: int) -> bytes | Response:
+    too_large = error_response(
+        413, "body_too_large", f"the request body is over this server's limit of {limit} bytes"
+    )
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse_input(body: bytes) -> RunAgentInput | Response:
+    try:
+        document: Any = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        where = (
+            f" (line {exc.lineno}, column {exc.colno})"
+            if isinstance(exc, json.JSONDecodeError)
+            else ""
+        )
+        return error_response(400, "malformed_json", f"the request body is not valid JSON{where}")
+    if not isinstance(document, dict):
+        return error_response(
+            422, "invalid_input", "the request body must be a RunAgentInput JSON object"
+        )
+    try:
+        return RunAgentInput.model_validate(document)
+    except ValidationError as exc:
+        details = [
+            {"path": _json_pointer(tuple(e["loc"])), "message": e["msg"]}
+            for e in exc.errors(include_url=False, include_input=False)
+        ]
+        fields = ", ".join(d["path"] or "/" for d in details[:5])
+        return error_response(
+            422, "invalid_input", f"the RunAgentInput is not valid at {fields}", details=details
+        )
+
+
+class _EventStreamResponse(Response):
+    """SSE for one detached run; a client that leaves abandons the run, never cancels it."""
+
+    media_type = "text/event-stream"
+
+    def __init__(self, run: DetachedRun) -> None:
+        super().__init__(
+            status_code=200,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+            media_type=self.media_type,
+        )
+        self._run = run
+        self._encoder = EventEncoder()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def watch_disconnect() -> None:
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            self._run.abandon()
+
+        watcher = asyncio.create_task(watch_disconnect())
+        try:
+            await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+            async for event in self._run.events():
+                body = self._encoder.encode(event).encode()
+                await send({"type": "http.response.body", "body": body, "more_body": True})
+            if not self._run.abandoned:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+        except OSError:
+            pass  # the client is gone: abandoned below
+        finally:
+            watcher.cancel()
+            if not self._run.task.done():
+                self._run.abandon()
+
+
+def asgi_app(
+    agent: Any,
+    *,
+    token: str | None = None,
+    secret: str | bytes | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    expires_in: float | timedelta | None = None,
+    run_config: Any = None,
+    shutdown_grace: float = 30.0,
+) -> Starlette:
+    """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
+
+    `agent` is an Agents SDK `Agent` (wrapped in `OpenAIAgentsAdapter` with
+    `response_schemas`, `expires_in` and `run_config`) or any AG-UI agent with
+    `run(RunAgentInput)`. `token`, when set, is required as
+    `Authorization: Bearer <token>` on `POST /`. `secret` keys the fingerprints
+    on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
+    and failing that a random one is made (interrupts then die with the process).
+    `shutdown_grace` is how long shutdown waits for runs whose client has left.
+    """
+    if max_body_bytes <= 0:
+        raise ValueError("max_body_bytes must be positive")
+    if token is not None and not token.strip():
+        raise ValueError("token must not be blank; pass None for no authentication")
+    if secret is None:
+        secret = secret_from_env()
+    if secret is None:
+        secret = random_secret()
+        logger.warning(
+            "no INTERRUPT_WIDGET_SECRET set: using a random fingerprint secret, so a restart "
+            "voids every open interrupt"
+        )
+    guarded = FingerprintGuard(
+        as_agui_agent(
+            agent, response_schemas=response_schemas, expires_in=expires_in, run_config=run_config
+        ),
+        Fingerprinter(secret),
+    )
+    server = _Server(
+        agent=guarded,
+        token=token.strip().encode() if token is not None else None,
+        max_body_bytes=max_body_bytes,
+        shutdown_grace=shutdown_grace,
+    )
+
+    async def run(request: Request) -> Response:
+        refused = _unauthorized(server, request)
+        if refused is not None:
+            return refused
+        content_type = request.headers.get("content-type", "application/json")
+        if "json" not in content_type.lower():
+            return error_response(
+                415, "unsupported_media_type", "send the RunAgentInput as application/json"
+            )
+        try:
+            body = await _read_body(request, server.max_body_bytes)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if isinstance(body, Response):
+            return body
+        parsed = _parse_input(body)
+        if isinstance(parsed, Response):
+            return parsed
+        detached = DetachedRun(server.agent, parsed)
+        server.runs.add(detached.task)
+        detached.task.add_done_callback(server.runs.discard)
+        return _EventStreamResponse(detached)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        codes = {404: "not_found", 405: "method_not_allowed"}
+        return error_response(
+            exc.status_code,
+            codes.get(exc.status_code, "http_error"),
+            f"{request.method} {request.url.path}: {exc.detail}",
+            headers=exc.headers,
+        )
+
+    async def internal_error(request: Request, exc: Exception) -> Response:
+        logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+        return error_response(500, "internal_error", "the server failed; its log has the details")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        if server.runs:
+            _, still_running = await asyncio.wait(set(server.runs), timeout=shutdown_grace)
+            for task in still_running:
+                task.cancel()
+
+    handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        HTTPException: http_error,
+        Exception: internal_error,
+    }
+    app = Starlette(
+        routes=[Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])],
+        exception_handlers=handlers,
+        lifespan=lifespan,
+    )
+    return app

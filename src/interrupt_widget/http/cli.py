@@ -1,0 +1,102 @@
+"""`python -m interrupt_widget serve package.module:agent`: the command line."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+TOKEN_ENV = "INTERRUPT_WIDGET_TOKEN"
+"""The environment variable `serve` reads its bearer token from when `--token` is not given."""
+
+
+class TargetError(Exception):
+    """The `module:attribute` target cannot be loaded."""
+
+
+def load_target(target: str) -> Any:
+    """The object named by `package.module:attribute` (an attribute path may have dots).
+
+    A callable that is not itself an agent (a factory) is called with no
+    arguments; an Agents SDK `Agent` or an AG-UI agent is returned as is.
+    """
+    module_name, sep, attribute = target.partition(":")
+    if not sep or not module_name or not attribute:
+        raise TargetError(f"expected package.module:agent, got {target!r}")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise TargetError(f"cannot import {module_name!r}: {exc}") from exc
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise TargetError(f"{module_name!r} has no attribute {attribute!r}") from None
+    from agents import Agent
+
+    from interrupt_widget.http.agui_agent import AGUIAgent
+
+    if not isinstance(obj, Agent | AGUIAgent) and callable(obj):
+        obj = obj()
+    if not isinstance(obj, Agent | AGUIAgent):
+        raise TargetError(
+            f"{target} is a {type(obj).__name__}, not an agents.Agent or an AG-UI agent"
+        )
+    return obj
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m interrupt_widget")
+    commands = parser.add_subparsers(dest="command", required=True)
+    serve = commands.add_parser("serve", help="serve an agent over AG-UI (HTTP + SSE)")
+    serve.add_argument("target", help="the agent, as package.module:attribute")
+    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on")
+    serve.add_argument(
+        "--token", help=f"bearer token clients must send (default: ${TOKEN_ENV} if set)"
+    )
+    serve.add_argument(
+        "--secret-file",
+        type=Path,
+        help="file holding the fingerprint secret (default: $INTERRUPT_WIDGET_SECRET)",
+    )
+    serve.add_argument("--log-level", default="info")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit code."""
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    from interrupt_widget.http.serve import serve
+
+    secret: str | None = None
+    if args.secret_file is not None:
+        try:
+            secret = args.secret_file.read_text().strip()
+        except OSError as exc:
+            print(f"error: cannot read --secret-file: {exc}", file=sys.stderr)
+            return 2
+        if not secret:
+            print(f"error: --secret-file {args.secret_file} is empty", file=sys.stderr)
+            return 2
+    try:
+        agent = load_target(args.target)
+    except TargetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    token = args.token or os.environ.get(TOKEN_ENV) or None
+    serve(
+        agent,
+        host=args.host,
+        port=args.port,
+        token=token,
+        secret=secret,
+        log_level=args.log_level,
+    )
+    return 0

@@ -1,0 +1,148 @@
+"""An agent run that outlives its HTTP connection until it reaches a safe point.
+
+A client that goes away mid-stream must not leave a tool half-run. The run
+therefore lives in its own task, apart from the connection: when the client
+disconnects, the run goes on, its events dropped, until no tool call is between
+its start and its result and every call the resume asked for has its result;
+there it is closed. So a tool approved in the request either ran to the end,
+with its TOOL_CALL_RESULT in the stream, or never started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    AssistantMessage,
+    BaseEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+    ToolMessage,
+)
+
+from interrupt_widget.http.agui_agent import AGUIAgent
+from interrupt_widget.http.guard import interrupt_id_of
+
+logger = logging.getLogger(__name__)
+
+AGENT_FAILED = "agent_failed"
+"""RUN_ERROR code: the agent raised instead of ending its stream."""
+
+_END = object()
+_QUEUE_SIZE = 256
+
+
+def _calls_the_resume_may_run(input: RunAgentInput) -> set[str]:
+    targeted = {entry.interrupt_id for entry in input.resume or ()}
+    if not targeted:
+        return set()
+    answered = {m.tool_call_id for m in input.messages if isinstance(m, ToolMessage)}
+    pending: set[str] = set()
+    for message in input.messages:
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls or ():
+                if interrupt_id_of(call) in targeted and call.id not in answered:
+                    pending.add(call.id)
+    return pending
+
+
+class DetachedRun:
+    """One agent run in its own task, read through `events()`, abandoned with `abandon()`."""
+
+    def __init__(self, agent: AGUIAgent, input: RunAgentInput) -> None:
+        self._agent = agent
+        self._input = input
+        self._queue: asyncio.Queue[object] = asyncio.Queue(_QUEUE_SIZE)
+        self._abandoned = asyncio.Event()
+        self._in_flight = _calls_the_resume_may_run(input)
+        self.task = asyncio.create_task(self._produce(), name=f"agui-run-{input.run_id}")
+
+    @property
+    def abandoned(self) -> bool:
+        """Whether the client has gone; the run then stops at its next safe point."""
+        return self._abandoned.is_set()
+
+    def abandon(self) -> None:
+        """The client went away: drop further events and stop once no tool is mid-run."""
+        self._abandoned.set()
+
+    async def events(self) -> AsyncIterator[BaseEvent]:
+        """The run's events in order, ending when the run ends or is abandoned."""
+        gone = asyncio.ensure_future(self._abandoned.wait())
+        try:
+            while not self.abandoned:
+                get = asyncio.ensure_future(self._queue.get())
+                await asyncio.wait({get, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if not get.done():
+                    get.cancel()
+                    return
+                item = get.result()
+                if item is _END:
+                    return
+                assert isinstance(item, BaseEvent)
+                yield item
+        finally:
+            gone.cancel()
+
+    async def _deliver(self, item: object) -> None:
+        if self.abandoned:
+            return
+        put = asyncio.ensure_future(self._queue.put(item))
+        gone = asyncio.ensure_future(self._abandoned.wait())
+        try:
+            await asyncio.wait({put, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for future in (put, gone):
+                future.cancel()
+
+    def _track(self, event: BaseEvent) -> None:
+        if isinstance(event, ToolCallStartEvent):
+            self._in_flight.add(event.tool_call_id)
+        elif isinstance(event, ToolCallResultEvent):
+            self._in_flight.discard(event.tool_call_id)
+
+    async def _produce(self) -> None:
+        started = ended = False
+        stream = self._agent.run(self._input)
+        try:
+            async for event in stream:
+                started = started or isinstance(event, RunStartedEvent)
+                ended = isinstance(event, RunFinishedEvent | RunErrorEvent)
+                self._track(event)
+                await self._deliver(event)
+                if self.abandoned and not self._in_flight and not ended:
+                    logger.info(
+                        "client left run %s; stopped it with no tool mid-run", self._input.run_id
+                    )
+                    break
+        except Exception:
+            logger.exception("agent run %s failed", self._input.run_id)
+            if not started:
+                await self._deliver(
+                    RunStartedEvent(
+                        thread_id=self._input.thread_id,
+                        run_id=self._input.run_id,
+                        protocol_version=PROTOCOL_VERSION,
+                    )
+                )
+            if not ended:
+                await self._deliver(
+                    RunErrorEvent(
+                        message="The agent failed while running; the server log has the details.",
+                        code=AGENT_FAILED,
+                    )
+                )
+        finally:
+            aclose = getattr(stream, "aclose", None)
+            if aclose is not None:
+                with contextlib.suppress(Exception):
+                    await aclose()
+            await self._deliver(_END)

@@ -1,0 +1,235 @@
+"""The fingerprint layer around an AG-UI agent.
+
+Outgoing, it signs every gated tool call: on the call inside MESSAGES_SNAPSHOT
+(`metadata.fingerprint`) and on the interrupt that asks about it
+(`Interrupt.metadata.fingerprint`). Incoming, before the agent sees a request,
+it checks every gated call the request could make the agent run (a call named
+by a resume entry, or a gated call with no result yet); a call with no
+fingerprint or a wrong one ends the run in RUN_ERROR, and nothing runs.
+
+Only calls this layer saw interrupted, or that arrived with a valid
+fingerprint, are signed: gating marks written by a client are never trusted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    AssistantMessage,
+    BaseEvent,
+    Interrupt,
+    Message,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunStartedEvent,
+    ToolCall,
+    ToolMessage,
+)
+
+from interrupt_widget.http.agui_agent import AGUIAgent
+from interrupt_widget.http.fingerprint import FINGERPRINT_KEY, Fingerprinter
+
+logger = logging.getLogger(__name__)
+
+INTERRUPT_KEY: Final = "interrupt"
+"""Where the adapter keeps a gated call's interrupt: `ToolCall.metadata["interrupt"]`."""
+
+FINGERPRINT_MISSING: Final = "fingerprint_missing"
+"""RUN_ERROR code: a gated call that a resume would run carries no fingerprint."""
+
+FINGERPRINT_INVALID: Final = "fingerprint_invalid"
+"""RUN_ERROR code: a gated call's fingerprint does not match its thread, id, tool or arguments."""
+
+
+@dataclass(frozen=True)
+class FingerprintProblem:
+    """Why a request was refused before the agent saw it."""
+
+    code: str
+    """`fingerprint_missing` or `fingerprint_invalid`."""
+    message: str
+    """A sentence naming the call (and interrupt) at fault."""
+
+
+def interrupt_record(call: ToolCall) -> Mapping[str, Any] | None:
+    """The interrupt the adapter stores on a gated call's metadata, if any."""
+    record = (call.metadata or {}).get(INTERRUPT_KEY)
+    return record if isinstance(record, Mapping) else None
+
+
+def interrupt_id_of(call: ToolCall) -> str | None:
+    """The id of the interrupt recorded on a gated call, if any."""
+    record = interrupt_record(call)
+    value = None if record is None else record.get("id")
+    return value if isinstance(value, str) else None
+
+
+def _tool_calls(messages: Iterable[Message]) -> Iterable[ToolCall]:
+    for message in messages:
+        if isinstance(message, AssistantMessage) and message.tool_calls:
+            yield from message.tool_calls
+
+
+def _fingerprint_of(call: ToolCall) -> object:
+    return (call.metadata or {}).get(FINGERPRINT_KEY)
+
+
+class FingerprintGuard:
+    """Wraps an AG-UI agent so a stateless server can trust the conversations it gets back."""
+
+    def __init__(self, agent: AGUIAgent, fingerprinter: Fingerprinter) -> None:
+        self._agent = agent
+        self._fingerprinter = fingerprinter
+
+    def _sign(self, thread_id: str, call: ToolCall) -> str:
+        return self._fingerprinter.sign(
+            thread_id=thread_id,
+            call_id=call.id,
+            tool_name=call.function.name,
+            arguments=call.function.arguments,
+            interrupt=interrupt_record(call),
+        )
+
+    def _is_genuine(self, thread_id: str, call: ToolCall) -> bool:
+        return self._fingerprinter.verify(
+            _fingerprint_of(call),
+            thread_id=thread_id,
+            call_id=call.id,
+            tool_name=call.function.name,
+            arguments=call.function.arguments,
+            interrupt=interrupt_record(call),
+        )
+
+    def check(self, input: RunAgentInput) -> FingerprintProblem | None:
+        """The first gated call in `input` the agent could run without proof, or None."""
+        answered = {m.tool_call_id for m in input.messages if isinstance(m, ToolMessage)}
+        targeted = {entry.interrupt_id for entry in input.resume or ()}
+        for call in _tool_calls(input.messages):
+            interrupt_id = interrupt_id_of(call)
+            if interrupt_id is None:
+                continue
+            if interrupt_id not in targeted and call.id in answered:
+                continue  # settled history: no resume can make it run
+            if self._is_genuine(input.thread_id, call):
+                continue
+            missing = _fingerprint_of(call) is None
+            what = (
+                f"tool call {call.id!r} ({call.function.name}) for interrupt {interrupt_id!r} "
+                f"in thread {input.thread_id!r}"
+            )
+            if missing:
+                return FingerprintProblem(
+                    FINGERPRINT_MISSING,
+                    f"{what} has no fingerprint: only calls this server interrupted can be "
+                    "resumed; send the messages exactly as the last MESSAGES_SNAPSHOT gave them",
+                )
+            return FingerprintProblem(
+                FINGERPRINT_INVALID,
+                f"{what} does not match its fingerprint: the call or its interrupt was changed, "
+                "moved to another thread, or signed with another server secret; nothing was run",
+            )
+        return None
+
+    async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        """The agent's events, signed; or RUN_STARTED + RUN_ERROR when `check` refuses."""
+        problem = self.check(input)
+        if problem is not None:
+            logger.warning("refused run %s: %s", input.run_id, problem.message)
+            yield RunStartedEvent(
+                thread_id=input.thread_id,
+                run_id=input.run_id,
+                protocol_version=PROTOCOL_VERSION,
+            )
+            yield RunErrorEvent(message=problem.message, code=problem.code)
+            return
+
+        # Fingerprints of calls that arrived genuine: kept on them in later snapshots.
+        known: dict[str, str] = {}
+        for call in _tool_calls(input.messages):
+            if self._is_genuine(input.thread_id, call):
+                known[call.id] = self._sign(input.thread_id, call)
+        held: MessagesSnapshotEvent | None = None
+        async for event in self._agent.run(input):
+            if isinstance(event, MessagesSnapshotEvent):
+                if held is not None:
+                    yield self._signed_snapshot(input.thread_id, held, (), known)
+                # Held back one event: the interrupt outcome that follows names the gated calls.
+                held = event
+                continue
+            interrupts = _interrupts_of(event)
+            if held is not None:
+                gated = {i.tool_call_id for i in interrupts if i.tool_call_id}
+                yield self._signed_snapshot(input.thread_id, held, gated, known)
+                held = None
+            if interrupts:
+                yield self._signed_finish(input, event, interrupts, known)
+            else:
+                yield event
+        if held is not None:
+            yield self._signed_snapshot(input.thread_id, held, (), known)
+
+    def _signed_snapshot(
+        self,
+        thread_id: str,
+        event: MessagesSnapshotEvent,
+        gated: Iterable[str],
+        known: dict[str, str],
+    ) -> MessagesSnapshotEvent:
+        gated_now = set(gated)
+        messages: list[Message] = []
+        for message in event.messages:
+            if isinstance(message, AssistantMessage) and message.tool_calls:
+                calls = [
+                    self._signed_call(thread_id, c, gated_now, known) for c in message.tool_calls
+                ]
+                message = message.model_copy(update={"tool_calls": calls})
+            messages.append(message)
+        return event.model_copy(update={"messages": messages})
+
+    def _signed_call(
+        self, thread_id: str, call: ToolCall, gated_now: set[str], known: dict[str, str]
+    ) -> ToolCall:
+        metadata = {k: v for k, v in (call.metadata or {}).items() if k != FINGERPRINT_KEY}
+        fingerprint: str | None = None
+        if call.id in gated_now:
+            fingerprint = self._sign(thread_id, call)
+        elif call.id in known and known[call.id] == self._sign(thread_id, call):
+            fingerprint = known[call.id]
+        if fingerprint is not None:
+            metadata[FINGERPRINT_KEY] = fingerprint
+            known[call.id] = fingerprint
+        return call.model_copy(update={"metadata": metadata or None})
+
+    def _signed_finish(
+        self,
+        input: RunAgentInput,
+        event: BaseEvent,
+        interrupts: list[Interrupt],
+        known: dict[str, str],
+    ) -> BaseEvent:
+        assert isinstance(event, RunFinishedEvent)
+        signed: list[Interrupt] = []
+        for interrupt in interrupts:
+            metadata: dict[str, Any] = dict(interrupt.metadata or {})
+            metadata.pop(FINGERPRINT_KEY, None)
+            if interrupt.tool_call_id and interrupt.tool_call_id in known:
+                metadata[FINGERPRINT_KEY] = known[interrupt.tool_call_id]
+            signed.append(interrupt.model_copy(update={"metadata": metadata or None}))
+        outcome = RunFinishedInterruptOutcome(interrupts=signed)
+        return event.model_copy(update={"outcome": outcome})
+
+
+def _interrupts_of(event: BaseEvent) -> list[Interrupt]:
+    if isinstance(event, RunFinishedEvent) and isinstance(
+        event.outcome, RunFinishedInterruptOutcome
+    ):
+        return list(event.outcome.interrupts)
+    return []
