@@ -1,0 +1,163 @@
+"""Fixtures for the browser suite: one JupyterLab per session, chromium, guarded pages.
+
+Every page fails its test on any uncaught page error or console error. Test notebooks
+live in ``notebooks/`` next to this file; each test works on its own copy.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+
+import pytest
+from jupyter_process import JupyterServer
+from notebook_page import NotebookPage
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Error,
+    Locator,
+    Page,
+    expect,
+    sync_playwright,
+)
+
+HERE = Path(__file__).parent
+NOTEBOOKS = HERE / "notebooks"
+ARTIFACTS = HERE / "artifacts"
+"""Screenshots and server logs of failed tests (git-ignored)."""
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1280, "height": 860}
+
+expect.set_options(timeout=20_000)
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    server = JupyterServer.start(kind="lab", base=tmp_path_factory.mktemp("lab"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def notebook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    server = JupyterServer.start(kind="notebook", base=tmp_path_factory.mktemp("nb7"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure-chromium", pytrace=False)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+    """A fresh browser context and page; any page or console error fails the test."""
+    context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+    page = context.new_page()
+    problems: list[str] = []
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type == "error":
+            problems.append(f"console error: {message.text} ({message.location})")
+
+    def on_page_error(error: Error) -> None:
+        problems.append(f"page error: {error.message}\n{error.stack}")
+
+    page.on("console", on_console)
+    page.on("pageerror", on_page_error)
+    yield page
+    failed = getattr(request.node, "failed_call", False)
+    if failed or problems:
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=ARTIFACTS / f"{request.node.name}.png")
+    context.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Remember a failed test body, so fixtures keep a screenshot and the server log."""
+    report = yield
+    if report.when == "call" and report.failed:
+        item.failed_call = True  # type: ignore[attr-defined]
+    return report
+
+
+def _open_factory(
+    server: JupyterServer, page: Page, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., NotebookPage]]:
+    opened: list[NotebookPage] = []
+
+    def open_notebook(name: str, *, open_page: bool = True) -> NotebookPage:
+        """Copy ``notebooks/<name>`` under a unique name into the server root and open it."""
+        target = f"{Path(name).stem}-{uuid.uuid4().hex[:8]}.ipynb"
+        shutil.copy(NOTEBOOKS / name, server.root_dir / target)
+        notebook = NotebookPage(page, server, target)
+        opened.append(notebook)
+        if open_page:
+            notebook.open()
+        return notebook
+
+    yield open_notebook
+    for notebook in opened:
+        notebook.close()
+    if getattr(request.node, "failed_call", False):
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / f"{request.node.name}.server.log").write_text(server.log())
+    server.shutdown_kernels()
+
+
+@pytest.fixture
+def open_in_lab(
+    lab_server: JupyterServer, page: Page, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., NotebookPage]]:
+    """``open_in_lab("x.ipynb")`` opens a fresh copy of a test notebook in JupyterLab."""
+    yield from _open_factory(lab_server, page, request)
+
+
+@pytest.fixture
+def open_in_notebook7(
+    notebook_server: JupyterServer, page: Page, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., NotebookPage]]:
+    """``open_in_notebook7("x.ipynb")`` opens a fresh copy of a test notebook in Notebook 7."""
+    yield from _open_factory(notebook_server, page, request)
+
+
+@pytest.fixture(scope="session")
+def screenshot() -> Callable[[Locator, str], Path]:
+    """``screenshot(locator, "name")`` saves ``name.png`` of that element.
+
+    Into ``$E2E_SCREENSHOT_DIR`` when set (``docs/img`` refreshes the documentation's
+    pictures), else into the git-ignored artifacts dir, so a plain run changes no tracked file.
+    """
+    target = Path(os.environ.get("E2E_SCREENSHOT_DIR") or ARTIFACTS / "screens")
+    target.mkdir(parents=True, exist_ok=True)
+
+    def take(locator: Locator, name: str) -> Path:
+        path = target / f"{name}.png"
+        locator.screenshot(path=path, animations="disabled", caret="hide")
+        return path
+
+    return take
