@@ -1,7 +1,17 @@
-// Placeholder entry until the picker lands.
-export default {
-  render({ el }: { el: HTMLElement }): () => void {
-    el.textContent = "interrupt-widget";
-    return () => {};
-  },
-};
+// The bundle's entry: one ES module for every widget of the kit, dispatching on
+// the model's `kind` trait to the view that draws it.
+
+import type { AnyModel, RenderProps } from "@anywidget/types";
+import { mountPicker, type PickerModel } from "./picker/index";
+
+function render({ model, el }: RenderProps): () => void {
+  const kind = model.get("kind");
+  if (kind === "picker") return mountPicker(el, model as unknown as AnyModel<PickerModel>);
+  // "chat": mounted here by the chat view.
+  el.textContent = `interrupt-widget: unknown widget kind ${JSON.stringify(kind)}`;
+  return () => {
+    el.textContent = "";
+  };
+}
+
+export default { render };

@@ -1,0 +1,385 @@
+// From a `response_schema` to form fields, and from the fields' raw values back
+// to a payload with the same checks Python makes (so most mistakes are caught
+// before a round trip). Pure: no DOM.
+
+import type { FieldError, JsonSchema } from "./types";
+
+export type Control =
+  | { kind: "text"; multiline: boolean; minLength?: number; maxLength?: number; pattern?: string }
+  | {
+      kind: "number";
+      integer: boolean;
+      minimum?: number;
+      maximum?: number;
+      exclusiveMinimum?: number;
+      exclusiveMaximum?: number;
+      step?: number;
+    }
+  | { kind: "boolean" }
+  | { kind: "choice"; style: "radio" | "select"; options: unknown[] }
+  | { kind: "datetime" | "date" | "time" }
+  | { kind: "multi"; options: unknown[]; minItems?: number; maxItems?: number }
+  | { kind: "group"; fields: FieldSpec[] }
+  | { kind: "json" };
+
+export interface FieldSpec {
+  /** Property name (empty for a non-object root schema). */
+  key: string;
+  /** JSON pointer of the value inside the payload, as Python reports errors. */
+  pointer: string;
+  /** Stable `data-field` name: the property path joined with dots ("value" for a bare root). */
+  dataField: string;
+  label: string;
+  description?: string;
+  required: boolean;
+  default?: unknown;
+  control: Control;
+}
+
+export interface FormSpec {
+  /** A required boolean `approved`: drawn as Approve / Deny buttons, not a field. */
+  approval: boolean;
+  /** True when the schema is an object whose properties are the fields. */
+  object: boolean;
+  /** False when there is no schema at all: any answer (sent as null) fits. */
+  hasSchema: boolean;
+  fields: FieldSpec[];
+}
+
+/** Raw control values keyed by `dataField`: text, a checkbox, or chosen option indexes. */
+export type RawValue = string | boolean | string[];
+export type RawValues = Record<string, RawValue>;
+
+const RADIO_MAX = 4;
+
+export function humanize(key: string): string {
+  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").trim();
+  return words ? words.charAt(0).toUpperCase() + words.slice(1).toLowerCase() : "Answer";
+}
+
+function escapePointer(key: string): string {
+  return key.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function typeOf(schema: JsonSchema): string | undefined {
+  const t = schema.type;
+  if (Array.isArray(t)) return t.find((x) => x !== "null");
+  return t;
+}
+
+function controlFor(schema: JsonSchema, path: string[]): Control {
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) {
+    return { kind: "choice", style: schema.enum.length <= RADIO_MAX ? "radio" : "select", options: schema.enum };
+  }
+  const type = typeOf(schema);
+  switch (type) {
+    case "string":
+      if (schema.format === "date-time") return { kind: "datetime" };
+      if (schema.format === "date") return { kind: "date" };
+      if (schema.format === "time") return { kind: "time" };
+      return {
+        kind: "text",
+        multiline: (schema.maxLength ?? 0) > 200,
+        minLength: schema.minLength,
+        maxLength: schema.maxLength,
+        pattern: schema.pattern,
+      };
+    case "number":
+    case "integer":
+      return {
+        kind: "number",
+        integer: type === "integer",
+        minimum: schema.minimum,
+        maximum: schema.maximum,
+        exclusiveMinimum: schema.exclusiveMinimum,
+        exclusiveMaximum: schema.exclusiveMaximum,
+        step: schema.multipleOf,
+      };
+    case "boolean":
+      return { kind: "boolean" };
+    case "array": {
+      const options = schema.items?.enum;
+      if (Array.isArray(options) && options.length > 0) {
+        return { kind: "multi", options, minItems: schema.minItems, maxItems: schema.maxItems };
+      }
+      return { kind: "json" };
+    }
+    case "object":
+      if (schema.properties) return { kind: "group", fields: fieldsOf(schema, path) };
+      return { kind: "json" };
+    default:
+      return { kind: "json" };
+  }
+}
+
+function fieldsOf(schema: JsonSchema, path: string[], skip?: string): FieldSpec[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {})
+    .filter(([key]) => key !== skip)
+    .map(([key, child]) => fieldFor(key, child, [...path, key], required.has(key)));
+}
+
+function fieldFor(key: string, schema: JsonSchema, path: string[], required: boolean): FieldSpec {
+  return {
+    key,
+    pointer: path.map((p) => `/${escapePointer(p)}`).join(""),
+    dataField: path.length ? path.join(".") : "value",
+    label: schema.title ?? humanize(key),
+    description: schema.description,
+    required,
+    default: schema.default,
+    control: controlFor(schema, path),
+  };
+}
+
+/** The form for an interrupt's `response_schema`. */
+export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec {
+  if (!schema || typeof schema !== "object") {
+    return { approval: false, object: false, hasSchema: false, fields: [] };
+  }
+  if (typeOf(schema) === "object" || schema.properties) {
+    const approvedSchema = schema.properties?.approved;
+    const approval =
+      approvedSchema !== undefined &&
+      typeOf(approvedSchema) === "boolean" &&
+      (schema.required ?? []).includes("approved");
+    return { approval, object: true, hasSchema: true, fields: fieldsOf(schema, [], approval ? "approved" : undefined) };
+  }
+  return { approval: false, object: false, hasSchema: true, fields: [fieldFor("", schema, [], true)] };
+}
+
+/** Every leaf field (groups flattened), in display order. */
+export function leafFields(fields: FieldSpec[]): FieldSpec[] {
+  return fields.flatMap((f) => (f.control.kind === "group" ? leafFields(f.control.fields) : [f]));
+}
+
+// ---- date and time values --------------------------------------------------------------
+
+const pad = (n: number, width = 2): string => String(Math.abs(Math.trunc(n))).padStart(width, "0");
+
+function offsetOf(date: Date): string {
+  const minutes = -date.getTimezoneOffset();
+  const sign = minutes >= 0 ? "+" : "-";
+  return `${sign}${pad(Math.floor(Math.abs(minutes) / 60))}:${pad(Math.abs(minutes) % 60)}`;
+}
+
+const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/;
+
+/** A `datetime-local` value as an ISO 8601 instant with the browser's offset, or null. */
+export function localToIso(value: string): string | null {
+  const m = LOCAL_DATETIME.exec(value);
+  if (!m) return null;
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number, number, number];
+  const date = new Date(y, mo - 1, d, h, mi, s);
+  if (Number.isNaN(date.getTime()) || date.getMonth() !== mo - 1 || date.getDate() !== d) return null;
+  return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${offsetOf(date)}`;
+}
+
+/** An ISO instant as a `datetime-local` value in the browser's zone ("" when unreadable). */
+export function isoToLocal(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  return (
+    `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}`
+  );
+}
+
+/** A `time` input value ("HH:MM[:SS]") as an RFC 3339 full-time with today's offset. */
+export function timeToIso(value: string, today: Date = new Date()): string | null {
+  const m = /^(\d{2}):(\d{2})(?::(\d{2}))?$/.exec(value);
+  if (!m) return null;
+  return `${m[1]}:${m[2]}:${m[3] ?? "00"}${offsetOf(today)}`;
+}
+
+/** A short human label for an instant, e.g. "Tue 2 Dec, 10:00". */
+export function labelFor(iso: string, locale?: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString(locale, {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
+}
+
+// ---- raw values ------------------------------------------------------------------------
+
+function optionIndex(options: unknown[], value: unknown): number {
+  return options.findIndex((o) => JSON.stringify(o) === JSON.stringify(value));
+}
+
+/** The controls' starting values, from the schema's defaults. */
+export function initialValues(fields: FieldSpec[]): RawValues {
+  const raw: RawValues = {};
+  for (const field of leafFields(fields)) {
+    const c = field.control;
+    const d = field.default;
+    switch (c.kind) {
+      case "boolean":
+        raw[field.dataField] = d === true;
+        break;
+      case "choice":
+        raw[field.dataField] = d === undefined ? "" : String(optionIndex(c.options, d));
+        break;
+      case "multi":
+        raw[field.dataField] = Array.isArray(d)
+          ? d.map((v) => String(optionIndex(c.options, v))).filter((i) => i !== "-1")
+          : [];
+        break;
+      case "datetime":
+        raw[field.dataField] = typeof d === "string" ? isoToLocal(d) : "";
+        break;
+      case "time":
+        raw[field.dataField] = typeof d === "string" ? d.slice(0, 5) : "";
+        break;
+      case "json":
+        raw[field.dataField] = d === undefined ? "" : JSON.stringify(d, null, 2);
+        break;
+      default:
+        raw[field.dataField] = d === undefined || d === null ? "" : String(d);
+    }
+  }
+  return raw;
+}
+
+// ---- collecting and checking -----------------------------------------------------------
+
+export interface Collected {
+  payload: unknown;
+  errors: FieldError[];
+}
+
+type Leaf = { present: boolean; value?: unknown; error?: string };
+
+function numberProblem(c: Extract<Control, { kind: "number" }>, n: number): string | undefined {
+  if (c.integer && !Number.isInteger(n)) return "must be of type integer";
+  if (c.minimum !== undefined && n < c.minimum) return `must be >= ${c.minimum}`;
+  if (c.maximum !== undefined && n > c.maximum) return `must be <= ${c.maximum}`;
+  if (c.exclusiveMinimum !== undefined && n <= c.exclusiveMinimum) return `must be > ${c.exclusiveMinimum}`;
+  if (c.exclusiveMaximum !== undefined && n >= c.exclusiveMaximum) return `must be < ${c.exclusiveMaximum}`;
+  return undefined;
+}
+
+function textProblem(c: Extract<Control, { kind: "text" }>, text: string): string | undefined {
+  if (c.minLength !== undefined && text.length < c.minLength) return `must be at least ${c.minLength} characters`;
+  if (c.maxLength !== undefined && text.length > c.maxLength) return `must be at most ${c.maxLength} characters`;
+  if (c.pattern !== undefined) {
+    try {
+      if (!new RegExp(c.pattern, "u").test(text)) return "does not have the expected form";
+    } catch {
+      return undefined; // a pattern the browser cannot read is left to Python
+    }
+  }
+  return undefined;
+}
+
+function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
+  const c = field.control;
+  if (c.kind === "boolean") return { present: true, value: raw === true };
+  if (c.kind === "multi") {
+    const chosen = (Array.isArray(raw) ? raw : []).map(Number).sort((a, b) => a - b);
+    const values = chosen.map((i) => c.options[i]);
+    if (values.length === 0 && !field.required) return { present: false };
+    if (c.minItems !== undefined && values.length < c.minItems) {
+      return { present: true, error: `choose at least ${c.minItems}` };
+    }
+    if (c.maxItems !== undefined && values.length > c.maxItems) {
+      return { present: true, error: `choose at most ${c.maxItems}` };
+    }
+    return { present: true, value: values };
+  }
+  const text = typeof raw === "string" ? raw : "";
+  if (text.trim() === "" && c.kind !== "text") return { present: false };
+  if (text === "" && c.kind === "text") return { present: false };
+  switch (c.kind) {
+    case "text":
+      return { present: true, value: text, error: textProblem(c, text) };
+    case "number": {
+      const n = Number(text);
+      if (!Number.isFinite(n)) return { present: true, error: "must be a number" };
+      return { present: true, value: n, error: numberProblem(c, n) };
+    }
+    case "choice": {
+      const index = Number(text);
+      return index >= 0 && index < c.options.length
+        ? { present: true, value: c.options[index] }
+        : { present: false };
+    }
+    case "datetime": {
+      const iso = localToIso(text);
+      return iso ? { present: true, value: iso } : { present: true, error: "must be a valid date-time" };
+    }
+    case "date":
+      return /^\d{4}-\d{2}-\d{2}$/.test(text)
+        ? { present: true, value: text }
+        : { present: true, error: "must be a valid date" };
+    case "time": {
+      const iso = timeToIso(text);
+      return iso ? { present: true, value: iso } : { present: true, error: "must be a valid time" };
+    }
+    case "json":
+      try {
+        return { present: true, value: JSON.parse(text) as unknown };
+      } catch {
+        return { present: true, error: "must be valid JSON" };
+      }
+    default:
+      return { present: false };
+  }
+}
+
+function collectObject(fields: FieldSpec[], raw: RawValues, errors: FieldError[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of fields) {
+    if (field.control.kind === "group") {
+      const inner = collectObject(field.control.fields, raw, errors);
+      if (Object.keys(inner).length > 0 || field.required) out[field.key] = inner;
+      continue;
+    }
+    const leaf = readLeaf(field, raw[field.dataField]);
+    if (leaf.error) errors.push({ path: field.pointer, message: leaf.error });
+    else if (leaf.present) out[field.key] = leaf.value;
+    else if (field.required) errors.push({ path: field.pointer, message: "is required" });
+  }
+  deriveLabels(fields, out);
+  return out;
+}
+
+/** A `*label` text left empty beside a chosen date-time is filled with a readable label. */
+function deriveLabels(fields: FieldSpec[], out: Record<string, unknown>): void {
+  const when = fields.find((f) => f.control.kind === "datetime" && typeof out[f.key] === "string");
+  if (!when) return;
+  for (const field of fields) {
+    if (field.control.kind === "text" && /label$/i.test(field.key) && out[field.key] === undefined) {
+      out[field.key] = labelFor(out[when.key] as string);
+    }
+  }
+}
+
+/**
+ * The payload for the form's current values and every problem found, in field
+ * order. `approved` is added for an approval form (Approve sends true).
+ */
+export function collect(spec: FormSpec, raw: RawValues, options: { approved?: boolean } = {}): Collected {
+  const errors: FieldError[] = [];
+  if (!spec.hasSchema) return { payload: null, errors };
+  if (!spec.object) {
+    const field = spec.fields[0];
+    if (!field) return { payload: null, errors };
+    const leaf = readLeaf(field, raw[field.dataField]);
+    if (leaf.error) errors.push({ path: "", message: leaf.error });
+    else if (!leaf.present) errors.push({ path: "", message: "is required" });
+    return { payload: leaf.value ?? null, errors };
+  }
+  const body = collectObject(spec.fields, raw, errors);
+  const payload = spec.approval ? { approved: options.approved ?? true, ...body } : body;
+  return { payload, errors };
+}
+
+/** Deny needs no other field: the tool will not run. */
+export function denial(): { approved: false } {
+  return { approved: false };
+}

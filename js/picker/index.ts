@@ -1,0 +1,97 @@
+// `mountPicker`: binds one picker model to one element. Works as a widget view
+// of its own and embedded in another widget (the chat passes the picker's own
+// model, obtained from the widget manager). Returns the cleanup.
+
+import type { AnyModel } from "@anywidget/types";
+import { answerMessage, parseAnswerResult, type AnswerResultMessage } from "./protocol";
+import type { ModuleLoader } from "./renderers";
+import { initialState, reduce, viewOf, type ModelState, type PickerEvent, type PickerState } from "./state";
+import { ensureStyle } from "./style";
+import type { PickerModel } from "./types";
+import { createPickerDom } from "./view";
+
+export type { PickerModel, WireInterrupt, AnswerRecord, FieldError, PickerStatus, JsonSchema } from "./types";
+export type { AnswerMessage, AnswerResultMessage } from "./protocol";
+export type { RendererProps, RenderFn } from "./renderers";
+export { formFromSchema, collect } from "./form";
+export { reduce, viewOf, initialState } from "./state";
+
+export interface MountOptions {
+  /** Replaces the Blob-URL import of custom renderers (tests). */
+  loader?: ModuleLoader;
+  /** Clock for countdowns (tests). */
+  now?: () => number;
+}
+
+const TRAITS = ["interrupts", "answers", "status", "error", "errors", "renderers"] as const;
+
+function readModel(model: AnyModel<PickerModel>): ModelState {
+  return {
+    interrupts: model.get("interrupts") ?? [],
+    answers: model.get("answers") ?? {},
+    status: model.get("status") ?? "waiting",
+    error: model.get("error") ?? "",
+    errors: model.get("errors") ?? {},
+    renderers: model.get("renderers") ?? {},
+  };
+}
+
+export function mountPicker(
+  el: HTMLElement,
+  model: AnyModel<PickerModel>,
+  options: MountOptions = {},
+): () => void {
+  const now = options.now ?? (() => Date.now());
+  ensureStyle(el);
+  let state: PickerState = initialState(readModel(model), now());
+  const waiting = new Map<string, (reply: AnswerResultMessage) => void>();
+  let timer: ReturnType<typeof setInterval> | null = null;
+
+  const dispatch = (event: PickerEvent): void => {
+    state = reduce(state, event);
+    const view = viewOf(state);
+    dom.update(view);
+    if (view.ticking && timer === null) timer = setInterval(() => dispatch({ type: "tick", now: now() }), 1000);
+    if (!view.ticking && timer !== null) {
+      clearInterval(timer);
+      timer = null;
+    }
+  };
+
+  const dom = createPickerDom(
+    el,
+    {
+      answer(interruptId, status, payload) {
+        const message = answerMessage(interruptId, status, payload);
+        const reply = new Promise<AnswerResultMessage>((resolve) => waiting.set(message.requestId, resolve));
+        dispatch({ type: "sent", interruptId, requestId: message.requestId });
+        model.send(message);
+        return reply;
+      },
+      checked(interruptId, errors) {
+        dispatch({ type: "checked", interruptId, errors });
+      },
+    },
+    { loader: options.loader },
+  );
+
+  const onModel = (): void => dispatch({ type: "model", model: readModel(model) });
+  const onCustom = (message: unknown): void => {
+    const reply = parseAnswerResult(message);
+    if (!reply) return;
+    dispatch({ type: "reply", reply });
+    const settle = waiting.get(reply.requestId);
+    waiting.delete(reply.requestId);
+    settle?.(reply);
+  };
+  for (const name of TRAITS) model.on(`change:${name}`, onModel);
+  model.on("msg:custom", onCustom);
+  dispatch({ type: "tick", now: now() });
+
+  return () => {
+    for (const name of TRAITS) model.off(`change:${name}`, onModel);
+    model.off("msg:custom", onCustom);
+    if (timer !== null) clearInterval(timer);
+    dom.destroy();
+  };
+}

@@ -1,0 +1,192 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FakeModel } from "./fake_model";
+import { mountPicker } from "./index";
+import type { WireInterrupt } from "./types";
+
+const MEETING_SCHEMA = {
+  type: "object",
+  properties: {
+    approved: { type: "boolean" },
+    chosen_time: { type: "string", format: "date-time" },
+    chosen_label: { type: "string" },
+  },
+  required: ["approved"],
+};
+
+function meeting(id = "int-1", extra: Partial<WireInterrupt> = {}): WireInterrupt {
+  return {
+    id,
+    reason: "tool_call",
+    toolCallId: `call-${id}`,
+    message: "Schedule a meeting about the roadmap?",
+    responseSchema: MEETING_SCHEMA,
+    metadata: { tool_name: "schedule_meeting", tool_input: { topic: "roadmap", attendee: "Ada" } },
+    ...extra,
+  };
+}
+
+let el: HTMLElement;
+let cleanups: Array<() => void> = [];
+
+beforeEach(() => {
+  el = document.createElement("div");
+  document.body.appendChild(el);
+});
+
+afterEach(() => {
+  for (const fn of cleanups) fn();
+  cleanups = [];
+  el.remove();
+  vi.useRealTimers();
+});
+
+function mount(model: FakeModel, now?: () => number): HTMLElement {
+  cleanups.push(mountPicker(el, model.asModel(), { now }));
+  return el;
+}
+
+function button(root: ParentNode, name: string): HTMLButtonElement {
+  const found = [...root.querySelectorAll("button")].find((b) => b.textContent === name && !b.classList.contains("iw-hidden"));
+  if (!found) throw new Error(`no button ${name}`);
+  return found;
+}
+
+function card(id: string): HTMLElement {
+  const found = el.querySelector<HTMLElement>(`[data-interrupt-id="${id}"]`);
+  if (!found) throw new Error(`no card ${id}`);
+  return found;
+}
+
+function field<T extends HTMLElement = HTMLInputElement>(root: ParentNode, name: string): T {
+  const found = root.querySelector<T>(`[data-field="${name}"]`);
+  if (!found) throw new Error(`no field ${name}`);
+  return found;
+}
+
+describe("the meeting scheduler", () => {
+  it("shows the message, the tool and its arguments as text", () => {
+    mount(new FakeModel([meeting()]));
+    const c = card("int-1");
+    expect(c.querySelector("h3")?.textContent).toBe("schedule_meeting");
+    expect(c.querySelector(".iw-message")?.textContent).toBe("Schedule a meeting about the roadmap?");
+    const rows = [...c.querySelectorAll(".iw-args tr")].map((r) => [...r.children].map((x) => x.textContent));
+    expect(rows).toEqual([
+      ["topic", "roadmap"],
+      ["attendee", "Ada"],
+    ]);
+    expect(field(c, "chosen_time").type).toBe("datetime-local");
+    expect(c.querySelector('[data-field="approved"]')).toBeNull();
+    expect(button(c, "Approve").type).toBe("submit");
+    button(c, "Deny");
+    button(c, "Cancel");
+  });
+
+  it("approves with the chosen time in ISO 8601 with the browser's offset, and a derived label", () => {
+    const model = new FakeModel([meeting()]);
+    mount(model);
+    const c = card("int-1");
+    field(c, "chosen_time").value = "2026-12-08T10:30";
+    button(c, "Approve").click();
+    expect(model.sent).toHaveLength(1);
+    const sent = model.sent[0];
+    expect(sent?.type).toBe("answer");
+    expect(sent?.status).toBe("resolved");
+    const payload = sent?.payload as Record<string, string>;
+    expect(payload.approved).toBe(true);
+    const offset = -new Date(2026, 11, 8, 10, 30).getTimezoneOffset();
+    const sign = offset >= 0 ? "+" : "-";
+    const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, "0");
+    const mm = String(Math.abs(offset) % 60).padStart(2, "0");
+    expect(payload.chosen_time).toBe(`2026-12-08T10:30:00${sign}${hh}:${mm}`);
+    expect(new Date(payload.chosen_time ?? "").getTime()).toBe(new Date(2026, 11, 8, 10, 30).getTime());
+    expect(payload.chosen_label).toMatch(/10:30|10.30/);
+  });
+
+  it("keeps a label the user typed", () => {
+    const model = new FakeModel([meeting()]);
+    mount(model);
+    const c = card("int-1");
+    field(c, "chosen_time").value = "2026-12-08T10:30";
+    field(c, "chosen_label").value = "Tue morning";
+    button(c, "Approve").click();
+    expect((model.sent[0]?.payload as Record<string, unknown>).chosen_label).toBe("Tue morning");
+  });
+
+  it("denies with {approved: false} alone, whatever the other fields hold", () => {
+    const model = new FakeModel([meeting()]);
+    mount(model);
+    field(card("int-1"), "chosen_time").value = "garbage";
+    button(card("int-1"), "Deny").click();
+    expect(model.sent.map((m) => [m.status, m.payload])).toEqual([["resolved", { approved: false }]]);
+  });
+
+  it("cancels with status cancelled and no payload", () => {
+    const model = new FakeModel([meeting()]);
+    mount(model);
+    button(card("int-1"), "Cancel").click();
+    expect(model.sent.map((m) => [m.interruptId, m.status, m.payload])).toEqual([["int-1", "cancelled", null]]);
+  });
+
+  it("sends once on a double click, then shows the read-only summary", () => {
+    const model = new FakeModel([meeting()]);
+    mount(model);
+    const c = card("int-1");
+    field(c, "chosen_time").value = "2026-12-08T10:30";
+    field(c, "chosen_label").value = "Tue 10:30";
+    const approve = button(c, "Approve");
+    approve.click();
+    approve.click();
+    expect(model.sent).toHaveLength(1);
+    expect(approve.disabled).toBe(true);
+    model.reply();
+    const summary = c.querySelector(".iw-decision");
+    expect(summary?.classList.contains("iw-hidden")).toBe(false);
+    expect(summary?.textContent).toContain("Approved");
+    expect(summary?.textContent).toContain("Chosen label: Tue 10:30");
+    expect(c.querySelector("form")?.classList.contains("iw-hidden")).toBe(true);
+    expect(el.querySelector(".iw-status")?.textContent).toBe("Answers sent.");
+  });
+
+  it("shows Python's refusal beside the field and lets the user try again", () => {
+    const model = new FakeModel([meeting()]);
+    mount(model);
+    const c = card("int-1");
+    field(c, "chosen_time").value = "2026-12-08T10:30";
+    button(c, "Approve").click();
+    model.reply({ ok: false, error: "schedule_meeting: /chosen_time: must be in the future", errors: [{ path: "/chosen_time", message: "must be in the future" }] });
+    const time = field(c, "chosen_time");
+    expect(time.getAttribute("aria-invalid")).toBe("true");
+    const errorId = time.getAttribute("aria-describedby")?.split(" ").pop() ?? "";
+    expect(document.getElementById(errorId)?.textContent).toBe("Chosen time must be in the future.");
+    expect(button(c, "Approve").disabled).toBe(false);
+    button(c, "Approve").click();
+    expect(model.sent).toHaveLength(2);
+  });
+
+  it("draws a saved summary with no kernel: answers and status alone", () => {
+    const model = new FakeModel([meeting()], {
+      status: "submitted",
+      answers: { "int-1": { status: "resolved", payload: { approved: false }, by: "responder:deny_all", at: "2026-12-02T10:00:00Z" } },
+    });
+    mount(model);
+    const c = card("int-1");
+    expect(c.querySelector(".iw-decision")?.textContent).toBe("Denied (by responder deny_all)");
+    expect(c.querySelector("form")?.classList.contains("iw-hidden")).toBe(true);
+  });
+
+  it("never saves traits: every action is a custom message", () => {
+    const model = new FakeModel([meeting()]);
+    mount(model);
+    button(card("int-1"), "Cancel").click();
+    expect(model.sent).toHaveLength(1); // save_changes would have thrown
+  });
+
+  it("removes its listeners and DOM on cleanup", () => {
+    const model = new FakeModel([meeting()]);
+    const cleanup = mountPicker(el, model.asModel());
+    expect(model.listeners()).toBeGreaterThan(0);
+    cleanup();
+    expect(model.listeners()).toBe(0);
+    expect(el.querySelector(".iw-picker")).toBeNull();
+  });
+});

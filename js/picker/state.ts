@@ -1,0 +1,172 @@
+// The picker's pure core: model traits and view events in, view state out.
+
+import { remainingMs } from "./countdown";
+import type { AnswerResultMessage } from "./protocol";
+import { decisionOf, type Decision } from "./summary";
+import type { AnswerRecord, FieldError, PickerModel, PickerStatus, WireInterrupt } from "./types";
+
+export type ModelState = Pick<PickerModel, "interrupts" | "answers" | "status" | "error" | "errors" | "renderers">;
+
+export interface PickerState {
+  model: ModelState;
+  /** interruptId -> requestId of the answer this view sent and Python has not replied to. */
+  pending: Record<string, string>;
+  /** Problems found (in the browser or in Python's reply) with this view's last attempt. */
+  refusals: Record<string, { error: string; errors: FieldError[] }>;
+  now: number;
+}
+
+export type PickerEvent =
+  | { type: "model"; model: ModelState }
+  | { type: "checked"; interruptId: string; errors: FieldError[] }
+  | { type: "sent"; interruptId: string; requestId: string }
+  | { type: "reply"; reply: AnswerResultMessage }
+  | { type: "tick"; now: number };
+
+export type CardPhase = "open" | "pending" | "expired" | "decided";
+
+export interface CardView {
+  id: string;
+  interrupt: WireInterrupt;
+  /** Tool name, or the reason when it is not a tool approval. */
+  title: string;
+  message: string;
+  /** The tool's arguments, each value as display text. */
+  args: Array<[string, string]>;
+  phase: CardPhase;
+  /** Set once decided. */
+  decision: Decision | null;
+  /** Field errors keyed by JSON pointer ("" for the answer as a whole). */
+  fieldErrors: Record<string, string[]>;
+  /** A card-level problem to show above the buttons. */
+  error: string;
+  /** Milliseconds left, null without a deadline. */
+  remaining: number | null;
+  /** ES module source replacing the built-in form, if any. */
+  renderer: string | null;
+}
+
+export interface PickerView {
+  status: PickerStatus;
+  /** Read-only summary: the answers went out (or it failed). */
+  closed: boolean;
+  error: string;
+  cards: CardView[];
+  /** True while some open card counts down. */
+  ticking: boolean;
+  /** "2 of 3 answered", for the header. */
+  progress: string;
+}
+
+export function initialState(model: ModelState, now: number): PickerState {
+  return { model, pending: {}, refusals: {}, now };
+}
+
+function without<T>(record: Record<string, T>, key: string): Record<string, T> {
+  const copy = { ...record };
+  delete copy[key];
+  return copy;
+}
+
+export function reduce(state: PickerState, event: PickerEvent): PickerState {
+  switch (event.type) {
+    case "model": {
+      // An answer recorded (by anyone) settles this view's pending request for it.
+      let pending = state.pending;
+      let refusals = state.refusals;
+      for (const id of Object.keys(event.model.answers)) {
+        pending = without(pending, id);
+        refusals = without(refusals, id);
+      }
+      return { ...state, model: event.model, pending, refusals };
+    }
+    case "checked":
+      return event.errors.length
+        ? { ...state, refusals: { ...state.refusals, [event.interruptId]: { error: "", errors: event.errors } } }
+        : { ...state, refusals: without(state.refusals, event.interruptId) };
+    case "sent":
+      return {
+        ...state,
+        pending: { ...state.pending, [event.interruptId]: event.requestId },
+        refusals: without(state.refusals, event.interruptId),
+      };
+    case "reply": {
+      const entry = Object.entries(state.pending).find(([, requestId]) => requestId === event.reply.requestId);
+      if (!entry) return state; // another view's request
+      const [id] = entry;
+      const pending = without(state.pending, id);
+      if (event.reply.ok) return { ...state, pending };
+      const refusal = { error: event.reply.error, errors: event.reply.errors };
+      return { ...state, pending, refusals: { ...state.refusals, [id]: refusal } };
+    }
+    case "tick":
+      return { ...state, now: event.now };
+  }
+}
+
+function titleOf(interrupt: WireInterrupt): string {
+  const tool = interrupt.metadata?.tool_name;
+  return typeof tool === "string" && tool ? tool : interrupt.reason;
+}
+
+function argsOf(interrupt: WireInterrupt): Array<[string, string]> {
+  const input = interrupt.metadata?.tool_input;
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return [];
+  return Object.entries(input as Record<string, unknown>).map(([key, value]): [string, string] => [
+    key,
+    typeof value === "string" ? value : JSON.stringify(value),
+  ]);
+}
+
+function groupErrors(errors: FieldError[]): Record<string, string[]> {
+  const grouped: Record<string, string[]> = {};
+  for (const e of errors) (grouped[e.path] ??= []).push(e.message);
+  return grouped;
+}
+
+function rendererFor(model: ModelState, interrupt: WireInterrupt): string | null {
+  const tool = interrupt.metadata?.tool_name;
+  const byTool = typeof tool === "string" ? model.renderers[tool] : undefined;
+  return byTool ?? model.renderers[interrupt.reason] ?? null;
+}
+
+function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
+  const { model } = state;
+  const record: AnswerRecord | undefined = model.answers[interrupt.id];
+  const remaining = remainingMs(interrupt.expiresAt, state.now);
+  const refusal = state.refusals[interrupt.id];
+  const modelErrors = model.errors[interrupt.id] ?? [];
+  let phase: CardPhase = "open";
+  if (record) phase = "decided";
+  else if (state.pending[interrupt.id]) phase = "pending";
+  else if (remaining !== null && remaining <= 0) phase = "expired";
+  const errors = phase === "decided" ? [] : refusal ? refusal.errors : modelErrors;
+  return {
+    id: interrupt.id,
+    interrupt,
+    title: titleOf(interrupt),
+    message: interrupt.message ?? "",
+    args: argsOf(interrupt),
+    phase,
+    decision: record ? decisionOf(record) : null,
+    fieldErrors: groupErrors(errors),
+    error: phase === "decided" ? "" : (refusal?.error ?? ""),
+    remaining,
+    renderer: rendererFor(model, interrupt),
+  };
+}
+
+export function viewOf(state: PickerState): PickerView {
+  const { model } = state;
+  const cards = model.interrupts.map((i) => cardOf(state, i));
+  const closed = model.status !== "waiting";
+  const answered = cards.filter((c) => c.phase === "decided").length;
+  return {
+    status: model.status,
+    closed,
+    error: model.error,
+    cards,
+    ticking: !closed && cards.some((c) => c.remaining !== null && c.phase !== "decided"),
+    progress: cards.length > 1 ? `${answered} of ${cards.length} answered` : "",
+  };
+}

@@ -1,0 +1,67 @@
+// The picker model's synced traits, as the Python side (`picker.py`) writes them.
+
+/** A JSON schema node, as far as the form reads it. */
+export interface JsonSchema {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+}
+
+/** An AG-UI 1.0 interrupt in its camelCase wire form (`metadata` keeps its own keys). */
+export interface WireInterrupt {
+  id: string;
+  reason: string;
+  message?: string;
+  toolCallId?: string;
+  responseSchema?: JsonSchema;
+  expiresAt?: string;
+  metadata?: Record<string, unknown>;
+  subagentRunId?: string;
+}
+
+export type AnswerStatus = "resolved" | "cancelled";
+
+/** One recorded answer. `by` is "user", "python", "responder:<name>" or "expiry". */
+export interface AnswerRecord {
+  status: AnswerStatus;
+  payload: unknown;
+  by: string;
+  at: string;
+}
+
+/** A reason an answer was refused; `path` is a JSON pointer into the payload. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export type PickerStatus = "waiting" | "submitted" | "expired" | "error";
+
+export interface PickerModel {
+  [key: string]: unknown;
+  kind: "picker";
+  interrupts: WireInterrupt[];
+  answers: Record<string, AnswerRecord>;
+  status: PickerStatus;
+  error: string;
+  errors: Record<string, FieldError[]>;
+  renderers: Record<string, string>;
+}
