@@ -365,7 +365,8 @@ function deriveLabels(fields: FieldSpec[], out: Record<string, unknown>): void {
  */
 export function collect(spec: FormSpec, raw: RawValues, options: { approved?: boolean } = {}): Collected {
   const errors: FieldError[] = [];
-  if (!spec.hasSchema) return { payload: null, errors };
+  // No schema: any answer fits; an empty object still counts as a resolved payload.
+  if (!spec.hasSchema) return { payload: {}, errors };
   if (!spec.object) {
     const field = spec.fields[0];
     if (!field) return { payload: null, errors };

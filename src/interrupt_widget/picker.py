@@ -69,7 +69,7 @@ class InterruptPicker(anywidget.AnyWidget):
 
     kind = traitlets.Unicode("picker", read_only=True).tag(sync=True)
     """Which view the shared bundle draws for this model."""
-    interrupts = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
+    interrupts = traitlets.List(traitlets.Dict()).tag(sync=True)
     """The interrupts as AG-UI camelCase JSON, in the order given."""
     answers = traitlets.Dict().tag(sync=True)
     """`{interruptId: {"status", "payload", "by", "at"}}` for each recorded answer."""
@@ -96,9 +96,11 @@ class InterruptPicker(anywidget.AnyWidget):
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise ValueError(f"interrupt ids must be unique; repeated: {', '.join(duplicates)}")
-        super().__init__()
-        self.set_trait("interrupts", [to_wire(i) for i in parsed])
-        self.renderers = {str(k): _renderer_source(v) for k, v in (renderers or {}).items()}
+        # Passed to the constructor so the opening message already carries them.
+        super().__init__(
+            interrupts=[to_wire(i) for i in parsed],
+            renderers={str(k): _renderer_source(v) for k, v in (renderers or {}).items()},
+        )
         self._order = parsed
         self._by_id = {i.id: i for i in parsed}
         self._on_submit = on_submit
@@ -205,7 +207,13 @@ class InterruptPicker(anywidget.AnyWidget):
                 raise AnswerRefused("the answers were already submitted; nothing was changed")
             interrupt = self._target(interrupt_id)
             label = _name(interrupt)
-            if interrupt.id in self._recorded:
+            earlier = self._recorded.get(interrupt.id)
+            if earlier is not None and earlier["by"] == _EXPIRY:
+                raise AnswerRefused(
+                    f"{label} expired at {interrupt.expires_at} and was cancelled; "
+                    "nothing was changed"
+                )
+            if earlier is not None:
                 raise AnswerRefused(f"{label} was already answered; nothing was changed")
             if status == "resolved":
                 self._check_resolvable(interrupt, payload)

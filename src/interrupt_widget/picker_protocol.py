@@ -90,7 +90,7 @@ def parse_front_end_message(content: Any) -> AnswerRequest:
         request_id=request_id,
         interrupt_id=interrupt_id,
         status=resolved,
-        payload=content.get("payload"),
+        payload=content.get("payload") if resolved == "resolved" else None,
     )
 
 
