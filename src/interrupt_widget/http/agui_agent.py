@@ -35,7 +35,7 @@ def as_agui_agent(agent: Any, **adapter_options: Any) -> AGUIAgent:
                 f"not to {type(agent).__name__}, which already speaks AG-UI"
             )
         return agent
-    from interrupt_widget import OpenAIAgentsAdapter  # type: ignore[attr-defined,unused-ignore]
+    from interrupt_widget.adapter import OpenAIAgentsAdapter
 
     adapter: AGUIAgent = OpenAIAgentsAdapter(agent, **options)
     return adapter

@@ -1,11 +1,14 @@
 """An agent run that outlives its HTTP connection until it reaches a safe point.
 
 A client that goes away mid-stream must not leave a tool half-run. The run
-therefore lives in its own task, apart from the connection: when the client
-disconnects, the run goes on, its events dropped, until no tool call is between
-its start and its result and every call the resume asked for has its result;
-there it is closed. So a tool approved in the request either ran to the end,
-with its TOOL_CALL_RESULT in the stream, or never started.
+therefore lives in its own task, apart from the connection. When the client
+disconnects, a run that can be stopped (the adapter's runs have `stop()`) is
+asked to stop, which it does at a safe point: a tool already running finishes,
+no new one starts. It is drained to its end, its events dropped. A run with no
+`stop()` goes on until no tool call is between its start and its result and
+every call the resume asked for has its result, and is closed there. Either
+way a tool approved in the request ran to the end, with its TOOL_CALL_RESULT
+in the stream, or never started.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class DetachedRun:
         self._queue: asyncio.Queue[object] = asyncio.Queue(_QUEUE_SIZE)
         self._abandoned = asyncio.Event()
         self._in_flight = _calls_the_resume_may_run(input)
+        self._stream = agent.run(input)
         self.task = asyncio.create_task(self._produce(), name=f"agui-run-{input.run_id}")
 
     @property
@@ -72,7 +76,17 @@ class DetachedRun:
 
     def abandon(self) -> None:
         """The client went away: drop further events and stop once no tool is mid-run."""
+        if self._abandoned.is_set():
+            return
         self._abandoned.set()
+        if self._can_stop():
+            self._stream.stop()  # type: ignore[attr-defined]
+
+    def _can_stop(self) -> bool:
+        can_stop = getattr(self._stream, "can_stop", None)
+        if isinstance(can_stop, bool):
+            return can_stop
+        return callable(getattr(self._stream, "stop", None))
 
     async def events(self) -> AsyncIterator[BaseEvent]:
         """The run's events in order, ending when the run ends or is abandoned."""
@@ -111,14 +125,14 @@ class DetachedRun:
 
     async def _produce(self) -> None:
         started = ended = False
-        stream = self._agent.run(self._input)
+        stream = self._stream
         try:
             async for event in stream:
                 started = started or isinstance(event, RunStartedEvent)
                 ended = isinstance(event, RunFinishedEvent | RunErrorEvent)
                 self._track(event)
                 await self._deliver(event)
-                if self.abandoned and not self._in_flight and not ended:
+                if self.abandoned and not self._in_flight and not ended and not self._can_stop():
                     logger.info(
                         "client left run %s; stopped it with no tool mid-run", self._input.run_id
                     )

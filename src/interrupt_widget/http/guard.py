@@ -7,14 +7,15 @@ it checks every gated call the request could make the agent run (a call named
 by a resume entry, or a gated call with no result yet); a call with no
 fingerprint or a wrong one ends the run in RUN_ERROR, and nothing runs.
 
-Only calls this layer saw interrupted, or that arrived with a valid
-fingerprint, are signed: gating marks written by a client are never trusted.
+Only calls this run interrupted, or that arrived with a valid fingerprint, are
+signed: a gating mark a client wrote is never trusted, because `check` refuses
+any unanswered gated call without a valid fingerprint before the agent runs.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -138,8 +139,13 @@ class FingerprintGuard:
             )
         return None
 
-    async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+    def run(self, input: RunAgentInput) -> GuardedRun:
         """The agent's events, signed; or RUN_STARTED + RUN_ERROR when `check` refuses."""
+        return GuardedRun(self, input)
+
+    async def _events(
+        self, input: RunAgentInput, handle: GuardedRun
+    ) -> AsyncGenerator[BaseEvent, None]:
         problem = self.check(input)
         if problem is not None:
             logger.warning("refused run %s: %s", input.run_id, problem.message)
@@ -156,34 +162,27 @@ class FingerprintGuard:
         for call in _tool_calls(input.messages):
             if self._is_genuine(input.thread_id, call):
                 known[call.id] = self._sign(input.thread_id, call)
-        held: MessagesSnapshotEvent | None = None
-        async for event in self._agent.run(input):
+        async for event in handle.attach(self._agent.run(input)):
             if isinstance(event, MessagesSnapshotEvent):
-                if held is not None:
-                    yield self._signed_snapshot(input.thread_id, held, (), known)
-                # Held back one event: the interrupt outcome that follows names the gated calls.
-                held = event
-                continue
-            interrupts = _interrupts_of(event)
-            if held is not None:
-                gated = {i.tool_call_id for i in interrupts if i.tool_call_id}
-                yield self._signed_snapshot(input.thread_id, held, gated, known)
-                held = None
-            if interrupts:
-                yield self._signed_finish(input, event, interrupts, known)
+                yield self._signed_snapshot(input.thread_id, event, known)
+            elif isinstance(event, RunFinishedEvent) and isinstance(
+                event.outcome, RunFinishedInterruptOutcome
+            ):
+                yield self._signed_finish(event, event.outcome.interrupts, known)
             else:
                 yield event
-        if held is not None:
-            yield self._signed_snapshot(input.thread_id, held, (), known)
 
     def _signed_snapshot(
-        self,
-        thread_id: str,
-        event: MessagesSnapshotEvent,
-        gated: Iterable[str],
-        known: dict[str, str],
+        self, thread_id: str, event: MessagesSnapshotEvent, known: dict[str, str]
     ) -> MessagesSnapshotEvent:
-        gated_now = set(gated)
+        # A gated call still waiting for its result is one this run interrupted, or
+        # one `check` verified on the way in: the adapter refuses any other.
+        answered = {m.tool_call_id for m in event.messages if isinstance(m, ToolMessage)}
+        gated_now = {
+            call.id
+            for call in _tool_calls(event.messages)
+            if interrupt_record(call) is not None and call.id not in answered
+        }
         messages: list[Message] = []
         for message in event.messages:
             if isinstance(message, AssistantMessage) and message.tool_calls:
@@ -209,13 +208,8 @@ class FingerprintGuard:
         return call.model_copy(update={"metadata": metadata or None})
 
     def _signed_finish(
-        self,
-        input: RunAgentInput,
-        event: BaseEvent,
-        interrupts: list[Interrupt],
-        known: dict[str, str],
-    ) -> BaseEvent:
-        assert isinstance(event, RunFinishedEvent)
+        self, event: RunFinishedEvent, interrupts: list[Interrupt], known: dict[str, str]
+    ) -> RunFinishedEvent:
         signed: list[Interrupt] = []
         for interrupt in interrupts:
             metadata: dict[str, Any] = dict(interrupt.metadata or {})
@@ -227,9 +221,41 @@ class FingerprintGuard:
         return event.model_copy(update={"outcome": outcome})
 
 
-def _interrupts_of(event: BaseEvent) -> list[Interrupt]:
-    if isinstance(event, RunFinishedEvent) and isinstance(
-        event.outcome, RunFinishedInterruptOutcome
-    ):
-        return list(event.outcome.interrupts)
-    return []
+class GuardedRun:
+    """One guarded run: an async iterator of events whose `stop()` reaches the agent's run."""
+
+    def __init__(self, guard: FingerprintGuard, input: RunAgentInput) -> None:
+        self._inner: AsyncIterator[BaseEvent] | None = None
+        self._stop_requested = False
+        self._events = guard._events(input, self)
+
+    def attach(self, inner: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
+        self._inner = inner
+        if self._stop_requested:
+            self.stop()
+        return inner
+
+    def __aiter__(self) -> GuardedRun:
+        return self
+
+    async def __anext__(self) -> BaseEvent:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """End the stream now, closing the agent's run too."""
+        await self._events.aclose()
+        close = getattr(self._inner, "aclose", None)
+        if close is not None:
+            await close()
+
+    @property
+    def can_stop(self) -> bool:
+        """Whether the agent's run can be asked to stop at a safe point (it has `stop()`)."""
+        return self._inner is None or callable(getattr(self._inner, "stop", None))
+
+    def stop(self) -> None:
+        """Ask the agent's run to end early; it finishes any tool already running."""
+        self._stop_requested = True
+        stop = getattr(self._inner, "stop", None)
+        if callable(stop):
+            stop()
