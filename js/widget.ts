@@ -3,11 +3,15 @@
 
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { mountPicker, type PickerModel } from "./picker/index";
+import { mountChat, type ChatModel } from "./chat/index";
 
 function render({ model, el }: RenderProps): () => void {
   const kind = model.get("kind");
   if (kind === "picker") return mountPicker(el, model as unknown as AnyModel<PickerModel>);
-  // "chat": mounted here by the chat view.
+  if (kind === "chat") {
+    const embed = (slot: HTMLElement, picker: AnyModel) => mountPicker(slot, picker as unknown as AnyModel<PickerModel>);
+    return mountChat(el, model as unknown as AnyModel<ChatModel>, { mountPicker: embed });
+  }
   el.textContent = `interrupt-widget: unknown widget kind ${JSON.stringify(kind)}`;
   return () => {
     el.textContent = "";

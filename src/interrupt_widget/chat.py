@@ -1,0 +1,492 @@
+"""`AgentChat`: a conversation with an agent in one notebook cell.
+
+The widget shows the transcript as it streams, the picker inline when a tool
+needs a human, a status line, a prompt box and Stop. Each `send` runs in the
+background on the kernel's loop; `await chat.send(text)` returns once the
+agent has finished, interrupts answered. The conversation lives in a
+`ConversationThread` as AG-UI messages, so it can be saved and resumed in a
+new kernel.
+
+Front end <-> Python contract (mirrored in `js/chat/protocol.ts`): synced
+traits `kind`, `messages`, `status`, `status_line`, `picker`; custom messages
+from the front end `{"type": "prompt", "text", "requestId"}`, `{"type": "stop"}`,
+`{"type": "hello"}`; to it `{"type": "events", "events"}` (batched stream),
+`{"type": "catchup", "events"}` (the run so far, for a view that just opened)
+and `{"type": "prompt_result", "requestId", "ok", "error"}`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import pathlib
+from collections.abc import Awaitable, Generator, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import anywidget
+import traitlets
+from ag_ui.core import AssistantMessage, BaseEvent, Interrupt, ResumeEntry, RunAgentInput
+from ipywidgets import widget_serialization
+
+from . import responders as _responders
+from .decisions import Decision, decisions_for, decisions_frame, save_decisions
+from .delta_batching import EventBatcher, coalesce
+from .picker import InterruptPicker
+from .responders import Responder, ResponderError
+from .thread import (
+    AgentRunner,
+    AnswersRefused,
+    ConversationThread,
+    InterruptsOpen,
+    OutcomeKind,
+    RunOutcome,
+    ThreadBusy,
+)
+from .wire import messages_to_wire, to_wire
+
+__all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError"]
+
+_log = logging.getLogger(__name__)
+_BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
+SAVE_FORMAT = "interrupt-widget/chat@1"
+"""`format` of a file written by `AgentChat.save`."""
+
+
+class ChatRunError(RuntimeError):
+    """The run ended with RUN_ERROR; the message is the one the status line shows."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        """The RUN_ERROR code, when the adapter gave one."""
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """What an awaited `send` returns."""
+
+    outcome: OutcomeKind
+    """`success`, or `cancelled` when stopped."""
+    text: str
+    """The agent's last reply (empty when it said nothing)."""
+    run_ids: tuple[str, ...]
+    """The runs this send took, the first one and one per resume."""
+    decisions: tuple[Decision, ...]
+    """The interrupts answered along the way."""
+
+
+class ChatRun:
+    """The handle `send` returns at once. Await it for the `ChatResult`."""
+
+    def __init__(self, task: asyncio.Task[ChatResult]) -> None:
+        self._task = task
+
+    def __await__(self) -> Generator[Any, None, ChatResult]:
+        return self._task.__await__()
+
+    def done(self) -> bool:
+        return self._task.done()
+
+    def result(self) -> ChatResult:
+        """The result of a finished run (raises what the run raised)."""
+        return self._task.result()
+
+    def __repr__(self) -> str:
+        return f"<ChatRun {'finished' if self._task.done() else 'running'}>"
+
+
+class AgentChat(anywidget.AnyWidget):
+    """A chat with an OpenAI Agents SDK agent whose gated tools ask you first."""
+
+    _esm = _BUNDLE
+
+    kind = traitlets.Unicode("chat", read_only=True).tag(sync=True)
+    """Which view the shared bundle draws for this model."""
+    messages = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
+    """The committed conversation as AG-UI camelCase JSON (updated between runs)."""
+    status = traitlets.Unicode("idle", read_only=True).tag(sync=True)
+    """`idle`, `running`, `waiting` (for an answer), `done`, `cancelled` or `error`."""
+    status_line = traitlets.Unicode("", read_only=True).tag(sync=True)
+    """The sentence under the transcript: progress, the open question, or the error."""
+    picker = traitlets.Instance(InterruptPicker, allow_none=True, read_only=True).tag(
+        sync=True, **widget_serialization
+    )
+    """The picker of the last interrupts (answered or not), drawn inline."""
+
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        model: Any = None,
+        responder: Responder | None = None,
+        expires_in: float | timedelta | None = None,
+        response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+        renderers: Mapping[str, str | pathlib.Path] | None = None,
+        adapter: AgentRunner | None = None,
+        _state: Mapping[str, Any] | None = None,
+    ) -> None:
+        """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).
+
+        `responder` answers interrupts with no human (see `interrupt_widget.responders`);
+        without one, `INTERRUPT_WIDGET_RESPONDER` names it, else a person answers.
+        `expires_in` and `response_schemas` go to the adapter, `renderers` to the picker.
+        `adapter` replaces the `OpenAIAgentsAdapter` built from the agent.
+        """
+        super().__init__()
+        if adapter is None:
+            from .adapter import OpenAIAgentsAdapter
+
+            if model is not None:
+                agent = agent.clone(model=model)
+            adapter = OpenAIAgentsAdapter(
+                agent, response_schemas=response_schemas, expires_in=expires_in
+            )
+        self.agent = agent
+        self.responder: Responder | None = (
+            responder if responder is not None else _responders.from_env()
+        )
+        """Who answers interrupts when no person should (None: a person does)."""
+        state = _state or {}
+        self._thread = ConversationThread(
+            adapter,
+            thread_id=state.get("threadId"),
+            messages=state.get("messages", ()),
+            interrupts=state.get("interrupts", ()),
+        )
+        self._renderers = dict(renderers or {})
+        self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
+        self._batcher = EventBatcher(self._to_front_end)
+        self._loop: asyncio.AbstractEventLoop | None = _running_loop()
+        self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
+        self._picker_generation = 0
+        self._stop_when_answered = False
+        self._last_run: ChatRun | None = None
+        self.on_msg(self._on_front_end_message)
+        self._sync_messages()
+        if self._thread.interrupts:  # a loaded chat that was waiting: ask again
+            self._set_status("waiting", _waiting_line(self._thread.interrupts))
+            self._open_picker(self._thread.interrupts)
+            self._let_responder_answer()
+
+    # -- public API --------------------------------------------------------------------------
+
+    def send(self, text: str) -> ChatRun:
+        """Send a user message; the run goes on in the background. Await the handle.
+
+        Refused (`InterruptsOpen`) while the agent waits for an answer, and
+        (`ThreadBusy`) while it is still answering.
+        """
+        loop = self._capture_loop()
+        run_input = self._thread.user_input(text)
+        self._sync_messages()
+        self.set_trait("picker", None)
+        return self._start(loop, self._converse(run_input, len(self._decisions)))
+
+    def stop(self, *, by: str = "python") -> bool:
+        """Stop the agent: the run ends with the cancelled outcome. False if idle.
+
+        While the agent waits for an answer, the open interrupts are cancelled
+        (their tools never run), the conversation records that, and the run ends
+        cancelled before the model speaks again.
+        """
+        if self._thread.running:
+            return self._thread.stop()
+        picker = self.picker
+        if picker is None or picker.submitted or not self._thread.interrupts:
+            return False
+        self._stop_when_answered = True
+        for interrupt in picker.open_interrupts:
+            with contextlib.suppress(ValueError):  # answered meanwhile: keep that answer
+                picker.cancel(interrupt.id, by=by)
+        return True
+
+    @property
+    def last_run(self) -> ChatRun | None:
+        """The handle of the latest run (also one started by answering a loaded chat)."""
+        return self._last_run
+
+    @property
+    def thread(self) -> ConversationThread:
+        """The conversation: messages, open interrupts, every run's events."""
+        return self._thread
+
+    @property
+    def events(self) -> list[list[BaseEvent]]:
+        """The AG-UI events of each run, oldest run first."""
+        return [list(run.events) for run in self._thread.runs]
+
+    @property
+    def interrupts(self) -> list[Interrupt]:
+        """The interrupts waiting for an answer."""
+        return list(self._thread.interrupts)
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """One record per answered interrupt: when, tool, arguments, verdict, payload, who."""
+        return list(self._decisions)
+
+    def decisions_frame(self) -> Any:
+        """`decisions` as a pandas DataFrame."""
+        return decisions_frame(self._decisions)
+
+    def save_decisions(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write the decisions for `responders.replay(path)` (and for people)."""
+        return save_decisions(self._decisions, path)
+
+    @property
+    def text(self) -> str:
+        """The agent's last reply."""
+        return _last_reply(self._thread)
+
+    def save(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write the conversation and its open interrupts as JSON (not while a run is going)."""
+        if self._thread.running:
+            raise ThreadBusy("a run is going: await it or stop it before saving")
+        document = {
+            "format": SAVE_FORMAT,
+            "threadId": self._thread.thread_id,
+            "messages": messages_to_wire(self._thread.messages),
+            "interrupts": [to_wire(i) for i in self._thread.interrupts],
+            "decisions": [vars(d) for d in self._decisions],
+        }
+        target = pathlib.Path(path)
+        target.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        return target
+
+    @classmethod
+    def load(cls, path: str | pathlib.Path, agent: Any, **options: Any) -> AgentChat:
+        """A chat from `save(path)`, for the same agent; open interrupts ask again."""
+        source = pathlib.Path(path)
+        document = json.loads(source.read_text(encoding="utf-8"))
+        if not isinstance(document, dict) or document.get("format") != SAVE_FORMAT:
+            raise ValueError(f"{source} is not a saved chat (expected format {SAVE_FORMAT})")
+        return cls(agent, _state=document, **options)
+
+    def __repr__(self) -> str:
+        lines = [f"AgentChat ({self.status})"]
+        reply = _last_reply(self._thread)
+        if reply:
+            lines.append(f"Agent: {reply}")
+        if self.picker is not None:
+            lines.append(repr(self.picker))
+        if self.status == "error" and self.status_line:
+            lines.append(self.status_line)
+        return "\n".join(lines)
+
+    # -- the conversation --------------------------------------------------------------------
+
+    def _start(self, loop: asyncio.AbstractEventLoop, work: Awaitable[ChatResult]) -> ChatRun:
+        async def main() -> ChatResult:
+            return await work
+
+        task = loop.create_task(main(), name="interrupt-widget chat")
+        task.add_done_callback(_retrieve)  # the status line shows failures; no stray warning
+        self._last_run = ChatRun(task)
+        return self._last_run
+
+    async def _converse(
+        self, first: RunAgentInput | list[ResumeEntry], decisions_before: int
+    ) -> ChatResult:
+        runs_before = len(self._thread.runs)
+        try:
+            if isinstance(first, RunAgentInput):
+                outcome = await self._run(first)
+            else:
+                outcome = await self._resume(first)
+            while outcome.kind == "interrupt":
+                entries = await self._ask(outcome.interrupts)
+                outcome = await self._resume(entries)
+        except ResponderError as exc:
+            self._set_status("error", f"Error: {exc}")
+            raise
+        except asyncio.CancelledError:
+            self._thread.stop()
+            raise
+        if outcome.kind == "error":
+            self._set_status("error", f"Error: {outcome.error}")
+            raise ChatRunError(outcome.error or "the run failed", code=outcome.code)
+        if outcome.kind == "cancelled":
+            self._set_status("cancelled", "Stopped.")
+        else:
+            self._set_status("done", "")
+        return ChatResult(
+            outcome=outcome.kind,
+            text=_last_reply(self._thread),
+            run_ids=tuple(r.run_id for r in self._thread.runs[runs_before:]),
+            decisions=tuple(self._decisions[decisions_before:]),
+        )
+
+    async def _run(
+        self, run_input: RunAgentInput, *, stop_once_answered: bool = False
+    ) -> RunOutcome:
+        self._set_status("running", "The agent is working…")
+        task = self._thread.start(
+            run_input, on_event=self._batcher.push, stop_once_answered=stop_once_answered
+        )
+        try:
+            outcome = await task
+        finally:
+            self._batcher.flush()
+            self._sync_messages()
+        return outcome
+
+    async def _resume(self, entries: list[ResumeEntry]) -> RunOutcome:
+        stop, self._stop_when_answered = self._stop_when_answered, False
+        try:
+            run_input = self._thread.resume_input(entries)
+        except AnswersRefused as exc:
+            self._set_status("error", f"Error: {exc}")
+            raise
+        return await self._run(run_input, stop_once_answered=stop)
+
+    async def _ask(self, interrupts: tuple[Interrupt, ...]) -> list[ResumeEntry]:
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[list[ResumeEntry]] = loop.create_future()
+        self._waiter = waiter
+        self._set_status("waiting", _waiting_line(interrupts))
+        self._open_picker(interrupts)
+        try:
+            if self.responder is not None:
+                self.responder.respond(self._require_picker())
+            return await waiter
+        finally:
+            self._waiter = None
+
+    def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
+        self._picker_generation += 1
+        on_submit = functools.partial(self._on_picker_submit, self._picker_generation)
+        picker = InterruptPicker(interrupts, renderers=self._renderers, on_submit=on_submit)
+        self.set_trait("picker", picker)
+
+    def _require_picker(self) -> InterruptPicker:
+        picker = self.picker
+        if picker is None:  # pragma: no cover - _open_picker always sets one
+            raise RuntimeError("no picker is open")
+        return picker
+
+    def _let_responder_answer(self) -> None:
+        if self.responder is None or self.picker is None:
+            return
+        try:
+            self.responder.respond(self.picker)
+        except ResponderError as exc:
+            self._set_status("error", f"Error: {exc}")
+
+    def _on_picker_submit(self, generation: int, entries: list[ResumeEntry]) -> None:
+        """From the picker, on whatever thread recorded the last answer."""
+        loop = self._loop
+        if loop is None:
+            raise RuntimeError("AgentChat has no event loop to resume on")
+        if _running_loop() is loop:
+            self._deliver(generation, entries)
+        else:
+            loop.call_soon_threadsafe(self._deliver, generation, entries)
+
+    def _deliver(self, generation: int, entries: list[ResumeEntry]) -> None:
+        picker = self.picker
+        if generation != self._picker_generation or picker is None:
+            return  # a picker that was replaced meanwhile
+        before = len(self._decisions)
+        interrupts = [i for i in self._thread.interrupts if i.id in picker.answers]
+        self._decisions.extend(decisions_for(interrupts, picker.answers))
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(entries)
+        else:  # nobody waits (a loaded chat, or a responder failed earlier): resume now
+            self._start(self._capture_loop(), self._converse(entries, before))
+
+    # -- front end ---------------------------------------------------------------------------
+
+    def _to_front_end(self, content: Mapping[str, Any]) -> None:
+        self._send({"method": "custom", "content": dict(content)})
+
+    def _on_front_end_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        loop = self._loop
+        if loop is not None and _running_loop() is not loop:
+            loop.call_soon_threadsafe(self._handle_front_end_message, content)
+        else:
+            self._handle_front_end_message(content)
+
+    def _handle_front_end_message(self, content: Any) -> None:
+        if not isinstance(content, Mapping):
+            _log.warning("ignored a chat message that is not an object")
+            return
+        kind = content.get("type")
+        if kind == "hello":
+            self._batcher.flush()
+            events = self._thread.runs[-1].events if self._thread.running else []
+            self._to_front_end({"type": "catchup", "events": coalesce(events)})
+        elif kind == "stop":
+            self.stop(by="user")
+        elif kind == "prompt":
+            request_id = content.get("requestId")
+            text = content.get("text")
+            try:
+                if not isinstance(text, str):
+                    raise ValueError("the message is empty")
+                self.send(text)
+            except (InterruptsOpen, ThreadBusy, ValueError, RuntimeError) as exc:
+                reply = {"type": "prompt_result", "requestId": request_id, "ok": False}
+                self._to_front_end({**reply, "error": str(exc)})
+            else:
+                self._to_front_end({"type": "prompt_result", "requestId": request_id, "ok": True})
+        else:
+            _log.warning("ignored a chat message of type %r", kind)
+
+    # -- state -------------------------------------------------------------------------------
+
+    def _set_status(self, status: str, line: str) -> None:
+        with self.hold_sync():
+            self.set_trait("status", status)
+            self.set_trait("status_line", line)
+
+    def _sync_messages(self) -> None:
+        self.set_trait("messages", messages_to_wire(self._thread.messages))
+
+    def _capture_loop(self) -> asyncio.AbstractEventLoop:
+        loop = _running_loop()
+        if loop is None:
+            if self._loop is None or self._loop.is_closed():
+                raise RuntimeError(
+                    "AgentChat runs on an event loop: call send() from a notebook cell "
+                    "or from a coroutine"
+                )
+            return self._loop
+        self._loop = loop
+        return loop
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _retrieve(task: asyncio.Task[ChatResult]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def _last_reply(thread: ConversationThread) -> str:
+    for message in reversed(thread.messages):
+        if (
+            isinstance(message, AssistantMessage)
+            and isinstance(message.content, str)
+            and message.content
+        ):
+            return message.content
+    return ""
+
+
+def _waiting_line(interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> str:
+    names = []
+    for interrupt in interrupts:
+        tool = (interrupt.metadata or {}).get("tool_name")
+        names.append(tool if isinstance(tool, str) and tool else interrupt.reason)
+    return "Waiting for your answer: " + ", ".join(names)

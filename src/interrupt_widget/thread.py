@@ -1,0 +1,400 @@
+"""The in-kernel conversation loop: AG-UI messages, open interrupts, one task per run.
+
+A `ConversationThread` holds everything a later run needs, as plain AG-UI data:
+the messages (replaced by each run's MESSAGES_SNAPSHOT) and the interrupts the
+last run ended with. Each run is one asyncio task iterating the adapter's
+event stream; the adapter is stateless, so the kernel keeps no SDK state and a
+thread saved to JSON resumes in another process.
+
+Answers are taken exactly once: `resume_input` accepts entries only when they
+cover the open interrupts exactly, and closes those interrupts as it builds the
+input, so a second submission (another view, a re-run cell, a replay) is
+refused instead of running a tool twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    FunctionCall,
+    Interrupt,
+    Message,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCall,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+    ToolMessage,
+    UserMessage,
+)
+
+from .wire import interrupts_from_wire, message_from_wire, resume_entry_from_wire
+
+OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
+EventSink = Callable[[BaseEvent], object]
+
+
+class AgentRunner(Protocol):
+    """What the thread needs from an adapter: one AG-UI event stream per input."""
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]: ...
+
+
+class ThreadBusy(RuntimeError):
+    """A run is already going on this thread."""
+
+
+class InterruptsOpen(RuntimeError):
+    """New input while the last run still waits for answers."""
+
+
+class AnswersRefused(ValueError):
+    """Resume entries that do not answer the open interrupts exactly; nothing was taken."""
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """How one run ended."""
+
+    kind: OutcomeKind
+    """`success`, `interrupt` (waiting for answers), `cancelled` (stopped) or `error`."""
+    run_id: str
+    interrupts: tuple[Interrupt, ...] = ()
+    """The interrupts the run ended with (kind `interrupt`)."""
+    error: str | None = None
+    """The RUN_ERROR message (kind `error`)."""
+    code: str | None = None
+    """The RUN_ERROR code, when the adapter gave one."""
+
+
+@dataclass
+class RunRecord:
+    """One run: what went in, every event that came out, how it ended."""
+
+    run_id: str
+    input: RunAgentInput
+    events: list[BaseEvent] = field(default_factory=list)
+    outcome: RunOutcome | None = None
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+class ConversationThread:
+    """A conversation with one agent, run by a stateless AG-UI adapter."""
+
+    def __init__(
+        self,
+        adapter: AgentRunner,
+        *,
+        thread_id: str | None = None,
+        messages: Iterable[Message | Mapping[str, Any]] = (),
+        interrupts: Iterable[Interrupt | Mapping[str, Any]] = (),
+    ) -> None:
+        self.adapter = adapter
+        self.thread_id = thread_id or new_id("thread")
+        """Stable across runs and across save/load."""
+        self.messages: list[Message] = [message_from_wire(m) for m in messages]
+        """The conversation, as of the last finished run (plus a just-sent user message)."""
+        self.interrupts: list[Interrupt] = interrupts_from_wire(interrupts)
+        """Interrupts waiting for answers; empty when the thread can take new input."""
+        self.runs: list[RunRecord] = []
+        """Every run started on this thread, oldest first."""
+        self._task: asyncio.Task[RunOutcome] | None = None
+        self._stream: AsyncIterator[BaseEvent] | None = None
+        self._stopping = False
+        self._taken: list[Interrupt] = []
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    # -- building inputs ---------------------------------------------------------------------
+
+    def user_input(self, text: str) -> RunAgentInput:
+        """Append a user message and return the input that runs it."""
+        self._check_idle()
+        if self.interrupts:
+            names = ", ".join(_name(i) for i in self.interrupts)
+            raise InterruptsOpen(
+                f"the agent is waiting for an answer ({names}); answer or cancel it in the picker "
+                "before sending a new message"
+            )
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("the message is empty")
+        self.messages.append(UserMessage(id=new_id("user"), content=text))
+        return self._input()
+
+    def resume_input(self, entries: Iterable[ResumeEntry | Mapping[str, Any]]) -> RunAgentInput:
+        """Take the answers to the open interrupts, once, and return the input that resumes."""
+        self._check_idle()
+        parsed = [resume_entry_from_wire(e) for e in entries]
+        if not self.interrupts:
+            raise AnswersRefused("no interrupt is open: these answers were already taken")
+        open_ids = [i.id for i in self.interrupts]
+        given = [e.interrupt_id for e in parsed]
+        missing = [i for i in open_ids if i not in given]
+        unknown = [i for i in given if i not in open_ids]
+        repeated = sorted({i for i in given if given.count(i) > 1})
+        problems = []
+        if missing:
+            problems.append(f"no answer for {', '.join(missing)}")
+        if unknown:
+            problems.append(f"answers for interrupts that are not open: {', '.join(unknown)}")
+        if repeated:
+            problems.append(f"more than one answer for {', '.join(repeated)}")
+        if problems:
+            raise AnswersRefused("; ".join(problems) + "; nothing was taken")
+        self._taken, self.interrupts = self.interrupts, []
+        return self._input(resume=parsed)
+
+    def _input(self, *, resume: list[ResumeEntry] | None = None) -> RunAgentInput:
+        return RunAgentInput(
+            thread_id=self.thread_id,
+            run_id=new_id("run"),
+            messages=list(self.messages),
+            tools=[],
+            context=[],
+            resume=resume,
+        )
+
+    def _check_idle(self) -> None:
+        if self.running:
+            raise ThreadBusy("the agent is still answering; wait for the run or stop it first")
+
+    # -- running -----------------------------------------------------------------------------
+
+    def start(
+        self,
+        input: RunAgentInput,
+        *,
+        on_event: EventSink | None = None,
+        stop_once_answered: bool = False,
+    ) -> asyncio.Task[RunOutcome]:
+        """Run `input` as a task on the running loop; events go to `on_event` as they come.
+
+        With `stop_once_answered`, a resume run is stopped as soon as every answered
+        tool call has its result: the answers land in the conversation (a cancelled
+        call is recorded as not run) and the run ends cancelled, before the model
+        speaks again. That is what Stop means while the agent waits for an answer.
+        """
+        self._check_idle()
+        record = RunRecord(run_id=input.run_id, input=input)
+        self.runs.append(record)
+        self._stopping = False
+        awaited = (
+            {i.tool_call_id for i in self._taken if i.tool_call_id} if stop_once_answered else None
+        )
+        self._task = asyncio.get_running_loop().create_task(
+            self._run(record, on_event, awaited), name=f"interrupt-widget run {input.run_id}"
+        )
+        return self._task
+
+    def stop(self) -> bool:
+        """End the active run with the cancelled outcome; False when nothing runs.
+
+        Uses the stream's own `stop()` when it has one (the adapter then closes
+        what is open and keeps what was said); otherwise cancels the run's task.
+        """
+        if not self.running or self._task is None:
+            return False
+        self._stopping = True
+        stop = getattr(self._stream, "stop", None)
+        if callable(stop):
+            stop()
+        else:
+            self._task.cancel()
+        return True
+
+    async def _run(
+        self, record: RunRecord, on_event: EventSink | None, awaited: set[str] | None
+    ) -> RunOutcome:
+        fold = _MessageFold(self.messages)
+
+        def emit(event: BaseEvent) -> None:
+            record.events.append(event)
+            fold.apply(event)
+            if on_event is not None:
+                on_event(event)
+
+        stream = self._stream = self.adapter.run(record.input)
+        outcome: RunOutcome | None = None
+        try:
+            async for event in stream:
+                if outcome is not None:
+                    continue  # nothing counts after the end of a run
+                emit(event)
+                outcome = _outcome_of(event, record.run_id)
+                if awaited is not None and outcome is None:
+                    if isinstance(event, ToolCallResultEvent):
+                        awaited.discard(event.tool_call_id)
+                    if not awaited:
+                        awaited = None
+                        self.stop()
+        except asyncio.CancelledError:
+            if not self._stopping:
+                raise
+        except Exception as exc:  # the adapter itself broke: end the run as an error
+            if outcome is None:
+                message = f"{type(exc).__name__}: {exc}"
+                emit(RunErrorEvent(message=message, code="adapter_failed"))
+                outcome = RunOutcome("error", record.run_id, error=message, code="adapter_failed")
+        finally:
+            task = asyncio.current_task()
+            if self._stopping and task is not None and task.cancelling():
+                task.uncancel()  # the stop was ours: finish the run normally
+            self._stream = None
+            await _close(stream)
+        if outcome is None:  # stopped, or the stream just ended
+            for event in fold.close_open():
+                emit(event)
+            cancelled = RunFinishedEvent(
+                thread_id=self.thread_id,
+                run_id=record.run_id,
+                outcome=RunFinishedCancelledOutcome(),
+            )
+            emit(cancelled)
+            outcome = RunOutcome("cancelled", record.run_id)
+        self._commit(fold.messages(), outcome)
+        record.outcome = outcome
+        return outcome
+
+    def _commit(self, messages: list[Message], outcome: RunOutcome) -> None:
+        self.messages = messages
+        if outcome.kind == "interrupt":
+            self.interrupts = list(outcome.interrupts)
+        else:
+            # A resume that failed or was stopped before a call got its result leaves
+            # that interrupt open: it can still be answered, and nothing ran twice.
+            answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+            self.interrupts = [
+                i
+                for i in self._taken
+                if outcome.kind != "success" and i.tool_call_id not in answered
+            ]
+        self._taken = []
+
+
+def _outcome_of(event: BaseEvent, run_id: str) -> RunOutcome | None:
+    if isinstance(event, RunFinishedEvent):
+        if isinstance(event.outcome, RunFinishedInterruptOutcome):
+            return RunOutcome("interrupt", run_id, tuple(event.outcome.interrupts))
+        if isinstance(event.outcome, RunFinishedCancelledOutcome):
+            return RunOutcome("cancelled", run_id)
+        return RunOutcome("success", run_id)
+    if isinstance(event, RunErrorEvent):
+        return RunOutcome("error", run_id, error=event.message, code=event.code)
+    return None
+
+
+async def _close(stream: AsyncIterator[BaseEvent]) -> None:
+    aclose = getattr(stream, "aclose", None)
+    if aclose is not None:
+        # closing a broken stream must not hide how the run ended
+        with contextlib.suppress(Exception):
+            await aclose()
+
+
+def _name(interrupt: Interrupt) -> str:
+    tool = (interrupt.metadata or {}).get("tool_name")
+    return tool if isinstance(tool, str) and tool else interrupt.reason
+
+
+class _MessageFold:
+    """The conversation after a run: the last MESSAGES_SNAPSHOT, else the events folded in.
+
+    Text deltas are kept as lists of parts and joined once, so a long reply
+    costs linear time.
+    """
+
+    def __init__(self, messages: Iterable[Message]) -> None:
+        self._base: list[Message] = list(messages)
+        self._added: list[Message] = []
+        self._text: dict[str, list[str]] = {}
+        self._assistant: dict[str, AssistantMessage] = {}
+        self._args: dict[str, list[str]] = {}
+        self._calls: dict[str, ToolCall] = {}
+        self._open_text: list[str] = []
+        self._open_calls: list[str] = []
+
+    def apply(self, event: BaseEvent) -> None:
+        if isinstance(event, TextMessageContentEvent):
+            self._text.setdefault(event.message_id, []).append(event.delta)
+            self._assistant_message(event.message_id)
+        elif isinstance(event, TextMessageStartEvent):
+            self._assistant_message(event.message_id)
+            self._open_text.append(event.message_id)
+        elif isinstance(event, TextMessageEndEvent):
+            _discard(self._open_text, event.message_id)
+        elif isinstance(event, ToolCallArgsEvent):
+            self._args.setdefault(event.tool_call_id, []).append(event.delta)
+        elif isinstance(event, ToolCallStartEvent):
+            parent = self._assistant_message(event.parent_message_id or f"{event.tool_call_id}-msg")
+            call = ToolCall(
+                id=event.tool_call_id,
+                function=FunctionCall(name=event.tool_call_name, arguments=""),
+            )
+            parent.tool_calls = [*(parent.tool_calls or []), call]
+            self._calls[call.id] = call
+            self._open_calls.append(call.id)
+        elif isinstance(event, ToolCallEndEvent):
+            _discard(self._open_calls, event.tool_call_id)
+        elif isinstance(event, ToolCallResultEvent):
+            self._added.append(
+                ToolMessage(
+                    id=event.message_id, tool_call_id=event.tool_call_id, content=event.content
+                )
+            )
+        elif isinstance(event, MessagesSnapshotEvent):
+            self._base = list(event.messages)
+            self._added.clear()
+            self._text.clear()
+            self._assistant.clear()
+            self._args.clear()
+            self._calls.clear()
+
+    def close_open(self) -> list[BaseEvent]:
+        """END events for what a stopped stream left open, so the record stays well-formed."""
+        ends: list[BaseEvent] = [ToolCallEndEvent(tool_call_id=c) for c in self._open_calls]
+        ends += [TextMessageEndEvent(message_id=m) for m in self._open_text]
+        return ends
+
+    def messages(self) -> list[Message]:
+        for message_id, parts in self._text.items():
+            self._assistant[message_id].content = "".join(parts)
+        for call_id, parts in self._args.items():
+            if call_id in self._calls:
+                self._calls[call_id].function.arguments = "".join(parts)
+        return [*self._base, *self._added]
+
+    def _assistant_message(self, message_id: str) -> AssistantMessage:
+        message = self._assistant.get(message_id)
+        if message is None:
+            message = AssistantMessage(id=message_id)
+            self._assistant[message_id] = message
+            self._added.append(message)
+        return message
+
+
+def _discard(items: list[str], value: str) -> None:
+    if value in items:
+        items.remove(value)
