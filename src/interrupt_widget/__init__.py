@@ -7,8 +7,25 @@ speaks the AG-UI protocol 1.0.
 
 from __future__ import annotations
 
+from .adapter import AdapterRun, OpenAIAgentsAdapter
+from .errors import AdapterError, ErrorCode
+from .interrupts import with_response_schema
+from .models import default_model
+from .offline_model import OfflineModel
 from .picker import InterruptPicker
+from .tool_answers import resume_payload
 
 __version__ = "0.1.0"
 
-__all__: list[str] = ["InterruptPicker", "__version__"]
+__all__: list[str] = [
+    "AdapterError",
+    "AdapterRun",
+    "ErrorCode",
+    "InterruptPicker",
+    "OfflineModel",
+    "OpenAIAgentsAdapter",
+    "__version__",
+    "default_model",
+    "resume_payload",
+    "with_response_schema",
+]

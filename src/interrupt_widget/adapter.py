@@ -1,0 +1,463 @@
+"""`OpenAIAgentsAdapter`: an OpenAI Agents SDK agent as an AG-UI 1.0 agent.
+
+A tool that needs approval ends the run with an interrupt; a later run, given
+the messages of the last MESSAGES_SNAPSHOT and one resume entry per open
+interrupt, runs the approved calls, tells the model about the others, and
+carries on. Runs the offline model when no API key is set::
+
+    import asyncio
+    from ag_ui.core import ResumeEntry, RunAgentInput, UserMessage
+    from interrupt_widget import OpenAIAgentsAdapter
+    from interrupt_widget.examples import meeting_agent
+
+    async def main() -> None:
+        adapter = OpenAIAgentsAdapter(meeting_agent())
+        ask = UserMessage(id="u1", content="Book a call with Alice about the Q3 roadmap")
+        first = RunAgentInput(thread_id="t1", run_id="r1", messages=[ask])
+        *_, snapshot, paused = [event async for event in adapter.run(first)]
+        answer = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue"}
+        asked = paused.outcome.interrupts[0].id
+        entry = ResumeEntry(interrupt_id=asked, status="resolved", payload=answer)
+        history = snapshot.messages
+        then = RunAgentInput(thread_id="t1", run_id="r2", messages=history, resume=[entry])
+        async for event in adapter.run(then):
+            print(event.type.value, getattr(event, "delta", ""))
+
+    asyncio.run(main())
+
+Stopping a run: `run()` returns an `AdapterRun`. Call its `stop()` (from any
+thread) and keep iterating: open text messages and tool calls are closed, a
+MESSAGES_SNAPSHOT keeps everything said so far, and the run ends with
+RUN_FINISHED and the cancelled outcome. Cancelling the task that iterates has
+the same effect: the next `__anext__` calls return those closing events, and
+the one after them raises `CancelledError`. `aclose()` ends the stream at once,
+with no further events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections.abc import AsyncGenerator, Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    Interrupt,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    RunStartedEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+    UserMessage,
+)
+from ag_ui.core.version import PROTOCOL_VERSION
+from agents import (
+    Agent,
+    AgentsException,
+    FunctionTool,
+    ItemHelpers,
+    ModelBehaviorError,
+    RunConfig,
+    RunContextWrapper,
+    Runner,
+    RunResultStreaming,
+    UserError,
+)
+from agents.tool import invoke_function_tool
+from agents.tool_context import ToolContext
+from openai.types.responses import ResponseFunctionToolCall
+
+from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.execution_ledger import ExecutionLedger
+from interrupt_widget.interrupts import (
+    INTERRUPT_KEY,
+    GatedCall,
+    approval_schema,
+    attach,
+    declared_response_schema,
+    expiry,
+    result_message_id,
+    tool_call_interrupt,
+)
+from interrupt_widget.messages import NOT_RUN_PREFIX, Transcript, output_text, to_sdk_input
+from interrupt_widget.resume import Resolution, plan_resume
+from interrupt_widget.sdk_events import EventTranslator, MessageIds
+from interrupt_widget.tool_answers import answering
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["AdapterRun", "OpenAIAgentsAdapter"]
+
+
+class OpenAIAgentsAdapter:
+    """Runs an Agents SDK agent for AG-UI `RunAgentInput`s; stateless between runs.
+
+    Safe to share: many `run()` calls may proceed at once, from different
+    threads and event loops. The only thing it remembers is the output of each
+    approved call it ran (by thread id and tool call id), so that the same
+    resume given twice, even concurrently, runs the call once.
+    """
+
+    def __init__(
+        self,
+        agent: Agent[Any],
+        *,
+        response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+        expires_in: float | timedelta | None = None,
+        run_config: RunConfig | None = None,
+        context: Any = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.agent = agent
+        """The starting agent of every run."""
+        self.response_schemas: dict[str, Mapping[str, Any]] = {
+            **_declared_schemas(agent),
+            **dict(response_schemas or {}),
+        }
+        """Extra answer fields per tool name (an object schema), added beside `approved`.
+
+        Starts with the schemas declared on the agents' tools (`with_response_schema`);
+        `response_schemas` adds to and overrides them."""
+        self.expires_in = expires_in
+        """How long an interrupt stays answerable (seconds or a timedelta); None for ever."""
+        self.run_config = run_config
+        """Passed to every `Runner.run_streamed` and to approved calls run on resume."""
+        self.context = context
+        """The SDK run context object handed to tools (`ctx.context`)."""
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._ledger = ExecutionLedger()
+
+    def run(self, input: RunAgentInput) -> AdapterRun:
+        """The AG-UI events of one run, as an async iterator with a thread-safe `stop()`."""
+        return AdapterRun(self, input)
+
+    def schema_for(self, tool_name: str) -> dict[str, Any]:
+        """The response schema of an interrupt for `tool_name`."""
+        return approval_schema(self.response_schemas.get(tool_name))
+
+    async def _events(
+        self, input: RunAgentInput, handle: AdapterRun
+    ) -> AsyncGenerator[BaseEvent, None]:
+        yield RunStartedEvent(
+            thread_id=input.thread_id, run_id=input.run_id, protocol_version=PROTOCOL_VERSION
+        )
+        try:
+            plan = plan_resume(
+                input.messages,
+                input.resume,
+                schema_for=lambda g: self.schema_for(g.call.function.name),
+                now=self._clock(),
+            )
+            approved_tools = {
+                r.gated.call_id: await self._tool_for(r.gated)
+                for r in plan.resolutions
+                if r.decision == "approved"
+            }
+        except AdapterError as error:
+            yield _run_error(error.code, error.message)
+            return
+
+        history = plan.messages
+        if plan.replayed and not (history and isinstance(history[-1], UserMessage)):
+            # Every entry answered an interrupt that already has its result: nothing to do.
+            yield MessagesSnapshotEvent(messages=history)
+            yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
+            return
+
+        transcript = Transcript()
+        translator = EventTranslator(MessageIds(input.run_id, len(input.messages)))
+        pending: list[BaseEvent] = []
+        try:
+            if plan.resolutions:
+                # Results of calls started in an earlier run follow a snapshot of that run.
+                yield MessagesSnapshotEvent(messages=history)
+            for resolution in plan.resolutions:
+                if handle.stop_requested:
+                    break
+                tool = approved_tools.get(resolution.gated.call_id)
+                result = await self._resolve(input.thread_id, resolution, tool)
+                transcript.apply(result)
+                yield result
+
+            if not handle.stop_requested:
+                streamed = Runner.run_streamed(
+                    self._agent_for(plan.resolutions),
+                    to_sdk_input(history + transcript.messages),
+                    context=self.context,
+                    run_config=self.run_config,
+                )
+                handle._attach(streamed)
+                async for sdk_event in streamed.stream_events():
+                    for event in translator.translate(sdk_event):
+                        transcript.apply(event)
+                        yield event
+                if not handle.stop_requested:
+                    interrupts = self._interrupts(streamed, transcript, pending)
+                    for event in pending:
+                        yield event
+                    yield MessagesSnapshotEvent(messages=history + transcript.messages)
+                    outcome: Any = (
+                        RunFinishedInterruptOutcome(interrupts=interrupts)
+                        if interrupts
+                        else RunFinishedSuccessOutcome()
+                    )
+                    yield RunFinishedEvent(
+                        thread_id=input.thread_id, run_id=input.run_id, outcome=outcome
+                    )
+                    return
+            for event in translator.close_open():
+                yield event
+            yield MessagesSnapshotEvent(messages=history + transcript.messages)
+            yield RunFinishedEvent(
+                thread_id=input.thread_id,
+                run_id=input.run_id,
+                outcome=RunFinishedCancelledOutcome(),
+            )
+        except asyncio.CancelledError:
+            handle._cancel_sdk_run()
+            for event in translator.close_open():
+                yield event
+            yield MessagesSnapshotEvent(messages=history + transcript.messages)
+            yield RunFinishedEvent(
+                thread_id=input.thread_id,
+                run_id=input.run_id,
+                outcome=RunFinishedCancelledOutcome(),
+            )
+            raise
+        except Exception as error:  # everything else ends the run with RUN_ERROR
+            code, message = _classify(error)
+            logger.debug("run %s failed: %s", input.run_id, message, exc_info=True)
+            for event in translator.close_open():
+                yield event
+            if transcript.messages:
+                # Keep what this run already did (an approved call's result above all).
+                yield MessagesSnapshotEvent(messages=history + transcript.messages)
+            yield _run_error(code, message)
+        finally:
+            handle._cancel_sdk_run()
+
+    async def _tool_for(self, gated: GatedCall) -> FunctionTool:
+        agent = self._owner_of(gated)
+        name = gated.call.function.name
+        for tool in await agent.get_all_tools(RunContextWrapper(context=self.context)):
+            if isinstance(tool, FunctionTool) and tool.name == name:
+                return tool
+        raise AdapterError(
+            ErrorCode.INVALID_INPUT,
+            f"Interrupt {gated.interrupt.id!r} approves a call to {name!r}, "
+            f"which agent {agent.name!r} does not have.",
+            interrupt_id=gated.interrupt.id,
+        )
+
+    def _owner_of(self, gated: GatedCall) -> Agent[Any]:
+        wanted = (gated.interrupt.metadata or {}).get("agent_name")
+        return _find_agent(self.agent, wanted) if isinstance(wanted, str) else self.agent
+
+    def _agent_for(self, resolutions: list[Resolution]) -> Agent[Any]:
+        # After a handoff, the agent that asked for approval carries on.
+        owners = {self._owner_of(r.gated).name: self._owner_of(r.gated) for r in resolutions}
+        return next(iter(owners.values())) if len(owners) == 1 else self.agent
+
+    async def _resolve(
+        self, thread_id: str, resolution: Resolution, tool: FunctionTool | None
+    ) -> ToolCallResultEvent:
+        call = resolution.gated.call
+        name = call.function.name
+        if resolution.decision == "approved" and tool is not None:
+            try:
+                output = await self._ledger.run_once(
+                    (thread_id, call.id),
+                    lambda: self._invoke(tool, resolution),
+                )
+            except Exception as error:
+                raise AdapterError(
+                    ErrorCode.TOOL_ERROR,
+                    f"{name} failed after interrupt {resolution.gated.interrupt.id!r} was "
+                    f"approved: {error}",
+                    interrupt_id=resolution.gated.interrupt.id,
+                ) from error
+        elif resolution.decision == "denied":
+            output = f"{NOT_RUN_PREFIX} the user did not approve {name}."
+        else:
+            output = f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
+        return ToolCallResultEvent(
+            message_id=result_message_id(call.id),
+            tool_call_id=call.id,
+            content=output,
+            role="tool",
+            metadata={
+                INTERRUPT_KEY: {
+                    "id": resolution.gated.interrupt.id,
+                    "decision": resolution.decision,
+                }
+            },
+        )
+
+    async def _invoke(self, tool: FunctionTool, resolution: Resolution) -> str:
+        call = resolution.gated.call
+        raw_call = ResponseFunctionToolCall(
+            type="function_call",
+            call_id=call.id,
+            name=call.function.name,
+            arguments=call.function.arguments,
+        )
+        context = ToolContext.from_agent_context(
+            RunContextWrapper(context=self.context),
+            call.id,
+            tool_call=raw_call,
+            agent=self._owner_of(resolution.gated),
+            run_config=self.run_config,
+        )
+        with answering(call.id, resolution.payload):
+            output = await invoke_function_tool(
+                function_tool=tool, context=context, arguments=call.function.arguments
+            )
+        # Convert as the SDK would for the model, so a resumed call reads the same.
+        return output_text(ItemHelpers.tool_call_output_item(raw_call, output)["output"])
+
+    def _interrupts(
+        self, streamed: RunResultStreaming, transcript: Transcript, pending: list[BaseEvent]
+    ) -> list[Interrupt]:
+        interrupts: list[Interrupt] = []
+        expires_at = expiry(self.expires_in, self._clock())
+        for item in streamed.interruptions:
+            call_id = item.call_id
+            name = item.tool_name or ""
+            arguments = item.arguments or ""
+            if not call_id:
+                continue
+            interrupt = tool_call_interrupt(
+                tool_call_id=call_id,
+                tool_name=name,
+                arguments=arguments,
+                response_schema=self.response_schemas.get(name),
+                expires_at=expires_at,
+                agent_name=item.agent.name if item.agent is not None else None,
+            )
+            call = transcript.call(call_id)
+            if call is None:  # a call the stream did not show: show it now
+                for event in _call_events(call_id, name, arguments):
+                    transcript.apply(event)
+                    pending.append(event)
+                call = transcript.call(call_id)
+            assert call is not None
+            transcript.replace_call(attach(call, interrupt))
+            interrupts.append(interrupt)
+        return interrupts
+
+
+class AdapterRun:
+    """One run's event stream: an async iterator of `ag_ui.core` events, plus `stop()`."""
+
+    def __init__(self, adapter: OpenAIAgentsAdapter, input: RunAgentInput) -> None:
+        self.input = input
+        """The request this run answers."""
+        self._events = adapter._events(input, self)
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._streamed: RunResultStreaming | None = None
+
+    def __aiter__(self) -> AdapterRun:
+        return self
+
+    async def __anext__(self) -> BaseEvent:
+        with self._lock:
+            if self._loop is None:
+                self._loop = asyncio.get_running_loop()
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        """End the stream now; no further events (see the module docs)."""
+        await self._events.aclose()
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop.is_set()
+
+    def stop(self) -> None:
+        """Ask the run to end with the cancelled outcome. Thread-safe; idempotent.
+
+        Keep iterating afterwards to receive the closing events. An approved
+        call already running finishes first (it is never cut off halfway).
+        """
+        self._stop.set()
+        with self._lock:
+            loop = self._loop
+        if loop is not None and not loop.is_closed():
+            # The loop may close meanwhile: then there is nothing left to stop.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._cancel_sdk_run)
+
+    def _attach(self, streamed: RunResultStreaming) -> None:
+        self._streamed = streamed
+        if self.stop_requested:
+            streamed.cancel()
+
+    def _cancel_sdk_run(self) -> None:
+        streamed = self._streamed
+        if streamed is not None and not streamed.is_complete:
+            streamed.cancel()
+
+
+def _agents(root: Agent[Any]) -> list[Agent[Any]]:
+    """`root` and every agent reachable through plain `Agent` handoffs."""
+    found: list[Agent[Any]] = []
+    queue: list[Agent[Any]] = [root]
+    while queue:
+        agent = queue.pop(0)
+        if any(agent is seen for seen in found):
+            continue
+        found.append(agent)
+        queue.extend(h for h in agent.handoffs if isinstance(h, Agent))
+    return found
+
+
+def _find_agent(root: Agent[Any], name: str) -> Agent[Any]:
+    return next((a for a in _agents(root) if a.name == name), root)
+
+
+def _declared_schemas(root: Agent[Any]) -> dict[str, Mapping[str, Any]]:
+    schemas: dict[str, Mapping[str, Any]] = {}
+    for agent in _agents(root):
+        for tool in agent.tools:
+            schema = declared_response_schema(tool)
+            if schema is not None and isinstance(tool, FunctionTool):
+                schemas.setdefault(tool.name, schema)
+    return schemas
+
+
+def _call_events(call_id: str, name: str, arguments: str) -> list[BaseEvent]:
+    events: list[BaseEvent] = [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name)]
+    if arguments:
+        events.append(ToolCallArgsEvent(tool_call_id=call_id, delta=arguments))
+    events.append(ToolCallEndEvent(tool_call_id=call_id))
+    return events
+
+
+def _run_error(code: ErrorCode, message: str) -> RunErrorEvent:
+    return RunErrorEvent(message=message, code=code.value)
+
+
+def _classify(error: Exception) -> tuple[ErrorCode, str]:
+    if isinstance(error, AdapterError):
+        return error.code, error.message
+    message = str(error) or type(error).__name__
+    if isinstance(error, UserError) and message.startswith("Error running tool"):
+        return ErrorCode.TOOL_ERROR, message
+    if isinstance(error, ModelBehaviorError):
+        return ErrorCode.MODEL_ERROR, message
+    if isinstance(error, AgentsException):
+        return ErrorCode.AGENT_ERROR, message
+    return ErrorCode.MODEL_ERROR, message

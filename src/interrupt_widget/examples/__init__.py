@@ -1,0 +1,33 @@
+"""Example agents for the notebooks, the tests and the docs.
+
+- `meeting_agent()`: the quickstart's scheduler (`schedule_meeting`, gated,
+  answered with a time).
+- `expense_agent()`: expense approvals (`submit_expense` gated with a category
+  and a bounded amount, `issue_refund` gated above a limit, `check_budget`).
+
+Each factory returns a fresh `ExampleAgent` whose `executions` log records
+every tool body that ran.
+"""
+
+from __future__ import annotations
+
+from interrupt_widget.examples.execution_log import ExampleAgent, ExecutedCall, ExecutionLog
+from interrupt_widget.examples.expenses import (
+    EXPENSE_CATEGORIES,
+    EXPENSE_RESPONSE_SCHEMA,
+    REFUND_LIMIT,
+    expense_agent,
+)
+from interrupt_widget.examples.meeting import MEETING_RESPONSE_SCHEMA, meeting_agent
+
+__all__ = [
+    "EXPENSE_CATEGORIES",
+    "EXPENSE_RESPONSE_SCHEMA",
+    "MEETING_RESPONSE_SCHEMA",
+    "REFUND_LIMIT",
+    "ExampleAgent",
+    "ExecutedCall",
+    "ExecutionLog",
+    "expense_agent",
+    "meeting_agent",
+]

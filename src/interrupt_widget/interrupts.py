@@ -1,0 +1,167 @@
+"""Tool approvals as AG-UI interrupts, and where they travel between runs.
+
+An interrupt is built from the SDK's pending approval (`ToolApprovalItem`). So
+that a later run in any process can check its answer, the whole interrupt is
+stored in the gated tool call's `metadata["interrupt"]` inside the
+MESSAGES_SNAPSHOT; nothing is kept on the server.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ag_ui.core import AssistantMessage, Interrupt, Message, ToolCall, ToolMessage
+from agents import FunctionTool
+
+from interrupt_widget.wire import interrupt_from_wire, to_wire
+
+INTERRUPT_KEY = "interrupt"
+"""Key of the interrupt in a gated `ToolCall.metadata` (and of the decision in its tool message)."""
+
+TOOL_CALL_REASON = "tool_call"
+
+
+def interrupt_id_for(tool_call_id: str) -> str:
+    """The interrupt id for a gated call: derived from the call id, unique as it is."""
+    return f"approve-{tool_call_id}"
+
+
+def result_message_id(tool_call_id: str) -> str:
+    """The id of the tool message the adapter writes for a call's result."""
+    return f"result-{tool_call_id}"
+
+
+def approval_schema(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The answer schema: a required `approved` boolean plus the tool's own fields.
+
+    Fields the tool marks required are required only when `approved` is true, so
+    `{"approved": false}` is always a valid denial.
+    """
+    properties: dict[str, Any] = {
+        "approved": {"type": "boolean", "title": "Approve", "description": "Run the tool?"}
+    }
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["approved"]}
+    if not extra:
+        return schema
+    properties.update(dict(extra.get("properties", {})))
+    required = [name for name in extra.get("required", []) if name != "approved"]
+    if required:
+        schema["if"] = {"properties": {"approved": {"const": True}}, "required": ["approved"]}
+        schema["then"] = {"required": required}
+    if "additionalProperties" in extra:
+        schema["additionalProperties"] = extra["additionalProperties"]
+    return schema
+
+
+def expiry(expires_in: float | timedelta | None, now: datetime) -> str | None:
+    """`expires_at` for an interrupt raised at `now`: ISO 8601 in UTC, or None."""
+    if expires_in is None:
+        return None
+    delta = expires_in if isinstance(expires_in, timedelta) else timedelta(seconds=expires_in)
+    return (now + delta).astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def parse_arguments(arguments: str) -> Any:
+    """A call's arguments as JSON, or the raw text when the model sent something else."""
+    try:
+        return json.loads(arguments) if arguments.strip() else {}
+    except json.JSONDecodeError:
+        return arguments
+
+
+def tool_call_interrupt(
+    *,
+    tool_call_id: str,
+    tool_name: str,
+    arguments: str,
+    response_schema: Mapping[str, Any] | None,
+    expires_at: str | None,
+    agent_name: str | None = None,
+) -> Interrupt:
+    """The interrupt asking a human to approve one tool call."""
+    tool_input = parse_arguments(arguments)
+    metadata: dict[str, Any] = {"tool_name": tool_name, "tool_input": tool_input}
+    if agent_name:
+        metadata["agent_name"] = agent_name
+    return Interrupt(
+        id=interrupt_id_for(tool_call_id),
+        reason=TOOL_CALL_REASON,
+        tool_call_id=tool_call_id,
+        message=f"Allow {tool_name} to run with {_describe_input(tool_input)}?",
+        response_schema=approval_schema(response_schema),
+        expires_at=expires_at,
+        metadata=metadata,
+    )
+
+
+def _describe_input(tool_input: Any) -> str:
+    if isinstance(tool_input, dict) and tool_input:
+        return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in tool_input.items())
+    if isinstance(tool_input, dict):
+        return "no arguments"
+    return json.dumps(tool_input, ensure_ascii=False)
+
+
+def attach(call: ToolCall, interrupt: Interrupt) -> ToolCall:
+    """A copy of `call` carrying `interrupt` in its metadata."""
+    metadata = dict(call.metadata or {})
+    metadata[INTERRUPT_KEY] = to_wire(interrupt)
+    return call.model_copy(update={"metadata": metadata})
+
+
+@dataclass(frozen=True)
+class GatedCall:
+    """A tool call in the messages that was interrupted for approval."""
+
+    call: ToolCall
+    """The call as the model made it."""
+    interrupt: Interrupt
+    """The interrupt raised for it, read back from the call's metadata."""
+    message_index: int
+    """Position of the assistant message holding the call."""
+
+    @property
+    def call_id(self) -> str:
+        return self.call.id
+
+
+def gated_calls(messages: list[Message]) -> list[GatedCall]:
+    """Every interrupted tool call in `messages`, in conversation order."""
+    found: list[GatedCall] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, AssistantMessage):
+            continue
+        for call in message.tool_calls or []:
+            raw = (call.metadata or {}).get(INTERRUPT_KEY)
+            if isinstance(raw, Mapping):
+                found.append(GatedCall(call, interrupt_from_wire(raw), index))
+    return found
+
+
+def is_adapter_result(message: ToolMessage) -> bool:
+    """True for a tool message this adapter wrote (not one a client appended)."""
+    marker = (message.metadata or {}).get(INTERRUPT_KEY)
+    return message.id == result_message_id(message.tool_call_id) or isinstance(marker, Mapping)
+
+
+_SCHEMA_ATTR = "__interrupt_widget_response_schema__"
+
+
+def with_response_schema(tool: FunctionTool, schema: Mapping[str, Any]) -> FunctionTool:
+    """Declare the extra answer fields of a gated tool on the tool itself.
+
+    The adapter adds them beside `approved` in the tool's interrupts, so an
+    agent built with such tools needs no `response_schemas=` argument.
+    """
+    setattr(tool, _SCHEMA_ATTR, dict(schema))
+    return tool
+
+
+def declared_response_schema(tool: Any) -> Mapping[str, Any] | None:
+    """The schema `with_response_schema` declared on `tool`, if any."""
+    schema = getattr(tool, _SCHEMA_ATTR, None)
+    return schema if isinstance(schema, Mapping) else None

@@ -1,0 +1,169 @@
+"""AG-UI messages into Agents SDK input items, and events back into messages.
+
+`to_sdk_input` is what the model sees of a conversation; `Transcript` folds the
+events a run emits into the AG-UI messages its MESSAGES_SNAPSHOT carries, so
+the snapshot says exactly what the stream said.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, cast
+
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    DeveloperMessage,
+    FunctionCall,
+    Message,
+    SystemMessage,
+    TextMessageContentEvent,
+    TextMessageStartEvent,
+    ToolCall,
+    ToolCallArgsEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+    ToolMessage,
+    UserMessage,
+)
+from agents import TResponseInputItem
+
+NOT_RUN_PREFIX = "Not run:"
+"""How every tool output for a call that did not run begins (denied, cancelled, stopped)."""
+
+STOPPED_BEFORE_RUN = f"{NOT_RUN_PREFIX} the run stopped before this call ran."
+
+
+def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or the text parts of a part list."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    texts: list[str] = []
+    for part in content:
+        text = getattr(part, "text", None)
+        if isinstance(text, str):
+            texts.append(text)
+    return "\n".join(texts)
+
+
+def to_sdk_input(
+    messages: list[Message], *, outputs: Mapping[str, str] | None = None
+) -> list[TResponseInputItem]:
+    """The conversation as Responses-format input items.
+
+    Each tool call is followed by its output: the tool message for it, else the
+    entry in `outputs` (results produced by this run's resume), else a note that
+    it did not run, so the model never sees a call without an answer. Media
+    parts, activity and reasoning messages are not sent to the model.
+    """
+    extra = dict(outputs or {})
+    results = {
+        m.tool_call_id: content_text(m.content) for m in messages if isinstance(m, ToolMessage)
+    }
+    called: set[str] = set()
+    items: list[TResponseInputItem] = []
+    for message in messages:
+        if isinstance(message, UserMessage):
+            items.append(_easy("user", content_text(message.content)))
+        elif isinstance(message, SystemMessage):
+            items.append(_easy("system", message.content))
+        elif isinstance(message, DeveloperMessage):
+            items.append(_easy("developer", message.content))
+        elif isinstance(message, AssistantMessage):
+            if message.content:
+                items.append(_easy("assistant", message.content))
+            calls = [c for c in message.tool_calls or [] if c.id not in called]
+            for call in calls:
+                called.add(call.id)
+                items.append(
+                    cast(
+                        TResponseInputItem,
+                        {
+                            "type": "function_call",
+                            "call_id": call.id,
+                            "name": call.function.name,
+                            "arguments": call.function.arguments,
+                        },
+                    )
+                )
+            for call in calls:
+                output = results.get(call.id, extra.get(call.id, STOPPED_BEFORE_RUN))
+                items.append(
+                    cast(
+                        TResponseInputItem,
+                        {"type": "function_call_output", "call_id": call.id, "output": output},
+                    )
+                )
+    return items
+
+
+def _easy(role: str, content: str) -> TResponseInputItem:
+    return cast(TResponseInputItem, {"role": role, "content": content})
+
+
+def output_text(output: Any) -> str:
+    """A tool's output as the text of its tool message."""
+    if isinstance(output, str):
+        return output
+    try:
+        return json.dumps(output, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(output)
+
+
+class Transcript:
+    """Folds a run's emitted events into new AG-UI messages, in order."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        """The messages this run added so far."""
+        self._assistant: dict[str, AssistantMessage] = {}
+        self._calls: dict[str, ToolCall] = {}
+
+    def apply(self, event: BaseEvent) -> None:
+        if isinstance(event, TextMessageStartEvent):
+            self._assistant_message(event.message_id)
+        elif isinstance(event, TextMessageContentEvent):
+            message = self._assistant_message(event.message_id)
+            message.content = (message.content or "") + event.delta
+        elif isinstance(event, ToolCallStartEvent):
+            parent = self._assistant_message(event.parent_message_id or f"{event.tool_call_id}-msg")
+            call = ToolCall(
+                id=event.tool_call_id,
+                function=FunctionCall(name=event.tool_call_name, arguments=""),
+            )
+            parent.tool_calls = [*(parent.tool_calls or []), call]
+            self._calls[call.id] = call
+        elif isinstance(event, ToolCallArgsEvent):
+            call = self._calls[event.tool_call_id]
+            call.function.arguments += event.delta
+        elif isinstance(event, ToolCallResultEvent):
+            self.messages.append(
+                ToolMessage(
+                    id=event.message_id,
+                    tool_call_id=event.tool_call_id,
+                    content=event.content,
+                    metadata=event.metadata,
+                )
+            )
+
+    def _assistant_message(self, message_id: str) -> AssistantMessage:
+        message = self._assistant.get(message_id)
+        if message is None:
+            message = AssistantMessage(id=message_id)
+            self._assistant[message_id] = message
+            self.messages.append(message)
+        return message
+
+    def replace_call(self, call: ToolCall) -> None:
+        """Swap in an updated copy of a call this run made (e.g. carrying its interrupt)."""
+        for message in self._assistant.values():
+            if message.tool_calls and any(c.id == call.id for c in message.tool_calls):
+                message.tool_calls = [call if c.id == call.id else c for c in message.tool_calls]
+                self._calls[call.id] = call
+
+    def call(self, call_id: str) -> ToolCall | None:
+        return self._calls.get(call_id)

@@ -1,0 +1,458 @@
+"""`OfflineModel`: a deterministic stand-in for an LLM, for notebooks, tests and CI.
+
+No network, no key. It reads the conversation and plays the agent's part by
+fixed rules, so the same input always gives the same output and the same ids:
+
+- Asked to book or schedule something, it calls the agent's scheduling tool
+  (a tool whose name has "schedule" or "book" in it) once.
+- Each tool named in the request (`submit_expense` or `submit expense`) is
+  called, in the order named; several names give parallel calls in one turn.
+  Arguments come from the text after the tool's name: `name=value` pairs
+  first, then `topic`/`subject` from "about ...", `attendee` from "with ...",
+  `description`/`reason` from "for ...", numbers from the first number, enums
+  from a value the text names; otherwise the schema's default. Text taken
+  from the request is copied verbatim.
+- "reply with N words" streams a reply of exactly N word-sized chunks (or
+  pass `reply_words=N`), for streaming benchmarks.
+- After tool results it replies from them: it quotes what each tool returned,
+  and for a call that did not run says so ("The meeting was not scheduled.").
+  It never claims what a tool did not report.
+- Otherwise it answers `You said: <the request>`.
+
+Ids: the response, message and tool call ids are `resp_<h>`, `msg_<h>` and
+`call_<h>_<n>`, where `<h>` is a hash of the input, so they are stable
+across runs and processes and unique within a conversation (the input grows
+every turn).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from agents import FunctionTool, Handoff, ModelResponse, ModelSettings, ModelTracing, Tool, Usage
+from agents.agent_output import AgentOutputSchemaBase
+from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
+from agents.models.interface import Model
+from openai.types.responses import (
+    Response,
+    ResponseCompletedEvent,
+    ResponseContentPartAddedEvent,
+    ResponseContentPartDoneEvent,
+    ResponseCreatedEvent,
+    ResponseFunctionCallArgumentsDeltaEvent,
+    ResponseFunctionCallArgumentsDoneEvent,
+    ResponseFunctionToolCall,
+    ResponseOutputItemAddedEvent,
+    ResponseOutputItemDoneEvent,
+    ResponseOutputMessage,
+    ResponseOutputText,
+    ResponseTextDeltaEvent,
+    ResponseTextDoneEvent,
+    ResponseUsage,
+)
+from openai.types.responses.response_prompt_param import ResponsePromptParam
+from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
+
+from interrupt_widget.messages import NOT_RUN_PREFIX
+
+SDK_REJECTION = "Tool execution was not approved."
+"""What the SDK tells the model about a call rejected through `RunState.reject`."""
+
+_FILLER = (
+    "the",
+    "quick",
+    "brown",
+    "fox",
+    "jumps",
+    "over",
+    "a",
+    "lazy",
+    "dog",
+    "while",
+    "seven",
+    "owls",
+)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    text: str | None = None
+    calls: list[tuple[str, str]] = field(default_factory=list)
+    """(tool name, JSON arguments) per call."""
+
+
+class OfflineModel(Model):
+    """A deterministic `Model`: rule-based replies and tool calls, streamed word by word."""
+
+    def __init__(self, *, reply_words: int | None = None) -> None:
+        self.reply_words = reply_words
+        """If set, every plain reply is this many filler words (a streaming load)."""
+
+    async def get_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff[Any, Any]],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> ModelResponse:
+        digest, plan = self._plan(input, tools)
+        return ModelResponse(
+            output=_output_items(digest, plan),
+            usage=Usage(requests=1),
+            response_id=f"resp_{digest}",
+        )
+
+    async def stream_response(
+        self,
+        system_instructions: str | None,
+        input: str | list[TResponseInputItem],
+        model_settings: ModelSettings,
+        tools: list[Tool],
+        output_schema: AgentOutputSchemaBase | None,
+        handoffs: list[Handoff[Any, Any]],
+        tracing: ModelTracing,
+        *,
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> AsyncIterator[TResponseStreamEvent]:
+        digest, plan = self._plan(input, tools)
+        outputs = _output_items(digest, plan)
+        response = _response(digest, [], "in_progress")
+        seq = _Counter()
+        yield ResponseCreatedEvent(
+            type="response.created", response=response, sequence_number=seq()
+        )
+        for index, item in enumerate(outputs):
+            if isinstance(item, ResponseOutputMessage):
+                async for event in _stream_message(item, index, seq):
+                    yield event
+            elif isinstance(item, ResponseFunctionToolCall):
+                for event in _stream_call(item, index, seq):
+                    yield event
+        yield ResponseCompletedEvent(
+            type="response.completed",
+            response=_response(digest, outputs, "completed"),
+            sequence_number=seq(),
+        )
+
+    def _plan(
+        self, input: str | list[TResponseInputItem], tools: Sequence[Tool]
+    ) -> tuple[str, _Plan]:
+        items = [
+            _as_dict(i)
+            for i in ([{"role": "user", "content": input}] if isinstance(input, str) else input)
+        ]
+        digest = hashlib.sha256(
+            json.dumps(items, sort_keys=True, default=str).encode()
+        ).hexdigest()[:16]
+        function_tools = [t for t in tools if isinstance(t, FunctionTool)]
+        last_user = max((i for i, it in enumerate(items) if it.get("role") == "user"), default=-1)
+        request = _text(items[last_user].get("content")) if last_user >= 0 else ""
+        after = items[last_user + 1 :]
+        if after and after[-1].get("type") == "function_call_output":
+            return digest, _Plan(text=_report(after))
+        words = self.reply_words
+        asked = re.search(r"\breply with (\d+) words\b", request, re.IGNORECASE)
+        if asked:
+            words = int(asked.group(1))
+        if words is not None:
+            return digest, _Plan(text=" ".join(_FILLER[i % len(_FILLER)] for i in range(words)))
+        calls = _tool_calls(request, function_tools)
+        if calls:
+            return digest, _Plan(calls=calls)
+        return digest, _Plan(text=f"You said: {request}")
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self._next = 0
+
+    def __call__(self) -> int:
+        self._next += 1
+        return self._next - 1
+
+
+def _as_dict(item: Any) -> dict[str, Any]:
+    if isinstance(item, Mapping):
+        return dict(item)
+    dump = getattr(item, "model_dump", None)
+    return (
+        cast(dict[str, Any], dump(exclude_unset=True)) if callable(dump) else {"value": str(item)}
+    )
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, Mapping) and "text" in part
+        )
+    return ""
+
+
+def _is_scheduler(name: str) -> bool:
+    return "schedule" in name or "book" in name
+
+
+def _report(after: list[dict[str, Any]]) -> str:
+    names = {
+        it.get("call_id"): str(it.get("name", ""))
+        for it in after
+        if it.get("type") == "function_call"
+    }
+    sentences: list[str] = []
+    for item in after:
+        if item.get("type") != "function_call_output":
+            continue
+        name = names.get(item.get("call_id"), "the tool")
+        output = _text(item.get("output"))
+        ran = not (output.startswith(NOT_RUN_PREFIX) or output == SDK_REJECTION)
+        if ran:
+            sentences.append(f"{name} reported: {output}")
+        elif _is_scheduler(name):
+            sentences.append("The meeting was not scheduled.")
+        else:
+            sentences.append(f"{name} did not run.")
+    return " ".join(sentences)
+
+
+def _tool_calls(request: str, tools: list[FunctionTool]) -> list[tuple[str, str]]:
+    mentions: list[tuple[int, int, FunctionTool]] = []
+    for tool in tools:
+        spoken = re.escape(tool.name).replace("_", "[ _]")
+        for match in re.finditer(rf"\b{spoken}\b", request, re.IGNORECASE):
+            mentions.append((match.start(), match.end(), tool))
+    mentions.sort(key=lambda m: m[0])
+    if not mentions:
+        scheduler = next((t for t in tools if _is_scheduler(t.name)), None)
+        if scheduler is None or not re.search(r"\b(book|schedule)\b", request, re.IGNORECASE):
+            return []
+        mentions = [(0, 0, scheduler)]
+    calls: list[tuple[str, str]] = []
+    for index, (_, end, tool) in enumerate(mentions):
+        stop = mentions[index + 1][0] if index + 1 < len(mentions) else len(request)
+        segment = request[end:stop] if end else request
+        calls.append((tool.name, json.dumps(_arguments(tool.params_json_schema, segment))))
+    return calls
+
+
+_PHRASES: dict[str, str] = {
+    "topic": r"\babout\s+(.+?)(?=\s+with\s|$)",
+    "subject": r"\babout\s+(.+?)(?=\s+with\s|$)",
+    "attendee": r"\bwith\s+(.+?)(?=\s+about\s|[.,;!?]|$)",
+    "description": r"\bfor\s+(.+?)(?=[,;]|$)",
+    "reason": r"\b(?:for|because)\s+(.+?)(?=[,;]|$)",
+}
+
+
+def _arguments(schema: Mapping[str, Any], segment: str) -> dict[str, Any]:
+    arguments: dict[str, Any] = {}
+    for name, prop in dict(schema.get("properties", {})).items():
+        arguments[name] = _value(name, prop if isinstance(prop, Mapping) else {}, segment)
+    return arguments
+
+
+def _kind(prop: Mapping[str, Any]) -> str:
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "string")
+    if kind is None:
+        for option in prop.get("anyOf", []):
+            if isinstance(option, Mapping) and option.get("type") not in (None, "null"):
+                return str(option["type"])
+    return str(kind or "string")
+
+
+def _value(name: str, prop: Mapping[str, Any], segment: str) -> Any:
+    kind = _kind(prop)
+    explicit = re.search(
+        rf"\b{re.escape(name)}\s*[=:]\s*(\"[^\"]*\"|'[^']*'|[^\s,;]+)", segment, re.IGNORECASE
+    )
+    if explicit:
+        return _coerce(explicit.group(1).strip("\"'"), kind, prop)
+    enum = prop.get("enum")
+    if isinstance(enum, list) and enum:
+        named = [v for v in enum if re.search(rf"\b{re.escape(str(v))}\b", segment, re.IGNORECASE)]
+        return named[0] if named else prop.get("default", enum[0])
+    if kind in ("number", "integer"):
+        number = re.search(r"-?\d+(?:\.\d+)?", segment)
+        if number:
+            return _coerce(number.group(0), kind, prop)
+    phrase = _PHRASES.get(name)
+    if kind == "string" and phrase:
+        found = re.search(phrase, segment.strip(), re.IGNORECASE)
+        if found:
+            value = found.group(1).strip().rstrip(".!?;,").strip()
+            return value[4:] if value.lower().startswith("the ") and len(value) > 4 else value
+    if "default" in prop:
+        return prop["default"]
+    return {"number": 0, "integer": 0, "boolean": False, "array": [], "object": {}}.get(kind, "")
+
+
+def _coerce(raw: str, kind: str, prop: Mapping[str, Any]) -> Any:
+    try:
+        if kind == "integer":
+            return int(float(raw))
+        if kind == "number":
+            value = float(raw)
+            return int(value) if value.is_integer() else value
+    except ValueError:
+        return prop.get("default", 0)
+    if kind == "boolean":
+        return raw.lower() in ("true", "yes", "1")
+    return raw
+
+
+def _output_items(digest: str, plan: _Plan) -> list[TResponseOutputItem]:
+    items: list[TResponseOutputItem] = []
+    if plan.text is not None:
+        items.append(
+            ResponseOutputMessage(
+                id=f"msg_{digest}",
+                type="message",
+                role="assistant",
+                status="completed",
+                content=[ResponseOutputText(type="output_text", text=plan.text, annotations=[])],
+            )
+        )
+    for index, (name, arguments) in enumerate(plan.calls):
+        call_id = f"call_{digest}_{index}"
+        items.append(
+            ResponseFunctionToolCall(
+                id=f"fc_{digest}_{index}",
+                call_id=call_id,
+                type="function_call",
+                name=name,
+                arguments=arguments,
+                status="completed",
+            )
+        )
+    return items
+
+
+def _response(digest: str, output: list[TResponseOutputItem], status: Any) -> Response:
+    return Response(
+        id=f"resp_{digest}",
+        created_at=0,
+        model="offline",
+        object="response",
+        output=output,
+        tool_choice="auto",
+        tools=[],
+        top_p=None,
+        parallel_tool_calls=True,
+        status=status,
+        usage=ResponseUsage(
+            input_tokens=0,
+            output_tokens=0,
+            total_tokens=0,
+            input_tokens_details=InputTokensDetails(cached_tokens=0, cache_write_tokens=0),
+            output_tokens_details=OutputTokensDetails(reasoning_tokens=0),
+        ),
+    )
+
+
+async def _stream_message(
+    item: ResponseOutputMessage, index: int, seq: _Counter
+) -> AsyncIterator[TResponseStreamEvent]:
+    part = item.content[0]
+    assert isinstance(part, ResponseOutputText)
+    empty = ResponseOutputMessage(
+        id=item.id, type="message", role="assistant", status="in_progress", content=[]
+    )
+    yield ResponseOutputItemAddedEvent(
+        type="response.output_item.added", item=empty, output_index=index, sequence_number=seq()
+    )
+    yield ResponseContentPartAddedEvent(
+        type="response.content_part.added",
+        item_id=item.id,
+        output_index=index,
+        content_index=0,
+        part=ResponseOutputText(type="output_text", text="", annotations=[]),
+        sequence_number=seq(),
+    )
+    for chunk in re.findall(r"\S+\s*|\s+", part.text):
+        # Yield to the loop per chunk, as a network stream would: a reader can
+        # act (stop the run) between chunks.
+        await asyncio.sleep(0)
+        yield ResponseTextDeltaEvent.model_construct(
+            type="response.output_text.delta",
+            item_id=item.id,
+            output_index=index,
+            content_index=0,
+            delta=chunk,
+            logprobs=[],
+            sequence_number=seq(),
+        )
+    yield ResponseTextDoneEvent(
+        type="response.output_text.done",
+        item_id=item.id,
+        output_index=index,
+        content_index=0,
+        text=part.text,
+        logprobs=[],
+        sequence_number=seq(),
+    )
+    yield ResponseContentPartDoneEvent(
+        type="response.content_part.done",
+        item_id=item.id,
+        output_index=index,
+        content_index=0,
+        part=part,
+        sequence_number=seq(),
+    )
+    yield ResponseOutputItemDoneEvent(
+        type="response.output_item.done", item=item, output_index=index, sequence_number=seq()
+    )
+
+
+def _stream_call(
+    item: ResponseFunctionToolCall, index: int, seq: _Counter
+) -> list[TResponseStreamEvent]:
+    item_id = item.id or item.call_id
+    started = item.model_copy(update={"arguments": "", "status": "in_progress"})
+    return [
+        ResponseOutputItemAddedEvent(
+            type="response.output_item.added",
+            item=started,
+            output_index=index,
+            sequence_number=seq(),
+        ),
+        ResponseFunctionCallArgumentsDeltaEvent(
+            type="response.function_call_arguments.delta",
+            item_id=item_id,
+            output_index=index,
+            delta=item.arguments,
+            sequence_number=seq(),
+        ),
+        ResponseFunctionCallArgumentsDoneEvent.model_validate(
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": item_id,
+                "output_index": index,
+                "arguments": item.arguments,
+                "name": item.name,
+                "sequence_number": seq(),
+            }
+        ),
+        ResponseOutputItemDoneEvent(
+            type="response.output_item.done", item=item, output_index=index, sequence_number=seq()
+        ),
+    ]
