@@ -25,7 +25,7 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -47,7 +47,7 @@ class _Server:
     token: bytes | None
     max_body_bytes: int
     shutdown_grace: float
-    runs: set[asyncio.Task[None]] = field(default_factory=set)
+    runs: set[DetachedRun] = field(default_factory=set)
 
 
 def _json_pointer(loc: tuple[int | str, ...]) -> str:
@@ -63,9 +63,9 @@ def _unauthorized(server: _Server, request: Request) -> Response | None:
     if scheme.lower() == "bearer" and given and hmac.compare_digest(given, server.token):
         return None
     message = (
-        "this server needs `Authorization: Bearer <token>`"
-        if not given
-        else "the bearer token is not this server's"
+        "the bearer token is not this server's"
+        if scheme.lower() == "bearer" and given
+        else "this server needs `Authorization: Bearer <token>`"
     )
     return error_response(
         401, "unauthorized", message, headers={"WWW-Authenticate": 'Bearer realm="agent"'}
@@ -116,16 +116,15 @@ def _parse_input(body: bytes) -> RunAgentInput | Response:
         )
 
 
-class _EventStreamResponse(Response):
+class _EventStreamResponse(StreamingResponse):
     """SSE for one detached run; a client that leaves abandons the run, never cancels it."""
 
-    media_type = "text/event-stream"
-
     def __init__(self, run: DetachedRun) -> None:
+        # The base class only sets the headers (no Content-Length); __call__ does the rest.
         super().__init__(
-            status_code=200,
+            content=iter(()),
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-            media_type=self.media_type,
+            media_type="text/event-stream",
         )
         self._run = run
         self._encoder = EventEncoder()
@@ -217,8 +216,8 @@ def asgi_app(
         if isinstance(parsed, Response):
             return parsed
         detached = DetachedRun(server.agent, parsed)
-        server.runs.add(detached.task)
-        detached.task.add_done_callback(server.runs.discard)
+        server.runs.add(detached)
+        detached.task.add_done_callback(lambda _: server.runs.discard(detached))
         return _EventStreamResponse(detached)
 
     async def health(request: Request) -> Response:
@@ -242,7 +241,8 @@ def asgi_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         if server.runs:
-            _, still_running = await asyncio.wait(set(server.runs), timeout=shutdown_grace)
+            tasks = {run.task for run in server.runs}
+            _, still_running = await asyncio.wait(tasks, timeout=shutdown_grace)
             for task in still_running:
                 task.cancel()
 
@@ -255,4 +255,5 @@ def asgi_app(
         exception_handlers=handlers,
         lifespan=lifespan,
     )
+    app.state.runs = server.runs  # the runs in flight, for monitoring and tests
     return app

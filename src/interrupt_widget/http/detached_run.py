@@ -74,6 +74,10 @@ class DetachedRun:
         """Whether the client has gone; the run then stops at its next safe point."""
         return self._abandoned.is_set()
 
+    async def until_abandoned(self) -> None:
+        """Return once the client has gone."""
+        await self._abandoned.wait()
+
     def abandon(self) -> None:
         """The client went away: drop further events and stop once no tool is mid-run."""
         if self._abandoned.is_set():
