@@ -7,7 +7,9 @@ speaks the AG-UI protocol 1.0.
 
 from __future__ import annotations
 
+from . import responders
 from .adapter import AdapterRun, OpenAIAgentsAdapter
+from .chat import AgentChat
 from .errors import AdapterError, ErrorCode
 from .interrupts import with_response_schema
 from .models import default_model
@@ -20,12 +22,14 @@ __version__ = "0.1.0"
 __all__: list[str] = [
     "AdapterError",
     "AdapterRun",
+    "AgentChat",
     "ErrorCode",
     "InterruptPicker",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "__version__",
     "default_model",
+    "responders",
     "resume_payload",
     "with_response_schema",
 ]
