@@ -473,3 +473,24 @@ async def test_wait_refuses_to_deadlock_an_old_kernel(monkeypatch: pytest.Monkey
     widget, _ = make(meeting())
     with pytest.raises(RuntimeError, match=r"ipykernel 7.3 .*ipykernel>=7.4"):
         await widget.wait()
+
+
+def test_importing_in_an_old_kernel_warns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(picker_module, "_kernel_version", lambda: (6, 29))
+    monkeypatch.setattr(picker_module, "_in_kernel", lambda: True)
+    with pytest.warns(RuntimeWarning, match=r"ipykernel 6.29 .*would never return"):
+        picker_module._warn_if_old_kernel()
+
+
+def test_by_must_say_who_answered() -> None:
+    widget, _ = make(meeting())
+    with pytest.raises(ValueError, match="`by` must name"):
+        widget.cancel(by="")
+    assert widget.answers == {}
+
+
+async def test_closing_stops_the_expiry_timer() -> None:
+    widget, _ = make(meeting(expiresAt=in_seconds(60)))
+    assert widget._timers
+    widget.close()
+    assert widget._timers == []

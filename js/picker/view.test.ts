@@ -167,6 +167,17 @@ describe("several interrupts", () => {
   });
 });
 
+describe("a model whose interrupts change", () => {
+  it("drops the cards of interrupts that are gone and adds the new ones", () => {
+    const model = new FakeModel([ask("a", undefined), ask("b", undefined)]);
+    mount(model);
+    model.set("interrupts", [ask("b", undefined), ask("c", undefined)]);
+    const ids = [...el.querySelectorAll("[data-interrupt-id]")].map((c) => c.getAttribute("data-interrupt-id"));
+    expect(ids).toEqual(["b", "c"]);
+    expect(new Set([...el.querySelectorAll("[id]")].map((n) => n.id)).size).toBe(el.querySelectorAll("[id]").length);
+  });
+});
+
 describe("countdown", () => {
   it("counts down each second, then allows only Cancel", () => {
     vi.useFakeTimers();

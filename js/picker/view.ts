@@ -81,6 +81,7 @@ export function createPickerDom(
   root.appendChild(status);
   el.appendChild(root);
   const cards = new Map<string, CardDom>();
+  let cardCount = 0;
   let destroyed = false;
 
   function fieldId(card: string, field: FieldSpec): string {
@@ -258,7 +259,8 @@ export function createPickerDom(
   }
 
   function buildCard(card: CardView): CardDom {
-    const key = String(cards.size);
+    cardCount += 1;
+    const key = String(cardCount);
     const titleId = `${prefix}-c${key}-title`;
     const root = h(doc, "section", { class: "iw-card", "data-interrupt-id": card.id, "aria-labelledby": titleId });
     const head = h(doc, "div", { class: "iw-head" });
@@ -435,6 +437,13 @@ export function createPickerDom(
   return {
     update(view: PickerView): void {
       if (destroyed) return;
+      const shown = new Set(view.cards.map((c) => c.id));
+      for (const [id, dom] of cards) {
+        if (shown.has(id)) continue;
+        for (const fn of dom.cleanup) fn();
+        dom.root.remove();
+        cards.delete(id);
+      }
       for (const card of view.cards) {
         let dom = cards.get(card.id);
         if (!dom) {

@@ -166,6 +166,16 @@ class InterruptPicker(anywidget.AnyWidget):
                 f"no complete answer within {timeout} s: {open_count} interrupt(s) still open"
             ) from None
 
+    def close(self) -> None:
+        """Close the widget's views and stop its expiry timers."""
+        lock = getattr(self, "_lock", None)  # None when __init__ refused its arguments
+        if lock is not None:
+            with lock:
+                timers, self._timers = self._timers, []
+            for loop, timer in timers:
+                _call_soon(loop, timer.cancel)
+        super().close()
+
     # -- reading -----------------------------------------------------------------------------
 
     @property
@@ -201,6 +211,8 @@ class InterruptPicker(anywidget.AnyWidget):
 
         The caller settles a submission with `_settle()` once the lock is released.
         """
+        if not isinstance(by, str) or not by:
+            raise ValueError("`by` must name who answered, e.g. 'responder:approve_all'")
         with self._lock:
             self._sweep_expired()
             if self._entries is not None:
