@@ -34,6 +34,7 @@ from ag_ui.core import AssistantMessage, BaseEvent, Interrupt, ResumeEntry, RunA
 from ipywidgets import widget_serialization
 
 from . import responders as _responders
+from .adapter import OpenAIAgentsAdapter
 from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
 from .picker import InterruptPicker
@@ -139,8 +140,6 @@ class AgentChat(anywidget.AnyWidget):
         """
         super().__init__()
         if adapter is None:
-            from .adapter import OpenAIAgentsAdapter
-
             if model is not None:
                 agent = agent.clone(model=model)
             adapter = OpenAIAgentsAdapter(
