@@ -19,7 +19,10 @@ const CSS = `
   color: var(--iw-fg);
   display: flex; flex-direction: column; gap: 8px; max-width: 44rem;
 }
+.iw-picker { color-scheme: light; }
+body[data-jp-theme-light="false"] .iw-picker { color-scheme: dark; }
 @media (prefers-color-scheme: dark) {
+  body:not([data-jp-theme-light="true"]) .iw-picker { color-scheme: dark; }
   .iw-picker {
     --iw-bg: var(--jp-layout-color1, #1e1e1e); --iw-bg2: var(--jp-layout-color2, #2b2b2b);
     --iw-fg: var(--jp-ui-font-color1, #e6e6e6); --iw-fg2: var(--jp-ui-font-color2, #a8a8a8);
@@ -41,9 +44,12 @@ const CSS = `
 .iw-message { margin: 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .iw-args { border-collapse: collapse; font-size: 0.95em; }
 .iw-args th, .iw-args td { text-align: left; vertical-align: top; padding: 2px 10px 2px 0; overflow-wrap: anywhere; }
-.iw-args th { color: var(--iw-fg2); font-weight: normal; font-family: var(--jp-code-font-family, monospace); }
+.iw-args th { color: var(--iw-fg2); font-weight: normal; font-family: var(--jp-code-font-family, monospace);
+  width: 1%; white-space: nowrap; }
 .iw-args td { white-space: pre-wrap; }
 .iw-form { display: flex; flex-direction: column; gap: 8px; margin: 0; }
+.iw-fields { display: flex; flex-direction: column; gap: 10px; }
+.iw-fields:empty { display: none; }
 .iw-field { display: flex; flex-direction: column; gap: 3px; }
 .iw-field > label, .iw-group > legend { font-weight: 600; }
 .iw-group { border: 1px solid var(--iw-border); border-radius: 4px; padding: 6px 10px; margin: 0;
@@ -56,7 +62,7 @@ const CSS = `
 .iw-field-error:empty, .iw-card-error:empty { display: none; }
 .iw-picker input:not([type=checkbox]):not([type=radio]), .iw-picker select, .iw-picker textarea {
   font: inherit; color: var(--iw-fg); background: var(--iw-input-bg); border: 1px solid var(--iw-border);
-  border-radius: 4px; padding: 4px 6px; max-width: 24rem; color-scheme: light dark; }
+  border-radius: 4px; padding: 4px 6px; max-width: 24rem; }
 .iw-picker [aria-invalid=true] { border-color: var(--iw-no) !important; }
 .iw-actions { display: flex; gap: 8px; flex-wrap: wrap; }
 .iw-picker button { font: inherit; border-radius: 4px; padding: 4px 14px; cursor: pointer;

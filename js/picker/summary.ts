@@ -1,6 +1,6 @@
 // How a recorded answer reads in the card once it is decided.
 
-import { humanize } from "./form";
+import { humanize, labelFor } from "./form";
 import type { AnswerRecord } from "./types";
 
 export interface Decision {
@@ -14,8 +14,12 @@ export interface Decision {
   by: string;
 }
 
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/** A value as the summary shows it; an ISO instant reads as local time. */
 function asText(value: unknown): string {
-  return typeof value === "string" ? value : JSON.stringify(value);
+  if (typeof value === "string") return INSTANT.test(value) ? labelFor(value) : value;
+  return JSON.stringify(value);
 }
 
 export function answeredBy(by: string): string {
@@ -34,9 +38,12 @@ export function decisionOf(record: AnswerRecord): Decision {
   if (typeof payload === "object" && payload !== null && !Array.isArray(payload)) {
     const fields = payload as Record<string, unknown>;
     if (fields.approved === false) return { verdict: "Denied", tone: "no", details: [], by };
-    const details = Object.entries(fields)
-      .filter(([key]) => key !== "approved")
-      .map(([key, value]): [string, string] => [humanize(key), asText(value)]);
+    const details: Array<[string, string]> = [];
+    for (const [key, value] of Object.entries(fields)) {
+      const text = asText(value);
+      // A label derived from the chosen time says the same thing twice: keep one.
+      if (key !== "approved" && !details.some(([, shown]) => shown === text)) details.push([humanize(key), text]);
+    }
     return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details, by };
   }
   const details: Array<[string, string]> = payload === null || payload === undefined ? [] : [["Answer", asText(payload)]];
