@@ -172,7 +172,9 @@ class OpenAIAgentsAdapter:
         if plan.replayed and not (history and isinstance(history[-1], UserMessage)):
             # Every entry answered an interrupt that already has its result: nothing to do.
             yield MessagesSnapshotEvent(messages=history)
-            yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
+            yield RunFinishedEvent(
+                thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedSuccessOutcome()
+            )
             return
 
         transcript = Transcript()

@@ -248,10 +248,13 @@ def _tool_calls(request: str, tools: list[FunctionTool]) -> list[tuple[str, str]
     calls: list[tuple[str, str]] = []
     for index, (_, end, tool) in enumerate(mentions):
         stop = mentions[index + 1][0] if index + 1 < len(mentions) else len(request)
-        segment = request[end:stop] if end else request
+        segment = _JOINER.sub("", request[end:stop] if end else request)
         calls.append((tool.name, json.dumps(_arguments(tool.params_json_schema, segment))))
     return calls
 
+
+# Words that join one named tool to the next ("... and issue_refund").
+_JOINER = re.compile(r"[\s,;]*\b(?:and|then|also|plus)?[\s,;]*$", re.IGNORECASE)
 
 _PHRASES: dict[str, str] = {
     "topic": r"\babout\s+(.+?)(?=\s+with\s|$)",
@@ -311,8 +314,9 @@ def _coerce(raw: str, kind: str, prop: Mapping[str, Any]) -> Any:
         if kind == "integer":
             return int(float(raw))
         if kind == "number":
-            value = float(raw)
-            return int(value) if value.is_integer() else value
+            # A float, as the schema says: an int would be "changed" by validation,
+            # and the SDK then skips a callable `needs_approval`.
+            return float(raw)
     except ValueError:
         return prop.get("default", 0)
     if kind == "boolean":

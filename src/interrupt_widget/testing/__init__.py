@@ -8,10 +8,26 @@ no browser and no network.
 from __future__ import annotations
 
 from .recording_comm import CommRecorder, RecordedMessage, RecordingComm, recording_comms
+from .stream_rules import (
+    Violation,
+    ag_ui_validate_findings,
+    assert_valid_stream,
+    assert_valid_thread,
+    parse_events,
+    stream_violations,
+    thread_violations,
+)
 
 __all__: list[str] = [
     "CommRecorder",
     "RecordedMessage",
     "RecordingComm",
+    "Violation",
+    "ag_ui_validate_findings",
+    "assert_valid_stream",
+    "assert_valid_thread",
+    "parse_events",
     "recording_comms",
+    "stream_violations",
+    "thread_violations",
 ]
