@@ -7,9 +7,11 @@ live in ``notebooks/`` next to this file; each test works on its own copy.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import uuid
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -69,29 +71,44 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+@dataclass
+class PageGuard:
+    """Collects page errors and console errors; the ``page`` fixture fails the test on any."""
+
+    problems: list[str] = field(default_factory=list)
+    tolerated: list[re.Pattern[str]] = field(default_factory=list)
+    """Errors the tools under the kit raise on their own; each entry says why it is here."""
+
+    def on_console(self, message: ConsoleMessage) -> None:
+        if message.type == "error":
+            self._note(f"console error: {message.text} ({message.location})")
+
+    def on_page_error(self, error: Error) -> None:
+        self._note(f"page error: {error.message}\n{error.stack}")
+
+    def _note(self, problem: str) -> None:
+        if not any(pattern.search(problem) for pattern in self.tolerated):
+            self.problems.append(problem)
+
+
 @pytest.fixture
-def page(browser: Browser, request: pytest.FixtureRequest) -> Iterator[Page]:
+def page_guard() -> PageGuard:
+    return PageGuard()
+
+
+@pytest.fixture
+def page(browser: Browser, page_guard: PageGuard, request: pytest.FixtureRequest) -> Iterator[Page]:
     """A fresh browser context and page; any page or console error fails the test."""
     context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
     page = context.new_page()
-    problems: list[str] = []
-
-    def on_console(message: ConsoleMessage) -> None:
-        if message.type == "error":
-            problems.append(f"console error: {message.text} ({message.location})")
-
-    def on_page_error(error: Error) -> None:
-        problems.append(f"page error: {error.message}\n{error.stack}")
-
-    page.on("console", on_console)
-    page.on("pageerror", on_page_error)
+    page.on("console", page_guard.on_console)
+    page.on("pageerror", page_guard.on_page_error)
     yield page
-    failed = getattr(request.node, "failed_call", False)
-    if failed or problems:
+    if getattr(request.node, "failed_call", False) or page_guard.problems:
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=ARTIFACTS / f"{request.node.name}.png")
     context.close()
-    assert not problems, "\n".join(problems)
+    assert not page_guard.problems, "\n".join(page_guard.problems)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -137,11 +154,24 @@ def open_in_lab(
     yield from _open_factory(lab_server, page, request)
 
 
+NOTEBOOK7_OWN_ERROR = re.compile(
+    r"page error: Cannot read properties of undefined \(reading 'schema'\)"
+    r".*/static/notebook/notebook_core\.[0-9a-f]+\.js",
+    re.DOTALL,
+)
+"""Notebook 7.6.5 throws this from its own shortcut settings on every page load, before any
+cell runs and with no widget on the page (also on ``/tree``); it is no fault of the kit."""
+
+
 @pytest.fixture
 def open_in_notebook7(
-    notebook_server: JupyterServer, page: Page, request: pytest.FixtureRequest
+    notebook_server: JupyterServer,
+    page: Page,
+    page_guard: PageGuard,
+    request: pytest.FixtureRequest,
 ) -> Iterator[Callable[..., NotebookPage]]:
     """``open_in_notebook7("x.ipynb")`` opens a fresh copy of a test notebook in Notebook 7."""
+    page_guard.tolerated.append(NOTEBOOK7_OWN_ERROR)
     yield from _open_factory(notebook_server, page, request)
 
 

@@ -106,11 +106,13 @@ class JupyterServer:
         for name in ("root", "settings", "workspaces", "config/labconfig", "runtime", "data"):
             (base / name).mkdir(parents=True, exist_ok=True)
         (base / "config/labconfig/page_config.json").write_text(json.dumps(_PAGE_CONFIG))
-        notification = (
-            base / "settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings"
-        )
-        notification.parent.mkdir(parents=True, exist_ok=True)
-        notification.write_text(json.dumps(_NOTIFICATION_SETTINGS))
+        if kind == "lab":
+            # Notebook 7 shows no news; it also fails a settings load that names this plugin.
+            notification = (
+                base / "settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+            )
+            notification.parent.mkdir(parents=True, exist_ok=True)
+            notification.write_text(json.dumps(_NOTIFICATION_SETTINGS))
 
         port = free_port()
         token = secrets.token_hex(16)

@@ -51,14 +51,16 @@ class NotebookPage:
         """Wait until the kernel reports idle where a person reads it.
 
         In JupyterLab that is the status bar (the toolbar circle can lag behind); Notebook 7
-        has no status bar, so its toolbar's kernel status item is the place.
+        has no status bar, so there it is the toolbar's kernel name and execution indicator.
         """
         if self.server.kind == "lab":
             status = self.page.locator("#jp-main-statusbar").get_by_text(re.compile(r"\|\s*Idle$"))
         else:
-            status = self.page.locator(".jp-NotebookPanel-toolbar").get_by_title(
-                re.compile("Kernel Idle", re.IGNORECASE)
+            toolbar = self.page.locator(".jp-NotebookPanel-toolbar")
+            expect(toolbar.locator(".jp-KernelName")).to_have_text(
+                re.compile("ipykernel"), timeout=60_000
             )
+            status = toolbar.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']")
         expect(status).to_be_visible(timeout=60_000)
 
     def reload(self) -> None:
