@@ -91,6 +91,8 @@ async def test_send_streams_a_reply_in_batches_and_commits_the_conversation(
     sent = batches(comm)
     assert len(sent) < 300 / 5  # deltas were merged, not sent one by one
     assert sent[-1]["events"][-1]["type"] == "RUN_FINISHED"
+    # The snapshot would repeat the reply: the `messages` trait carries it once instead.
+    assert all(e["type"] != "MESSAGES_SNAPSHOT" for b in sent for e in b["events"])
     assert [m["role"] for m in chat.messages] == ["user", "assistant"]
     assert chat.messages[1]["content"] == result.text
     assert next(e.type.value for e in chat.events[0]) == "RUN_STARTED"

@@ -30,7 +30,14 @@ from typing import Any
 
 import anywidget
 import traitlets
-from ag_ui.core import AssistantMessage, BaseEvent, Interrupt, ResumeEntry, RunAgentInput
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    Interrupt,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+)
 from ipywidgets import widget_serialization
 
 from . import responders as _responders
@@ -325,7 +332,7 @@ class AgentChat(anywidget.AnyWidget):
     ) -> RunOutcome:
         self._set_status("running", "The agent is working…")
         task = self._thread.start(
-            run_input, on_event=self._batcher.push, stop_once_answered=stop_once_answered
+            run_input, on_event=self._stream_event, stop_once_answered=stop_once_answered
         )
         try:
             outcome = await task
@@ -401,6 +408,12 @@ class AgentChat(anywidget.AnyWidget):
 
     # -- front end ---------------------------------------------------------------------------
 
+    def _stream_event(self, event: BaseEvent) -> None:
+        # A snapshot repeats the whole conversation; the `messages` trait carries it
+        # once the run ends, so the stream to the browser skips it.
+        if not isinstance(event, MessagesSnapshotEvent):
+            self._batcher.push(event)
+
     def _to_front_end(self, content: Mapping[str, Any]) -> None:
         self._send({"method": "custom", "content": dict(content)})
 
@@ -419,7 +432,8 @@ class AgentChat(anywidget.AnyWidget):
         if kind == "hello":
             self._batcher.flush()
             events = self._thread.runs[-1].events if self._thread.running else []
-            self._to_front_end({"type": "catchup", "events": coalesce(events)})
+            live = [e for e in events if not isinstance(e, MessagesSnapshotEvent)]
+            self._to_front_end({"type": "catchup", "events": coalesce(live)})
         elif kind == "stop":
             self.stop(by="user")
         elif kind == "prompt":
