@@ -11,6 +11,7 @@ from . import responders
 from .adapter import AdapterRun, OpenAIAgentsAdapter
 from .chat import AgentChat
 from .errors import AdapterError, ErrorCode
+from .http import AGUIClient, asgi_app, serve
 from .interrupts import with_response_schema
 from .models import default_model
 from .offline_model import OfflineModel
@@ -20,6 +21,7 @@ from .tool_answers import resume_payload
 __version__ = "0.1.0"
 
 __all__: list[str] = [
+    "AGUIClient",
     "AdapterError",
     "AdapterRun",
     "AgentChat",
@@ -28,8 +30,10 @@ __all__: list[str] = [
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "__version__",
+    "asgi_app",
     "default_model",
     "responders",
     "resume_payload",
+    "serve",
     "with_response_schema",
 ]
