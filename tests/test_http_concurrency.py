@@ -22,6 +22,7 @@ from interrupt_widget.examples import meeting_agent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.background import running_server
 from interrupt_widget.offline_model import OfflineModel
+from interrupt_widget.testing import assert_valid_thread
 
 set_tracing_disabled(True)
 
@@ -56,6 +57,7 @@ async def pause_and_resume(client: AGUIClient, index: int) -> tuple[str, str, st
         resume=[ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload=answer)],
     )
     second = [e async for e in client.run(resume)]
+    assert_valid_thread([first, second])
     assert isinstance(second[-1], RunFinishedEvent), second[-1]
     results = [e for e in second if isinstance(e, ToolCallResultEvent)]
     assert [r.tool_call_id for r in results] == [interrupt.tool_call_id]

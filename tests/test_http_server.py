@@ -35,6 +35,7 @@ from interrupt_widget.examples import ExampleAgent, meeting_agent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.background import running_server
 from interrupt_widget.offline_model import OfflineModel
+from interrupt_widget.testing import assert_valid_stream, assert_valid_thread
 from interrupt_widget.wire import to_wire
 
 set_tracing_disabled(True)
@@ -118,6 +119,7 @@ async def test_a_paused_run_resumes_over_http_and_the_tool_runs_once(
         assert agent.executions.count() == 0
 
         resumed = await collect(client, resume_input(events))
+    assert_valid_thread([events, resumed])
     results = [e for e in resumed if isinstance(e, ToolCallResultEvent)]
     assert [r.tool_call_id for r in results] == [call.id]
     assert "Monday 3pm" in results[0].content
@@ -155,6 +157,7 @@ async def test_a_forged_resume_runs_nothing(
                 elif tamper == "strip":
                     del call["metadata"]["fingerprint"]
         refused = await collect(client, RunAgentInput.model_validate(forged))
+    assert_valid_stream(refused)
     error = error_of(refused)
     assert error.code == code
     assert "nothing was run" in error.message or "no fingerprint" in error.message
