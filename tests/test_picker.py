@@ -115,6 +115,11 @@ def test_refuses_no_interrupts_and_repeated_ids() -> None:
         InterruptPicker([meeting("x"), meeting("x")])
 
 
+def test_refuses_an_unreadable_deadline() -> None:
+    with pytest.raises(ValueError, match="expires_at 'soon' is not an ISO 8601 instant"):
+        InterruptPicker([meeting(expiresAt="soon")])
+
+
 def test_renderers_from_source_and_path(tmp_path: Path) -> None:
     module = tmp_path / "time_picker.js"
     module.write_text("export function render({ el }) { el.textContent = 'hi'; }\n")

@@ -63,7 +63,19 @@ class AnswerRefused(ValueError):
 
 
 class InterruptPicker(anywidget.AnyWidget):
-    """Shows AG-UI interrupts in a notebook cell and collects one answer for each."""
+    """Shows AG-UI interrupts in a notebook cell and collects one answer for each.
+
+    ::
+
+        picker = InterruptPicker(outcome.interrupts)
+        picker                        # the form, in the cell's output
+        entries = await picker.wait() # -> list[ResumeEntry] for RunAgentInput.resume
+
+    A custom renderer replaces the built-in form for one tool name (or reason):
+    an ES module, given as a path or as source, exporting
+    `render({interrupt, resolve, cancel, el})`; `resolve(payload)` and `cancel()`
+    return a promise of Python's verdict, and `render` may return a cleanup.
+    """
 
     _esm = _BUNDLE
 
@@ -96,6 +108,8 @@ class InterruptPicker(anywidget.AnyWidget):
         duplicates = sorted({i for i in ids if ids.count(i) > 1})
         if duplicates:
             raise ValueError(f"interrupt ids must be unique; repeated: {', '.join(duplicates)}")
+        for interrupt in parsed:
+            _check_deadline(interrupt)
         # Passed to the constructor so the opening message already carries them.
         super().__init__(
             interrupts=[to_wire(i) for i in parsed],
@@ -391,6 +405,18 @@ def _decision(record: Mapping[str, Any] | None) -> str:
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_deadline(interrupt: Interrupt) -> None:
+    if interrupt.expires_at is None:
+        return
+    try:
+        parse_instant(interrupt.expires_at)
+    except ValueError:
+        raise ValueError(
+            f"interrupt {interrupt.id!r}: expires_at {interrupt.expires_at!r} "
+            "is not an ISO 8601 instant"
+        ) from None
 
 
 def _renderer_source(value: str | pathlib.Path) -> str:
