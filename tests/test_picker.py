@@ -499,3 +499,10 @@ async def test_closing_stops_the_expiry_timer() -> None:
     assert widget._timers
     widget.close()
     assert widget._timers == []
+
+
+def test_the_shipped_meeting_renderer_loads_by_path() -> None:
+    from interrupt_widget.picker_renderers import MEETING_TIME
+
+    widget, _ = make(meeting(), renderers={"schedule_meeting": MEETING_TIME})
+    assert "export function render(" in widget.renderers["schedule_meeting"]
