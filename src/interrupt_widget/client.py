@@ -28,8 +28,9 @@ from interrupt_widget.wire import to_wire
 
 _EVENT: Final[TypeAdapter[Event]] = TypeAdapter(Event)
 _ERROR_BODY_LIMIT: Final = 64 * 1024
-DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=300.0)
-"""Ten seconds to connect and send; five minutes of silence between two events."""
+DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=300.0, pool=300.0)
+"""Ten seconds to connect and send; five minutes of silence between two events, or of
+waiting for a free connection when more runs are under way than the pool holds."""
 
 
 class AGUIClientError(Exception):
@@ -170,7 +171,7 @@ class AGUIClient:
                     yield event
         except httpx.TransportError as exc:
             raise AGUIConnectionError(
-                f"{type(exc).__name__} talking to {self.url}: {exc or 'no detail'}"
+                f"{type(exc).__name__} talking to {self.url}: {str(exc) or 'no detail'}"
             ) from exc
         finally:
             if owned:

@@ -1,0 +1,168 @@
+"""AG-UI over HTTP against the same work in process, same offline model.
+
+- Cycle: request -> interrupt -> resume -> final text, one at a time. In
+  process: `OpenAIAgentsAdapter.run` twice. Over HTTP: `AGUIClient` against
+  `python -m interrupt_widget serve` in its own process on 127.0.0.1 (bearer
+  token, fingerprints, SSE), one kept connection pool. Prints the ratio.
+- Sustained: 20 clients, each running whole pause + resume cycles back to
+  back against the one server; prints completed cycles per second.
+
+Runs alternate between the two sides so machine load hits both alike; the
+cycle figures are medians of per-cycle times.
+
+Run: .venv/bin/python bench/http.py [--cycles 100] [--clients 20] [--per-client 25]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This file is named http.py: keep its folder off the import path, or it would
+# shadow the standard library's `http` for everything imported below.
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import os  # noqa: E402
+import socket  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import AsyncIterator, Callable  # noqa: E402
+from contextlib import asynccontextmanager  # noqa: E402
+
+from ag_ui.core import (  # noqa: E402
+    BaseEvent,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    UserMessage,
+)
+from agents import set_tracing_disabled  # noqa: E402
+
+from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter  # noqa: E402
+from interrupt_widget.examples import meeting_agent  # noqa: E402
+
+TOKEN = "bench-token"
+ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
+Run = Callable[[RunAgentInput], AsyncIterator[BaseEvent]]
+
+
+async def cycle(run: Run, thread_id: str) -> None:
+    ask = UserMessage(id="u1", content=f"Book a call with Alice about {thread_id}")
+    first = [e async for e in run(RunAgentInput(thread_id=thread_id, run_id="r1", messages=[ask]))]
+    finished = first[-1]
+    assert isinstance(finished, RunFinishedEvent), finished
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome), finished
+    snapshot = [e for e in first if isinstance(e, MessagesSnapshotEvent)][-1]
+    resume = [
+        ResumeEntry(interrupt_id=i.id, status="resolved", payload=ANSWER)
+        for i in finished.outcome.interrupts
+    ]
+    second = [
+        e
+        async for e in run(
+            RunAgentInput(
+                thread_id=thread_id, run_id="r2", messages=snapshot.messages, resume=resume
+            )
+        )
+    ]
+    assert isinstance(second[-1], RunFinishedEvent), second[-1]
+
+
+@asynccontextmanager
+async def served() -> AsyncIterator[str]:
+    """`python -m interrupt_widget serve` on a free 127.0.0.1 port, in its own process."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        secret = Path(tmp) / "secret"
+        secret.write_text("bench-secret-0123456789abcdef")
+        env = {**os.environ, "INTERRUPT_WIDGET_MODEL": "offline"}
+        env.pop("OPENAI_API_KEY", None)
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "interrupt_widget",
+            "serve",
+            "interrupt_widget.examples:meeting_agent",
+            "--port",
+            str(port),
+            "--token",
+            TOKEN,
+            "--secret-file",
+            str(secret),
+            "--log-level",
+            "warning",
+            env=env,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        assert process.stderr is not None
+        try:
+            while True:  # ready when uvicorn has started (it logs at warning level and above)
+                url = f"http://127.0.0.1:{port}/"
+                try:
+                    _, writer = await asyncio.open_connection("127.0.0.1", port)
+                except OSError:
+                    if process.returncode is not None:
+                        raise RuntimeError((await process.stderr.read()).decode()) from None
+                    await asyncio.sleep(0.05)
+                    continue
+                writer.close()
+                await writer.wait_closed()
+                break
+            yield url
+        finally:
+            process.terminate()
+            await process.wait()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cycles", type=int, default=100)
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--per-client", type=int, default=25)
+    args = parser.parse_args()
+    set_tracing_disabled(True)
+
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
+    async with served() as url, AGUIClient(url, token=TOKEN) as client:
+        for i in range(5):  # warm both sides up
+            await cycle(adapter.run, f"warm-local-{i}")
+            await cycle(client.run, f"warm-http-{i}")
+        local: list[float] = []
+        remote: list[float] = []
+        for i in range(args.cycles):
+            start = time.perf_counter()
+            await cycle(adapter.run, f"local-{i}")
+            local.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            await cycle(client.run, f"http-{i}")
+            remote.append(time.perf_counter() - start)
+        in_process = statistics.median(local) * 1000
+        over_http = statistics.median(remote) * 1000
+        print(f"cycle in process   : {in_process:7.2f} ms (median of {args.cycles})")
+        print(f"cycle over HTTP    : {over_http:7.2f} ms (median of {args.cycles})")
+        print(f"ratio HTTP/process : {over_http / in_process:7.2f}")
+
+        async def worker(index: int) -> None:
+            for j in range(args.per_client):
+                await cycle(client.run, f"sustained-{index}-{j}")
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(i) for i in range(args.clients)))
+        elapsed = time.perf_counter() - start
+        total = args.clients * args.per_client
+        print(
+            f"sustained          : {total / elapsed:7.1f} cycles/s "
+            f"({args.clients} clients, {total} cycles in {elapsed:.1f} s)"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
