@@ -187,6 +187,34 @@ describe("mountChat", () => {
     expect(el.children.length).toBe(0);
   });
 
+  it("places the picker after the tool call it asks about, and later text below it", async () => {
+    const model = chatModel({
+      messages: [
+        { id: "u", role: "user", content: "book it" },
+        { id: "a", role: "assistant", toolCalls: [{ id: "c", function: { name: "book", arguments: "{}" } }] },
+      ],
+    });
+    model.others.set("p", new FakeModel({ kind: "picker", interrupts: [{ id: "i", reason: "tool_call", toolCallId: "c" }] }));
+    const mountPicker = vi.fn((slot: HTMLElement) => {
+      slot.textContent = "PICKER";
+    });
+    const { el } = mount(model, { mountPicker });
+    model.set("picker", "IPY_MODEL_p");
+    await vi.waitFor(() => expect(mountPicker).toHaveBeenCalled());
+    model.custom({
+      type: "events",
+      events: [
+        { type: "TOOL_CALL_RESULT", toolCallId: "c", messageId: "r", content: "booked" },
+        { type: "TEXT_MESSAGE_START", messageId: "m" },
+        { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "Done." },
+      ],
+    });
+    const order = [...(el.querySelector(".iw-chat-log")?.children ?? [])].map((n) =>
+      n.classList.contains("iw-chat-picker") ? "picker" : (n as HTMLElement).dataset.kind,
+    );
+    expect(order).toEqual(["user", "tool", "picker", "assistant"]);
+  });
+
   it("reads widget references", () => {
     expect(pickerModelId("IPY_MODEL_x1")).toBe("x1");
     expect(pickerModelId(null)).toBeNull();

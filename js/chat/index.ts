@@ -25,6 +25,14 @@ export function pickerModelId(ref: unknown): string | null {
   return ref.startsWith(MODEL_REF) ? ref.slice(MODEL_REF.length) : ref;
 }
 
+/** The tool call ids of a picker's interrupts (its `interrupts` trait, camelCase). */
+export function toolCallIdsOf(interrupts: unknown): string[] {
+  if (!Array.isArray(interrupts)) return [];
+  return interrupts
+    .map((i: unknown) => (typeof i === "object" && i !== null ? (i as { toolCallId?: unknown }).toolCallId : null))
+    .filter((id): id is string => typeof id === "string");
+}
+
 let requestCounter = 0;
 
 export function mountChat(
@@ -81,6 +89,7 @@ export function mountChat(
     if (pickerCleanup) pickerCleanup();
     pickerCleanup = undefined;
     view.pickerSlot.replaceChildren();
+    view.anchorPicker([]);
     const id = pickerModelId(model.get("picker"));
     if (!id) return;
     const mount = options.mountPicker;
@@ -91,6 +100,7 @@ export function mountChat(
     void model.widget_manager.get_model(id).then(
       (pickerModel) => {
         if (generation !== pickerGeneration) return; // a newer picker replaced this one
+        view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
         pickerCleanup = mount(view.pickerSlot, pickerModel);
       },
       () => {

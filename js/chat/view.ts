@@ -57,6 +57,8 @@ export interface ChatView {
   root: HTMLElement;
   /** Where the inline picker mounts. */
   pickerSlot: HTMLElement;
+  /** Show the picker right after the last of these tool calls (the ones it asks about). */
+  anchorPicker(toolCallIds: readonly string[]): void;
   draw(state: ChatViewState): void;
   /** Show a refusal (e.g. a prompt sent while an interrupt is open) in the status line. */
   notice(text: string): void;
@@ -154,12 +156,31 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
   const stop = el(doc, "button", "iw-chat-stop", "Stop");
   stop.type = "button";
   form.append(input, send, stop);
-  root.append(log, pickerSlot, status, form);
+  root.append(log, status, form);
+  log.appendChild(pickerSlot);
   container.appendChild(root);
 
   const nodes = new Map<string, ItemNode>();
   let noticeText = "";
   let current: ChatViewState | null = null;
+  let anchors: readonly string[] = [];
+
+  // The picker sits in the transcript after the call it asks about, so the
+  // decision reads in order; at the end when no such call is drawn.
+  const placePicker = (): void => {
+    let after: Element | null = null;
+    for (const id of anchors) {
+      const node = nodes.get(`tool:${id}`)?.node;
+      if (node && (!after || after.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING)) {
+        after = node;
+      }
+    }
+    if (after === null) {
+      if (log.lastElementChild !== pickerSlot) log.appendChild(pickerSlot);
+    } else if (after.nextElementSibling !== pickerSlot) {
+      after.after(pickerSlot);
+    }
+  };
 
   const submit = (): void => {
     const text = input.value.trim();
@@ -192,6 +213,10 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
   return {
     root,
     pickerSlot,
+    anchorPicker(toolCallIds: readonly string[]): void {
+      anchors = toolCallIds;
+      placePicker();
+    },
     draw(state: ChatViewState): void {
       if (current && current.status !== state.status) noticeText = "";
       current = state;
@@ -206,7 +231,8 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
           node = new ItemNode(doc, item);
           nodes.set(key, node);
         }
-        const expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;
+        let expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;
+        if (expected === pickerSlot) expected = pickerSlot.nextElementSibling;
         if (expected !== node.node) log.insertBefore(node.node, expected);
         previous = node.node;
       }
@@ -216,6 +242,7 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
           nodes.delete(key);
         }
       }
+      placePicker();
       const busy = state.status === "running" || state.status === "waiting";
       send.disabled = busy;
       stop.disabled = !busy;
