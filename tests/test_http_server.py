@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -30,6 +32,7 @@ from ag_ui_validate.transport import TransportOptions, validate_endpoint
 from agents import function_tool, set_tracing_disabled
 from starlette.applications import Starlette
 
+from interrupt_widget import OpenAIAgentsAdapter, serve
 from interrupt_widget.client import AGUIClient
 from interrupt_widget.examples import ExampleAgent, meeting_agent
 from interrupt_widget.http.app import asgi_app
@@ -409,3 +412,79 @@ def test_forged_inputs_are_deep_copies() -> None:
     forged = copy.deepcopy(original)
     forged["threadId"] = "x"
     assert original["threadId"] == "thread-1"
+
+
+async def test_an_agent_without_stop_is_closed_only_once_its_tool_has_a_result() -> None:
+    """The same departure, served from an AG-UI agent that has no `stop()`."""
+    started = asyncio.Event()
+    release = asyncio.Event()
+    finished: list[str] = []
+
+    @function_tool(needs_approval=True)
+    async def transfer_funds(amount: int) -> str:
+        """Move money: slow, and must never stop halfway."""
+        started.set()
+        await release.wait()
+        finished.append(f"moved {amount}")
+        return f"moved {amount}"
+
+    adapter = OpenAIAgentsAdapter(
+        ExampleAgent(name="bank", model=OfflineModel(), tools=[transfer_funds])
+    )
+
+    class PlainAgent:
+        """An AG-UI agent as a bare async generator: nothing to call `stop()` on."""
+
+        async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+            async for event in adapter.run(input):
+                yield event
+
+    app = asgi_app(PlainAgent(), token=TOKEN, secret=SECRET)
+    ask = RunAgentInput(
+        thread_id="thread-bank",
+        run_id="run-1",
+        messages=[UserMessage(id="u1", content="Please transfer_funds amount=7")],
+    )
+    async with running_server(app) as url, AGUIClient(url, token=TOKEN) as client:
+        events = await collect(client, ask)
+        stream = client.run(resume_input(events, {"approved": True}, thread_id="thread-bank"))
+        await anext(stream)
+        await started.wait()
+        await stream.aclose()
+        (run,) = app.state.runs
+        await run.until_abandoned()
+        assert not run.task.done()  # the tool has no result yet: the run goes on
+        release.set()
+        await run.task
+    assert finished == ["moved 7"]
+
+
+def test_adapter_options_are_refused_for_an_agent_that_already_speaks_ag_ui(
+    agent: ExampleAgent,
+) -> None:
+    adapter = OpenAIAgentsAdapter(agent)
+    with pytest.raises(TypeError, match="expires_in"):
+        asgi_app(adapter, secret=SECRET, expires_in=30)
+    with pytest.raises(ValueError, match="blank"):
+        asgi_app(adapter, secret=SECRET, token="  ")
+
+
+async def test_serve_refuses_to_block_a_running_event_loop(agent: ExampleAgent) -> None:
+    with pytest.raises(RuntimeError, match="cannot run inside a running event loop"):
+        serve(agent, port=0)
+
+
+def test_the_kit_imports_without_the_serve_extra() -> None:
+    """With httpx-sse missing, `import interrupt_widget` works; AGUIClient says what to install."""
+    code = (
+        "import sys; sys.modules['httpx_sse'] = None\n"
+        "import interrupt_widget\n"
+        "try:\n"
+        "    interrupt_widget.AGUIClient('http://127.0.0.1:1/')\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert "needs the `serve` extra" in completed.stdout

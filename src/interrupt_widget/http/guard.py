@@ -37,11 +37,9 @@ from ag_ui.core import (
 
 from interrupt_widget.http.agui_agent import AGUIAgent
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY, Fingerprinter
+from interrupt_widget.interrupts import INTERRUPT_KEY
 
 logger = logging.getLogger(__name__)
-
-INTERRUPT_KEY: Final = "interrupt"
-"""Where the adapter keeps a gated call's interrupt: `ToolCall.metadata["interrupt"]`."""
 
 FINGERPRINT_MISSING: Final = "fingerprint_missing"
 """RUN_ERROR code: a gated call that a resume would run carries no fingerprint."""
