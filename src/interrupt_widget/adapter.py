@@ -375,8 +375,8 @@ class AdapterRun:
         return self
 
     async def __anext__(self) -> BaseEvent:
-        with self._lock:
-            if self._loop is None:
+        if self._loop is None:
+            with self._lock:
                 self._loop = asyncio.get_running_loop()
         return await self._events.__anext__()
 

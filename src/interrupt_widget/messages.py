@@ -118,17 +118,32 @@ class Transcript:
     """Folds a run's emitted events into new AG-UI messages, in order."""
 
     def __init__(self) -> None:
-        self.messages: list[Message] = []
-        """The messages this run added so far."""
+        self._messages: list[Message] = []
         self._assistant: dict[str, AssistantMessage] = {}
+        self._text: dict[str, list[str]] = {}
         self._calls: dict[str, ToolCall] = {}
 
+    @property
+    def messages(self) -> list[Message]:
+        """The messages this run added so far."""
+        for message_id, parts in self._text.items():
+            if parts:
+                message = self._assistant[message_id]
+                message.content = (message.content or "") + "".join(parts)
+                parts.clear()
+        return list(self._messages)
+
     def apply(self, event: BaseEvent) -> None:
-        if isinstance(event, TextMessageStartEvent):
+        # Text deltas are the hot path (one per streamed chunk): collect them and
+        # join once, when the messages are read.
+        if isinstance(event, TextMessageContentEvent):
+            parts = self._text.get(event.message_id)
+            if parts is None:
+                self._assistant_message(event.message_id)
+                parts = self._text[event.message_id]
+            parts.append(event.delta)
+        elif isinstance(event, TextMessageStartEvent):
             self._assistant_message(event.message_id)
-        elif isinstance(event, TextMessageContentEvent):
-            message = self._assistant_message(event.message_id)
-            message.content = (message.content or "") + event.delta
         elif isinstance(event, ToolCallStartEvent):
             parent = self._assistant_message(event.parent_message_id or f"{event.tool_call_id}-msg")
             call = ToolCall(
@@ -141,7 +156,7 @@ class Transcript:
             call = self._calls[event.tool_call_id]
             call.function.arguments += event.delta
         elif isinstance(event, ToolCallResultEvent):
-            self.messages.append(
+            self._messages.append(
                 ToolMessage(
                     id=event.message_id,
                     tool_call_id=event.tool_call_id,
@@ -155,7 +170,8 @@ class Transcript:
         if message is None:
             message = AssistantMessage(id=message_id)
             self._assistant[message_id] = message
-            self.messages.append(message)
+            self._text[message_id] = []
+            self._messages.append(message)
         return message
 
     def replace_call(self, call: ToolCall) -> None:

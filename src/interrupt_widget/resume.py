@@ -86,13 +86,14 @@ def plan_resume(
             )
         answers[entry.interrupt_id] = entry
 
-    resolutions: list[Resolution] = []
+    # Every open interrupt needs an entry before any entry is judged on its own.
     for call in open_calls:
-        answer = answers.get(call.interrupt.id)
-        if answer is None:
+        if call.interrupt.id not in answers:
             code = ErrorCode.INCOMPLETE_RESUME if given else ErrorCode.PENDING_INTERRUPTS
             raise AdapterError(code, _unanswered(call, bool(given)), interrupt_id=call.interrupt.id)
-        resolutions.append(_resolve(call, answer, schema_for(call), now))
+    resolutions = [
+        _resolve(call, answers[call.interrupt.id], schema_for(call), now) for call in open_calls
+    ]
 
     for interrupt_id in answers:
         if by_interrupt[interrupt_id].call_id in done:

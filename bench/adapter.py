@@ -1,0 +1,155 @@
+"""The adapter against the raw Agents SDK doing the same work, same offline model, one process.
+
+- Cycle: request -> tool approval -> resume -> final text. Raw SDK:
+  `run_streamed`, drain, `to_state()`, `approve()`, `run_streamed(state)`, drain.
+  Adapter: a run that ends in an interrupt, then a stateless resume run from the
+  snapshot's messages (which re-reads the conversation and runs the approved
+  call itself). Goal: adapter / raw <= 1.15.
+- Streaming: a 5,000-chunk reply consumed to the end through each. Goal: the
+  adapter's throughput >= 0.9 of the raw SDK's.
+
+Runs alternate between the two sides so machine load hits both alike; the
+figures are medians.
+
+Run: .venv/bin/python bench/adapter.py [--cycles 200] [--chunks 5000] [--repeats 9]
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# Run as a script, this folder comes first on sys.path, where a benchmark named
+# like a standard module (http.py) would shadow it: keep the folder off the path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse  # noqa: E402
+import asyncio  # noqa: E402
+import statistics  # noqa: E402
+import time  # noqa: E402
+
+from ag_ui.core import (  # noqa: E402
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    TextMessageContentEvent,
+    UserMessage,
+)
+from agents import Agent, Runner, set_tracing_disabled  # noqa: E402
+
+from interrupt_widget import OfflineModel, OpenAIAgentsAdapter  # noqa: E402
+from interrupt_widget.examples import meeting_agent  # noqa: E402
+
+REQUEST = "Book a call with Alice about the Q3 roadmap"
+ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
+
+
+async def raw_cycle(agent: Agent[object]) -> str:
+    first = Runner.run_streamed(agent, REQUEST)
+    async for _ in first.stream_events():
+        pass
+    state = first.to_state()
+    for item in first.interruptions:
+        state.approve(item)
+    second = Runner.run_streamed(agent, state)
+    async for _ in second.stream_events():
+        pass
+    return str(second.final_output)
+
+
+async def adapter_cycle(adapter: OpenAIAgentsAdapter, thread: str) -> str:
+    ask = UserMessage(id="u1", content=REQUEST)
+    first = [
+        e async for e in adapter.run(RunAgentInput(thread_id=thread, run_id="r1", messages=[ask]))
+    ]
+    snapshot, paused = first[-2], first[-1]
+    assert isinstance(snapshot, MessagesSnapshotEvent)
+    assert isinstance(paused, RunFinishedEvent)
+    assert isinstance(paused.outcome, RunFinishedInterruptOutcome)
+    entries = [
+        ResumeEntry(interrupt_id=i.id, status="resolved", payload=ANSWER)
+        for i in paused.outcome.interrupts
+    ]
+    resume = RunAgentInput(
+        thread_id=thread, run_id="r2", messages=snapshot.messages, resume=entries
+    )
+    return "".join(
+        [e.delta async for e in adapter.run(resume) if isinstance(e, TextMessageContentEvent)]
+    )
+
+
+async def raw_stream(agent: Agent[object]) -> int:
+    result = Runner.run_streamed(agent, "go")
+    chunks = 0
+    async for event in result.stream_events():
+        if event.type == "raw_response_event" and event.data.type == "response.output_text.delta":
+            chunks += 1
+    return chunks
+
+
+async def adapter_stream(adapter: OpenAIAgentsAdapter) -> int:
+    request = RunAgentInput(
+        thread_id="s", run_id="r1", messages=[UserMessage(id="u1", content="go")]
+    )
+    return sum([isinstance(e, TextMessageContentEvent) async for e in adapter.run(request)])
+
+
+async def timed(work: object) -> float:
+    start = time.perf_counter()
+    await work  # type: ignore[misc]
+    return time.perf_counter() - start
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cycles", type=int, default=200)
+    parser.add_argument("--chunks", type=int, default=5_000)
+    parser.add_argument("--repeats", type=int, default=9)
+    args = parser.parse_args()
+    set_tracing_disabled(True)
+
+    agent = meeting_agent(OfflineModel())
+    adapter = OpenAIAgentsAdapter(agent)
+    for warm in range(5):
+        await raw_cycle(agent)
+        await adapter_cycle(adapter, f"warm-{warm}")
+    raw_times: list[float] = []
+    adapter_times: list[float] = []
+    for n in range(args.cycles):
+        raw_times.append(await timed(raw_cycle(agent)))
+        # A new thread per cycle: the adapter runs each approved call once per thread.
+        adapter_times.append(await timed(adapter_cycle(adapter, f"cycle-{n}")))
+    raw_cycle_s = statistics.median(raw_times)
+    adapter_cycle_s = statistics.median(adapter_times)
+    cycle_ratio = adapter_cycle_s / raw_cycle_s
+
+    talker = Agent(name="talker", model=OfflineModel(reply_words=args.chunks))
+    talker_adapter = OpenAIAgentsAdapter(talker)
+    assert await raw_stream(talker) == args.chunks
+    assert await adapter_stream(talker_adapter) == args.chunks
+    raw_stream_times: list[float] = []
+    adapter_stream_times: list[float] = []
+    for _ in range(args.repeats):
+        raw_stream_times.append(await timed(raw_stream(talker)))
+        adapter_stream_times.append(await timed(adapter_stream(talker_adapter)))
+    raw_stream_s = statistics.median(raw_stream_times)
+    adapter_stream_s = statistics.median(adapter_stream_times)
+    throughput = raw_stream_s / adapter_stream_s
+
+    print(f"cycle (request, interrupt, resume, final text), median of {args.cycles}:")
+    print(f"  raw SDK  {raw_cycle_s * 1000:7.2f} ms")
+    print(f"  adapter  {adapter_cycle_s * 1000:7.2f} ms  ratio {cycle_ratio:.2f} (goal <= 1.15)")
+    print(f"streamed reply of {args.chunks} chunks, median of {args.repeats}:")
+    print(f"  raw SDK  {raw_stream_s * 1000:7.1f} ms  {args.chunks / raw_stream_s:8.0f} chunks/s")
+    print(
+        f"  adapter  {adapter_stream_s * 1000:7.1f} ms  {args.chunks / adapter_stream_s:8.0f} "
+        f"chunks/s  throughput {throughput:.2f} of raw (goal >= 0.90)"
+    )
+    met = cycle_ratio <= 1.15 and throughput >= 0.9
+    print(f"goals {'met' if met else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
