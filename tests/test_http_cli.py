@@ -158,7 +158,14 @@ def test_an_empty_or_missing_secret_file_is_a_clear_error(
 ) -> None:
     empty = tmp_path / "empty"
     empty.write_text("\n")
-    for path, message in ((empty, "is empty"), (tmp_path / "absent", "cannot read")):
+    short = tmp_path / "short"
+    short.write_text("tiny")
+    cases = (
+        (empty, "is empty"),
+        (tmp_path / "absent", "cannot read"),
+        (short, "at least 16 bytes"),
+    )
+    for path, message in cases:
         args = ["serve", "interrupt_widget.examples:meeting_agent", "--secret-file", str(path)]
         assert main(args) == 2
         assert message in capsys.readouterr().err

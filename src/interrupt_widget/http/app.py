@@ -167,7 +167,8 @@ def asgi_app(
     `agent` is an Agents SDK `Agent` (wrapped in `OpenAIAgentsAdapter` with
     `response_schemas`, `expires_in` and `run_config`) or any AG-UI agent with
     `run(RunAgentInput)`. `token`, when set, is required as
-    `Authorization: Bearer <token>` on `POST /`. `secret` keys the fingerprints
+    `Authorization: Bearer <token>` on `POST /` (`GET /health` stays open and
+    says nothing but "ok"). `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
     `shutdown_grace` is how long shutdown waits for runs whose client has left.
@@ -181,8 +182,8 @@ def asgi_app(
     if secret is None:
         secret = random_secret()
         logger.warning(
-            "no INTERRUPT_WIDGET_SECRET set: using a random fingerprint secret, so a restart "
-            "voids every open interrupt"
+            "no fingerprint secret (INTERRUPT_WIDGET_SECRET or --secret-file): using a random "
+            "one, so a restart voids every open interrupt"
         )
     guarded = FingerprintGuard(
         as_agui_agent(

@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     args = _parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
+    from interrupt_widget.http.fingerprint import FingerprintSecretError
     from interrupt_widget.http.serve import serve
 
     secret: str | None = None
@@ -91,12 +92,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     token = args.token or os.environ.get(TOKEN_ENV) or None
-    serve(
-        agent,
-        host=args.host,
-        port=args.port,
-        token=token,
-        secret=secret,
-        log_level=args.log_level,
-    )
+    try:
+        serve(
+            agent,
+            host=args.host,
+            port=args.port,
+            token=token,
+            secret=secret,
+            log_level=args.log_level,
+        )
+    except (FingerprintSecretError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return 0

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
 from interrupt_widget.http.app import DEFAULT_MAX_BODY_BYTES, asgi_app
-from interrupt_widget.http.fingerprint import random_secret, secret_from_env
-
-logger = logging.getLogger(__name__)
 
 
 def serve(
@@ -46,14 +42,6 @@ def serve(
             "serve() blocks and cannot run inside a running event loop (a notebook kernel): "
             "run `python -m interrupt_widget serve module:agent` in a terminal, or mount "
             "asgi_app(agent) in your own server"
-        )
-    if secret is None:
-        secret = secret_from_env()
-    if secret is None:
-        secret = random_secret()
-        logger.warning(
-            "no INTERRUPT_WIDGET_SECRET or --secret-file: made a random fingerprint secret; "
-            "restarting this server voids every open interrupt"
         )
     app = asgi_app(
         agent,
