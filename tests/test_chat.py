@@ -181,29 +181,30 @@ async def test_the_front_end_prompt_and_a_refusal_while_waiting(recorder: CommRe
 async def test_a_view_opened_mid_run_catches_up(recorder: CommRecorder) -> None:
     chat = AgentChat(meeting_agent(OfflineModel()))
     comm = recorder.of(chat)
-    seen_text = asyncio.Event()
     original = comm.publish_msg
 
     def publish(msg_type: str, data: dict[str, Any] | None = None, **kw: Any) -> None:
         original(msg_type, data, **kw)
         content = (data or {}).get("content") or {}
-        if content.get("type") == "events" and any(
+        shows_text = content.get("type") == "events" and any(
             e["type"] == "TEXT_MESSAGE_CONTENT" for e in content["events"]
-        ):
-            seen_text.set()
+        )
+        if shows_text and not comm_has_catchup():
+            comm.deliver({"type": "hello"})  # a second view opens once text shows
+
+    def comm_has_catchup() -> bool:
+        return any(m["type"] == "catchup" for m in comm.custom_messages())
 
     comm.publish_msg = publish  # type: ignore[method-assign]
-    handle = chat.send("reply with 3000 words")
-    await seen_text.wait()
-    comm.deliver({"type": "hello"})  # a second view opens now
+    result = await chat.send("reply with 3000 words")
     catchups = [m for m in comm.custom_messages() if m["type"] == "catchup"]
     assert len(catchups) == 1
     events = catchups[0]["events"]
     assert events[0]["type"] == "RUN_STARTED"
     so_far = "".join(e["delta"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert so_far  # the run so far, merged
-    assert streamed_text(comm).startswith(so_far)
-    await handle
+    assert result.text.startswith(so_far)
+    assert streamed_text(comm) == result.text  # the other views got each chunk once
 
 
 async def test_stop_button_mid_stream_ends_with_the_cancelled_outcome(

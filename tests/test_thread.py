@@ -94,26 +94,26 @@ async def test_a_refused_resume_reopens_the_interrupt_and_nothing_runs() -> None
     assert agent.executions.count() == 1  # type: ignore[attr-defined]
 
 
-def first_text() -> tuple[asyncio.Event, Callable[[BaseEvent], None]]:
-    """An event set when the first text chunk streams, and the sink that sets it."""
-    seen = asyncio.Event()
+def on_first_text(action: Callable[[], object]) -> Callable[[BaseEvent], None]:
+    """A sink that calls `action` once, when the first text chunk streams."""
+    done: list[object] = []
 
     def sink(event: BaseEvent) -> None:
-        if event.type.value == "TEXT_MESSAGE_CONTENT":
-            seen.set()
+        if not done and event.type.value == "TEXT_MESSAGE_CONTENT":
+            done.append(action())
 
-    return seen, sink
+    return sink
 
 
 async def test_only_one_run_at_a_time_and_stop_ends_it_cancelled() -> None:
     thread, _agent = new_thread()
-    seen, sink = first_text()
+    stopped: list[bool] = []
+    sink = on_first_text(lambda: stopped.append(thread.stop()))
     task = thread.start(thread.user_input("reply with 20000 words"), on_event=sink)
     with pytest.raises(ThreadBusy):
         thread.user_input("hi")
-    await seen.wait()
-    assert thread.stop()
     outcome = await task
+    assert stopped == [True]
     assert outcome.kind == "cancelled"
     assert not thread.stop()  # nothing left to stop
     assert thread.messages[-1].role == "assistant"
@@ -122,12 +122,11 @@ async def test_only_one_run_at_a_time_and_stop_ends_it_cancelled() -> None:
 
 async def test_cancelling_the_task_from_outside_still_ends_the_run_cleanly() -> None:
     thread, _agent = new_thread()
-    seen, sink = first_text()
-    task = thread.start(thread.user_input("reply with 20000 words"), on_event=sink)
-    await seen.wait()
-    task.cancel()
+    tasks: list[asyncio.Task[object]] = []
+    sink = on_first_text(lambda: tasks[0].cancel())
+    tasks.append(thread.start(thread.user_input("reply with 20000 words"), on_event=sink))
     with pytest.raises(asyncio.CancelledError):
-        await task
+        await tasks[0]
     assert not thread.running
 
 
