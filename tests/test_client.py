@@ -151,7 +151,7 @@ async def test_an_unreachable_server_is_a_connection_error() -> None:
         _ = [e async for e in client.run(RUN)]
 
 
-async def test_a_kept_pool_is_reused_and_closed() -> None:
+async def test_a_kept_pool_serves_many_runs() -> None:
     client, seen = peer_with_log(sse(STARTED, FINISHED))
     async with client:
         for _ in range(3):
