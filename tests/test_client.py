@@ -90,6 +90,14 @@ async def test_a_camel_case_mapping_is_accepted_as_input() -> None:
     ]
 
 
+async def test_comment_lines_between_events_are_ignored() -> None:
+    client = peer(b": keep-alive\n\n" + sse(STARTED) + b": keep-alive\n\n" + sse(FINISHED))
+    assert [e.type for e in [e async for e in client.run(RUN)]] == [
+        EventType.RUN_STARTED,
+        EventType.RUN_FINISHED,
+    ]
+
+
 async def test_reading_stops_at_the_terminal_event() -> None:
     client = peer(sse(STARTED, FINISHED, "not even json"))
     assert len([e async for e in client.run(RUN)]) == 2

@@ -467,3 +467,45 @@ def test_the_kit_imports_without_the_serve_extra() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert "needs the `serve` extra" in completed.stdout
+
+
+async def test_a_quiet_stream_is_kept_alive_with_sse_comments() -> None:
+    started = asyncio.Event()
+    release = asyncio.Event()
+
+    @function_tool(needs_approval=True)
+    async def transfer_funds(amount: int) -> str:
+        """Move money, slowly."""
+        started.set()
+        await release.wait()
+        return f"moved {amount}"
+
+    agent = ExampleAgent(name="bank", model=OfflineModel(), tools=[transfer_funds])
+    app = asgi_app(agent, token=TOKEN, secret=SECRET, keepalive=0.01)
+    ask = RunAgentInput(
+        thread_id="thread-bank",
+        run_id="run-1",
+        messages=[UserMessage(id="u1", content="Please transfer_funds amount=3")],
+    )
+    async with running_server(app) as url:
+        async with AGUIClient(url, token=TOKEN) as client:
+            events = await collect(client, ask)
+        body = json.dumps(wire(resume_input(events, {"approved": True}, thread_id="thread-bank")))
+        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+        data: list[str] = []
+        comments = 0
+        async with (
+            httpx.AsyncClient() as http,
+            http.stream("POST", url, content=body, headers=headers) as response,
+        ):
+            async for line in response.aiter_lines():
+                if line.startswith(":"):
+                    comments += 1
+                    release.set()  # the tool was silent long enough to need one
+                elif line.startswith("data: "):
+                    data.append(line.removeprefix("data: "))
+    assert started.is_set()
+    assert comments >= 1
+    kinds = [json.loads(d)["type"] for d in data]
+    assert "TOOL_CALL_RESULT" in kinds
+    assert kinds[-1] == "RUN_FINISHED"

@@ -40,12 +40,18 @@ logger = logging.getLogger(__name__)
 DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
 """The default cap on a request body: a long conversation fits, a flood does not."""
 
+DEFAULT_KEEPALIVE_SECONDS = 15.0
+"""How long a stream may stay silent before the server sends an SSE comment."""
+
+_KEEPALIVE = b": keep-alive\n\n"
+
 
 @dataclass
 class _Server:
     agent: AGUIAgent
     token: bytes | None
     max_body_bytes: int
+    keepalive: float | None
     shutdown_grace: float
     runs: set[DetachedRun] = field(default_factory=set)
 
@@ -119,7 +125,7 @@ def _parse_input(body: bytes) -> RunAgentInput | Response:
 class _EventStreamResponse(StreamingResponse):
     """SSE for one detached run; a client that leaves abandons the run, never cancels it."""
 
-    def __init__(self, run: DetachedRun) -> None:
+    def __init__(self, run: DetachedRun, *, keepalive: float | None) -> None:
         # The base class only sets the headers (no Content-Length); __call__ does the rest.
         super().__init__(
             content=iter(()),
@@ -127,6 +133,7 @@ class _EventStreamResponse(StreamingResponse):
             media_type="text/event-stream",
         )
         self._run = run
+        self._keepalive = keepalive
         self._encoder = EventEncoder()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -138,8 +145,10 @@ class _EventStreamResponse(StreamingResponse):
         watcher = asyncio.create_task(watch_disconnect())
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-            async for event in self._run.events():
-                body = self._encoder.encode(event).encode()
+            async for event in self._run.events(idle=self._keepalive):
+                # A comment line while the agent is quiet (a long tool), so proxies and
+                # clients do not take the connection for dead.
+                body = _KEEPALIVE if event is None else self._encoder.encode(event).encode()
                 await send({"type": "http.response.body", "body": body, "more_body": True})
             if not self._run.abandoned:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -160,6 +169,7 @@ def asgi_app(
     response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     expires_in: float | timedelta | None = None,
     run_config: Any = None,
+    keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
     shutdown_grace: float = 30.0,
 ) -> Starlette:
     """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
@@ -171,7 +181,9 @@ def asgi_app(
     says nothing but "ok"). `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
-    `shutdown_grace` is how long shutdown waits for runs whose client has left.
+    `keepalive` is how many silent seconds pass before an SSE comment is sent
+    (None: never). `shutdown_grace` is how long shutdown waits for runs whose
+    client has left.
     """
     if max_body_bytes <= 0:
         raise ValueError("max_body_bytes must be positive")
@@ -195,6 +207,7 @@ def asgi_app(
         agent=guarded,
         token=token.strip().encode() if token is not None else None,
         max_body_bytes=max_body_bytes,
+        keepalive=keepalive,
         shutdown_grace=shutdown_grace,
     )
 
@@ -219,7 +232,7 @@ def asgi_app(
         detached = DetachedRun(server.agent, parsed)
         server.runs.add(detached)
         detached.task.add_done_callback(lambda _: server.runs.discard(detached))
-        return _EventStreamResponse(detached)
+        return _EventStreamResponse(detached, keepalive=server.keepalive)
 
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})

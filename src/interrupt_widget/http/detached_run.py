@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import Any
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -92,23 +93,35 @@ class DetachedRun:
             return can_stop
         return callable(getattr(self._stream, "stop", None))
 
-    async def events(self) -> AsyncIterator[BaseEvent]:
-        """The run's events in order, ending when the run ends or is abandoned."""
-        gone = asyncio.ensure_future(self._abandoned.wait())
+    async def events(self, *, idle: float | None = None) -> AsyncIterator[BaseEvent | None]:
+        """The run's events in order, ending when the run ends or is abandoned.
+
+        With `idle` set, None is yielded whenever that many seconds pass with no
+        event, so the caller can keep a quiet connection alive.
+        """
+        gone: asyncio.Future[Any] = asyncio.ensure_future(self._abandoned.wait())
+        get: asyncio.Future[Any] | None = None
         try:
             while not self.abandoned:
-                get = asyncio.ensure_future(self._queue.get())
-                await asyncio.wait({get, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if get is None:
+                    get = asyncio.ensure_future(self._queue.get())
+                done, _ = await asyncio.wait(
+                    {get, gone}, timeout=idle, return_when=asyncio.FIRST_COMPLETED
+                )
+                if not done:
+                    yield None
+                    continue
                 if not get.done():
-                    get.cancel()
                     return
-                item = get.result()
+                item, get = get.result(), None
                 if item is _END:
                     return
                 assert isinstance(item, BaseEvent)
                 yield item
         finally:
             gone.cancel()
+            if get is not None:
+                get.cancel()
 
     async def _deliver(self, item: object) -> None:
         if self.abandoned:
