@@ -1,0 +1,85 @@
+"""AgentChat in JupyterLab: a person types a request, answers the picker, reads the reply.
+
+``chat_meeting.ipynb`` shows a chat with the quickstart's scheduler (offline model);
+``agent.executions`` in the kernel logs every run of the gated tool's body.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from chat_page import ChatOnPage
+from notebook_page import NotebookPage
+from playwright.sync_api import Locator, expect
+
+pytestmark = pytest.mark.e2e
+
+OpenNotebook = Callable[..., NotebookPage]
+Screenshot = Callable[[Locator, str], Path]
+
+
+def open_interrupt(chat: ChatOnPage) -> str:
+    """The id of the interrupt the chat's picker shows, once it shows one."""
+    expect(chat.open_card()).to_have_count(1)
+    interrupt_id = chat.open_card().get_attribute("data-interrupt-id")
+    assert interrupt_id
+    return interrupt_id
+
+
+def test_a_cancelled_or_denied_meeting_is_not_scheduled(open_in_lab: OpenNotebook) -> None:
+    notebook = open_in_lab("chat_meeting.ipynb")
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(0))
+    kernel = notebook.kernel()
+
+    chat.say("Book a call about the budget with Grace")
+    chat.picker.button(open_interrupt(chat), "Cancel").click()
+    expect(chat.agent_messages.last).to_contain_text("not scheduled")
+
+    chat.say("Book a call about hiring with Linus")
+    chat.picker.button(open_interrupt(chat), "Deny").click()
+    expect(chat.agent_messages).to_have_count(2)
+    expect(chat.agent_messages.last).to_contain_text("not scheduled")
+
+    kernel.wait_for("chat.status", lambda status: status == "done")
+    assert kernel.eval("agent.executions.count()") == 0
+    for message in chat.agent_messages.all():
+        expect(message).not_to_contain_text(re.compile(r"\bScheduled\b"))
+
+
+# No full stops: the offline agent ends a topic or an attendee at the first one.
+SCRIPT = "<script>window['__pwned'] = 'script'</script>"
+IMG = "<img src=x onerror=\"window['__pwned'] = 'img'\">"
+
+
+def test_hostile_agent_text_shows_as_text(
+    open_in_lab: OpenNotebook, screenshot: Screenshot
+) -> None:
+    notebook = open_in_lab("chat_meeting.ipynb")
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(0))
+    kernel = notebook.kernel()
+
+    # The offline agent copies the topic and the attendee into the tool call verbatim, the
+    # interrupt message names them, and its reply quotes the tool's result.
+    chat.say(f"Book a call about {IMG} with {SCRIPT}")
+    interrupt_id = open_interrupt(chat)
+    expect(chat.tool_calls.last.locator(".iw-chat-args")).to_contain_text(IMG.replace('"', '\\"'))
+    expect(chat.picker.card(interrupt_id).locator(".iw-message")).to_contain_text(SCRIPT)
+    chat.picker.field(interrupt_id, "chosen_time").fill("2026-12-04T09:00")
+    chat.picker.button(interrupt_id, "Approve").click()
+
+    reply = chat.agent_messages.last
+    expect(reply).to_contain_text(IMG)
+    expect(reply).to_contain_text(SCRIPT)
+    expect(chat.root.locator("script, img, svg, a, iframe, object")).to_have_count(0)
+    screenshot(chat.root, "chat-hostile")
+    assert kernel.wait_for("agent.executions.count()", bool) == 1
+    assert kernel.eval("agent.executions.calls[0].arguments") == {
+        "topic": IMG,
+        "attendee": SCRIPT,
+    }
+    assert notebook.page.evaluate("() => window.__pwned") is None
