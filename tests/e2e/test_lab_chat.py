@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,37 @@ def open_interrupt(chat: ChatOnPage) -> str:
     interrupt_id = chat.open_card().get_attribute("data-interrupt-id")
     assert interrupt_id
     return interrupt_id
+
+
+def test_approving_with_a_time_schedules_the_meeting_once(
+    open_in_lab: OpenNotebook, screenshot: Screenshot
+) -> None:
+    notebook = open_in_lab("chat_meeting.ipynb")
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(0))
+    kernel = notebook.kernel()
+
+    chat.say("Book a call about the Q3 roadmap with Ada")
+    interrupt_id = open_interrupt(chat)
+    expect(chat.status).to_contain_text("schedule_meeting")
+    chat.picker.field(interrupt_id, "chosen_time").fill("2026-12-03T14:30")
+    screenshot(chat.root, "chat-waiting")
+    chat.picker.button(interrupt_id, "Approve").click()
+
+    reply = chat.agent_messages.last
+    expect(reply).to_contain_text("Scheduled")
+    expect(reply).to_contain_text("Dec 3")
+    expect(reply).to_contain_text("02:30 PM")
+    expect(chat.picker.decision(interrupt_id)).to_contain_text("Approved")
+    screenshot(chat.root, "chat-scheduled")
+    kernel.wait_for("chat.status", lambda status: status == "done")
+    assert kernel.eval("agent.executions.count('schedule_meeting')") == 1
+    call = kernel.eval(
+        "(lambda c: (c.arguments, c.payload['approved'], c.payload['chosen_time']))"
+        "(agent.executions.calls[0])"
+    )
+    assert call[:2] == ({"topic": "Q3 roadmap", "attendee": "Ada"}, True)
+    assert datetime.fromisoformat(call[2]) == datetime(2026, 12, 3, 14, 30, tzinfo=UTC)
 
 
 def test_a_cancelled_or_denied_meeting_is_not_scheduled(open_in_lab: OpenNotebook) -> None:
