@@ -13,10 +13,11 @@ lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 
 setup: $(STAMP) build
 
-$(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json
+$(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json tests/agui_client/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade "pip==26.3"
 	npm ci --no-audit --no-fund
+	npm ci --no-audit --no-fund --prefix tests/agui_client
 	npm run build
 	$(BIN)/python -m pip install -q -c requirements/ci.txt -e ".[dev]"
 	touch $(STAMP)
@@ -36,9 +37,16 @@ test-js: setup
 test-py: setup
 	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e
 
+## Each notebook in its own kernel, offline, with no person: one with a decision file beside it
+## (NAME.decisions.json) is answered by replaying that file, any other by approve_all.
 test-nb: setup
-	INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_RESPONDER=approve_all \
-	  $(BIN)/pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env notebooks
+	@set -e; for nb in notebooks/*.ipynb; do \
+	  recorded="$${nb%.ipynb}.decisions.json"; \
+	  if [ -f "$$recorded" ]; then responder="replay:$(CURDIR)/$$recorded"; else responder=approve_all; fi; \
+	  echo "== $$nb (INTERRUPT_WIDGET_RESPONDER=$$responder)"; \
+	  OPENAI_API_KEY= INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_RESPONDER="$$responder" \
+	    $(BIN)/pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env "$$nb"; \
+	done
 
 test-e2e: setup
 	scripts/ensure-chromium

@@ -7,6 +7,8 @@ accepts is exactly a payload the agent accepts.
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,13 +37,21 @@ def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[Ans
     if schema is None:
         return []
     try:
-        validator_cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
-        validator_cls.check_schema(dict(schema))
+        validator = _validator(json.dumps(schema, sort_keys=True))
     except jsonschema.SchemaError as exc:
         return [AnswerError("", f"the interrupt's response_schema is invalid: {exc.message}")]
-    validator = validator_cls(dict(schema), format_checker=validator_cls.FORMAT_CHECKER)
     errors = [AnswerError(_field(err), _sentence(err)) for err in validator.iter_errors(payload)]
     return sorted(errors, key=lambda e: (e.path, e.message))
+
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    # Checking a schema against its metaschema costs far more than checking an
+    # answer; every answer to one interrupt shares the schema, so build it once.
+    schema = json.loads(schema_json)
+    validator_cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
+    validator_cls.check_schema(schema)
+    return validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
 
 
 def describe(errors: list[AnswerError]) -> str:
