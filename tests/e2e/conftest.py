@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from chromium import VIEWPORT
+from chromium import launch as chromium_launch
 from jupyter_process import JupyterServer
 from notebook_page import NotebookPage
 from playwright.sync_api import (
@@ -31,19 +33,6 @@ HERE = Path(__file__).parent
 NOTEBOOKS = HERE / "notebooks"
 ARTIFACTS = HERE / "artifacts"
 """Screenshots and server logs of failed tests (git-ignored)."""
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-VIEWPORT = {"width": 1280, "height": 860}
-
 expect.set_options(timeout=20_000)
 
 
@@ -63,10 +52,11 @@ def notebook_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Jupyte
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run scripts/ensure-chromium", pytrace=False)
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            chromium = chromium_launch(playwright)
+        except FileNotFoundError as missing:
+            pytest.fail(str(missing), pytrace=False)
         yield chromium
         chromium.close()
 
@@ -99,7 +89,7 @@ def page_guard() -> PageGuard:
 @pytest.fixture
 def page(browser: Browser, page_guard: PageGuard, request: pytest.FixtureRequest) -> Iterator[Page]:
     """A fresh browser context and page; any page or console error fails the test."""
-    context = browser.new_context(viewport=VIEWPORT)  # type: ignore[arg-type]
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.on("console", page_guard.on_console)
     page.on("pageerror", page_guard.on_page_error)
