@@ -149,3 +149,35 @@ describe("date and time values", () => {
     expect(timeToIso("9am")).toBeNull();
   });
 });
+
+describe("the kit's approval schema with fields required only when approved", () => {
+  // As `interrupts.with_response_schema` builds it for the meeting scheduler.
+  const meeting: JsonSchema = {
+    type: "object",
+    properties: {
+      approved: { type: "boolean" },
+      chosen_time: { type: "string", format: "date-time" },
+      chosen_label: { type: "string", minLength: 1 },
+    },
+    required: ["approved"],
+    if: { properties: { approved: { const: true } }, required: ["approved"] },
+    then: { required: ["chosen_time", "chosen_label"] },
+  };
+
+  it("requires the time before Approve, and derives the label from it", () => {
+    const spec = formFromSchema(meeting);
+    expect(spec.approval).toBe(true);
+    expect(spec.fields.map((f) => [f.key, f.required])).toEqual([
+      ["chosen_time", true],
+      ["chosen_label", true],
+    ]);
+    expect(collect(spec, {}).errors).toEqual([
+      { path: "/chosen_time", message: "is required" },
+      { path: "/chosen_label", message: "is required" },
+    ]);
+    const picked = collect(spec, { chosen_time: "2026-12-03T10:30" });
+    expect(picked.errors).toEqual([]);
+    expect(picked.payload).toMatchObject({ approved: true, chosen_time: localToIso("2026-12-03T10:30") });
+    expect(typeof (picked.payload as Record<string, unknown>).chosen_label).toBe("string");
+  });
+});

@@ -112,8 +112,8 @@ function controlFor(schema: JsonSchema, path: string[]): Control {
   }
 }
 
-function fieldsOf(schema: JsonSchema, path: string[], skip?: string): FieldSpec[] {
-  const required = new Set(schema.required ?? []);
+function fieldsOf(schema: JsonSchema, path: string[], skip?: string, alsoRequired: string[] = []): FieldSpec[] {
+  const required = new Set([...(schema.required ?? []), ...alsoRequired]);
   return Object.entries(schema.properties ?? {})
     .filter(([key]) => key !== skip)
     .map(([key, child]) => fieldFor(key, child, [...path, key], required.has(key)));
@@ -143,7 +143,12 @@ export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec 
       approvedSchema !== undefined &&
       typeOf(approvedSchema) === "boolean" &&
       (schema.required ?? []).includes("approved");
-    return { approval, object: true, hasSchema: true, fields: fieldsOf(schema, [], approval ? "approved" : undefined) };
+    // Approve is the only path that sends the tool's fields, so what the schema
+    // requires `if` approved is simply required in the form.
+    const whenApproved =
+      approval && schema.if?.properties?.approved?.const === true ? (schema.then?.required ?? []) : [];
+    const fields = fieldsOf(schema, [], approval ? "approved" : undefined, whenApproved);
+    return { approval, object: true, hasSchema: true, fields };
   }
   return { approval: false, object: false, hasSchema: true, fields: [fieldFor("", schema, [], true)] };
 }
@@ -333,18 +338,27 @@ function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
 
 function collectObject(fields: FieldSpec[], raw: RawValues, errors: FieldError[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const leaves = new Map<FieldSpec, Leaf>();
+  for (const field of fields) {
+    if (field.control.kind === "group") continue;
+    const leaf = readLeaf(field, raw[field.dataField]);
+    leaves.set(field, leaf);
+    if (!leaf.error && leaf.present) out[field.key] = leaf.value;
+  }
+  // A label derived from the chosen time counts as given, wherever it stands.
+  deriveLabels(fields, out);
   for (const field of fields) {
     if (field.control.kind === "group") {
       const inner = collectObject(field.control.fields, raw, errors);
       if (Object.keys(inner).length > 0 || field.required) out[field.key] = inner;
       continue;
     }
-    const leaf = readLeaf(field, raw[field.dataField]);
-    if (leaf.error) errors.push({ path: field.pointer, message: leaf.error });
-    else if (leaf.present) out[field.key] = leaf.value;
-    else if (field.required) errors.push({ path: field.pointer, message: "is required" });
+    const leaf = leaves.get(field);
+    if (leaf?.error) errors.push({ path: field.pointer, message: leaf.error });
+    else if (field.required && out[field.key] === undefined) {
+      errors.push({ path: field.pointer, message: "is required" });
+    }
   }
-  deriveLabels(fields, out);
   return out;
 }
 

@@ -23,6 +23,9 @@ export interface JsonSchema {
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
+  /** Conditional parts: the kit's approval schemas require a tool's fields only `if` approved. */
+  if?: JsonSchema;
+  then?: JsonSchema;
 }
 
 /** An AG-UI 1.0 interrupt in its camelCase wire form (`metadata` keeps its own keys). */
