@@ -40,7 +40,7 @@ import asyncio
 import contextlib
 import logging
 import threading
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -149,6 +149,7 @@ class OpenAIAgentsAdapter:
     async def _events(
         self, input: RunAgentInput, handle: AdapterRun
     ) -> AsyncGenerator[BaseEvent, None]:
+        handle._started(asyncio.get_running_loop())
         yield RunStartedEvent(
             thread_id=input.thread_id, run_id=input.run_id, protocol_version=PROTOCOL_VERSION
         )
@@ -371,13 +372,11 @@ class AdapterRun:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._streamed: RunResultStreaming | None = None
 
-    def __aiter__(self) -> AdapterRun:
-        return self
+    def __aiter__(self) -> AsyncIterator[BaseEvent]:
+        # `async for` iterates the event generator itself: no wrapper per event.
+        return self._events
 
     async def __anext__(self) -> BaseEvent:
-        if self._loop is None:
-            with self._lock:
-                self._loop = asyncio.get_running_loop()
         return await self._events.__anext__()
 
     async def aclose(self) -> None:
@@ -401,6 +400,10 @@ class AdapterRun:
             # The loop may close meanwhile: then there is nothing left to stop.
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._cancel_sdk_run)
+
+    def _started(self, loop: asyncio.AbstractEventLoop) -> None:
+        with self._lock:
+            self._loop = loop
 
     def _attach(self, streamed: RunResultStreaming) -> None:
         self._streamed = streamed
