@@ -16,6 +16,7 @@ from .interrupts import with_response_schema
 from .models import default_model
 from .offline_model import OfflineModel
 from .picker import InterruptPicker
+from .remote import RemoteAgent
 from .tool_answers import resume_payload
 
 __version__ = "0.1.0"
@@ -29,6 +30,7 @@ __all__: list[str] = [
     "InterruptPicker",
     "OfflineModel",
     "OpenAIAgentsAdapter",
+    "RemoteAgent",
     "__version__",
     "asgi_app",
     "default_model",

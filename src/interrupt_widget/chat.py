@@ -45,6 +45,7 @@ from .adapter import OpenAIAgentsAdapter
 from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
 from .picker import InterruptPicker
+from .remote import RemoteAgent
 from .responders import Responder, ResponderError
 from .thread import (
     AgentRunner,
@@ -143,9 +144,17 @@ class AgentChat(anywidget.AnyWidget):
         `responder` answers interrupts with no human (see `interrupt_widget.responders`);
         without one, `INTERRUPT_WIDGET_RESPONDER` names it, else a person answers.
         `expires_in` and `response_schemas` go to the adapter, `renderers` to the picker.
-        `adapter` replaces the `OpenAIAgentsAdapter` built from the agent.
+        `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
+        that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
         """
         super().__init__()
+        if adapter is None and isinstance(agent, RemoteAgent):
+            if model is not None or expires_in is not None or response_schemas is not None:
+                raise TypeError(
+                    "model, expires_in and response_schemas belong to the remote server's "
+                    "agent; set them where it is served"
+                )
+            adapter = agent
         if adapter is None:
             if model is not None:
                 agent = agent.clone(model=model)
@@ -178,6 +187,19 @@ class AgentChat(anywidget.AnyWidget):
             self._set_status("waiting", _waiting_line(self._thread.interrupts))
             self._open_picker(self._thread.interrupts)
             self._let_responder_answer()
+
+    @classmethod
+    def remote(cls, url: str, *, token: str | None = None, **chat_options: Any) -> AgentChat:
+        """The same chat for an AG-UI agent served at `url` (e.g. by `serve`).
+
+        Its interrupts show in the picker and the answers go back as resume entries
+        on the next request; Stop closes the stream. `token` is sent as
+        `Authorization: Bearer <token>`; `chat_options` are `AgentChat`'s
+        (`responder`, `renderers`). Errors from the server end the run: they show
+        in the status line and are raised from the awaited handle. To go on with a
+        saved remote chat: `AgentChat.load(path, RemoteAgent(url, token=token))`.
+        """
+        return cls(RemoteAgent(url, token=token), **chat_options)
 
     # -- public API --------------------------------------------------------------------------
 

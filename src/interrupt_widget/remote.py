@@ -1,0 +1,75 @@
+"""`RemoteAgent`: an AG-UI agent served elsewhere, with the adapter's `run(input)` shape.
+
+`AgentChat.remote(url)` drives one of these exactly as it drives the local
+adapter: each run POSTs the thread's messages (those of the last
+MESSAGES_SNAPSHOT, exactly as received, so the server's fingerprints travel
+back in their metadata) and its resume entries, and streams the events back.
+
+Failures never escape as exceptions from the stream: an HTTP error, a
+connection that breaks, or a stream that is not AG-UI ends the run with a
+RUN_ERROR whose message says what happened, so the chat shows it in its status
+line and raises it from the awaited handle, and the conversation keeps what
+arrived before it.
+
+Stopping closes the connection: an AG-UI server then stops the run at its next
+safe point (this kit's server never cuts a running tool off; its result is
+recorded and replayed to the next resume).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Final
+
+from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
+
+__all__ = ["CONNECTION_FAILED", "INVALID_STREAM", "RemoteAgent"]
+
+CONNECTION_FAILED: Final = "connection_failed"
+"""RUN_ERROR code: the server could not be reached, or the connection broke mid-run."""
+
+INVALID_STREAM: Final = "invalid_stream"
+"""RUN_ERROR code: the server's answer is not a well-formed AG-UI event stream."""
+
+
+class RemoteAgent:
+    """An AG-UI agent at `url` (`POST url` with a RunAgentInput, SSE back).
+
+    Every run opens its own connection, so the agent can be used from any
+    event loop (a kernel's, a test's) and a stopped run closes only its own.
+    Needs the `serve` extra (httpx); without it, construction says what to install.
+    """
+
+    def __init__(self, url: str, *, token: str | None = None) -> None:
+        # Imported here so that the kit imports without the `serve` extra.
+        from interrupt_widget.http import AGUIClient
+
+        self.url = url
+        """The endpoint runs are POSTed to."""
+        self._client = AGUIClient(url, token=token)
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        """The run's events; a failure ends them with a RUN_ERROR instead of raising."""
+        return self._events(input)
+
+    async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        from interrupt_widget.client import AGUIConnectionError, AGUIHTTPError, AGUIStreamError
+
+        try:
+            async for event in self._client.run(input):
+                yield event
+        except AGUIHTTPError as exc:
+            yield RunErrorEvent(
+                message=f"The agent at {self.url} refused the request: {exc}",
+                code=exc.code or f"http_{exc.status}",
+            )
+        except AGUIConnectionError as exc:
+            yield RunErrorEvent(message=f"Lost the agent: {exc}", code=CONNECTION_FAILED)
+        except AGUIStreamError as exc:
+            yield RunErrorEvent(
+                message=f"The agent at {self.url} sent a broken stream: {exc}",
+                code=INVALID_STREAM,
+            )
+
+    def __repr__(self) -> str:
+        return f"RemoteAgent({self.url!r})"
