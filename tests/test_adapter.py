@@ -629,3 +629,46 @@ async def test_module_docstring_example_runs_as_written(
     assert "TOOL_CALL_RESULT" in printed
     assert "RUN_FINISHED" in printed
     assert "Tue" in printed
+
+
+async def test_stop_from_another_thread() -> None:
+    agent = Agent(name="a", model=OfflineModel(reply_words=400))
+    stream = OpenAIAgentsAdapter(agent).run(ask("talk to me"))
+    events: list[BaseEvent] = []
+    stopper: threading.Thread | None = None
+    async for event in stream:
+        events.append(event)
+        if isinstance(event, TextMessageContentEvent) and stopper is None:
+            stopper = threading.Thread(target=stream.stop)
+            stopper.start()
+    assert stopper is not None
+    stopper.join()
+
+    assert_valid_stream(events)
+    assert isinstance(outcome(events), RunFinishedCancelledOutcome)
+
+
+async def test_response_schemas_add_to_and_override_the_declared_ones(collect: Any) -> None:
+    override = {"type": "object", "properties": {"note": {"type": "string"}}}
+    adapter = OpenAIAgentsAdapter(
+        meeting_agent(OfflineModel()), response_schemas={"schedule_meeting": override}
+    )
+    [interrupt] = interrupts(await collect(adapter, ask(MEETING)))
+    properties = (interrupt.response_schema or {})["properties"]
+    assert set(properties) == {"approved", "note"}
+
+
+def test_public_names() -> None:
+    for name in (
+        "OpenAIAgentsAdapter",
+        "AdapterRun",
+        "AdapterError",
+        "ErrorCode",
+        "OfflineModel",
+        "default_model",
+        "resume_payload",
+        "with_response_schema",
+    ):
+        assert name in interrupt_widget.__all__
+        assert getattr(interrupt_widget, name) is not None
+    assert resume_payload(object()) is None  # outside an approved call there is no answer

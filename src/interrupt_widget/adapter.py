@@ -106,7 +106,9 @@ class OpenAIAgentsAdapter:
     Safe to share: many `run()` calls may proceed at once, from different
     threads and event loops. The only thing it remembers is the output of each
     approved call it ran (by thread id and tool call id), so that the same
-    resume given twice, even concurrently, runs the call once.
+    resume given twice, even concurrently, runs the call once. Across
+    processes the messages carry that guarantee: a call whose result is in
+    them never runs again, so resume from the latest MESSAGES_SNAPSHOT.
     """
 
     def __init__(
