@@ -31,6 +31,7 @@ from playwright.sync_api import (
 
 HERE = Path(__file__).parent
 NOTEBOOKS = HERE / "notebooks"
+REPO = HERE.parent.parent
 ARTIFACTS = HERE / "artifacts"
 """Screenshots and server logs of failed tests (git-ignored)."""
 expect.set_options(timeout=20_000)
@@ -117,10 +118,14 @@ def _open_factory(
 ) -> Iterator[Callable[..., NotebookPage]]:
     opened: list[NotebookPage] = []
 
-    def open_notebook(name: str, *, open_page: bool = True) -> NotebookPage:
-        """Copy ``notebooks/<name>`` under a unique name into the server root and open it."""
-        target = f"{Path(name).stem}-{uuid.uuid4().hex[:8]}.ipynb"
-        shutil.copy(NOTEBOOKS / name, server.root_dir / target)
+    def open_notebook(name: str | Path, *, open_page: bool = True) -> NotebookPage:
+        """Copy a notebook under a unique name into the server root and open it.
+
+        ``name`` is a file in this suite's ``notebooks/`` or a path to any notebook.
+        """
+        source = name if isinstance(name, Path) else NOTEBOOKS / name
+        target = f"{source.stem}-{uuid.uuid4().hex[:8]}.ipynb"
+        shutil.copy(source, server.root_dir / target)
         notebook = NotebookPage(page, server, target)
         opened.append(notebook)
         if open_page:

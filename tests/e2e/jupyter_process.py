@@ -34,6 +34,16 @@ _KERNEL_ENV = {
 }
 """Kernels inherit the server's environment: keep them offline and quiet."""
 
+_NOT_INHERITED = frozenset(
+    {
+        "OPENAI_API_KEY",
+        "INTERRUPT_WIDGET_RESPONDER",
+        "JUPYTER_PATH",
+        "JUPYTER_CONFIG_PATH",
+    }
+)
+"""No real model, no headless responder (a person clicks here), no user's Jupyter paths."""
+
 
 def free_port() -> int:
     """A port on 127.0.0.1 that nothing listens on right now."""
@@ -136,11 +146,7 @@ class JupyterServer:
                 "--LabApp.news_url=None",
                 "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             ]
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if key not in ("OPENAI_API_KEY", "JUPYTER_PATH", "JUPYTER_CONFIG_PATH")
-        }
+        env = {key: value for key, value in os.environ.items() if key not in _NOT_INHERITED}
         env.update(_KERNEL_ENV)
         env.update(
             JUPYTER_CONFIG_DIR=str(base / "config"),

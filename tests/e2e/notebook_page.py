@@ -80,7 +80,14 @@ class NotebookPage:
     # Cells
 
     def cell(self, index: int) -> Locator:
+        """Cell ``index`` in document order, markdown cells included."""
         return self.notebook.locator(".jp-Cell").nth(index)
+
+    def code_cell(self, containing: str) -> Locator:
+        """The code cell whose source contains ``containing``: stable when cells move."""
+        return self.notebook.locator(".jp-CodeCell").filter(
+            has=self.page.locator(".jp-InputArea-editor", has_text=containing)
+        )
 
     def output(self, index: int) -> Locator:
         """The output area of cell ``index``."""
@@ -89,11 +96,12 @@ class NotebookPage:
     def cell_count(self) -> int:
         return self.notebook.locator(".jp-Cell").count()
 
-    def run_all(self) -> None:
-        """Run > Run All Cells, then wait for the last cell to have run."""
+    def run_all(self, *, wait: bool = True) -> None:
+        """Run > Run All Cells; with ``wait``, return once the last cell has run."""
         self.page.get_by_role("menuitem", name="Run", exact=True).click()
         self.page.get_by_role("menuitem", name=re.compile(r"^Run All Cells")).click()
-        self.wait_executed(self.cell_count() - 1)
+        if wait:
+            self._wait_prompt(self.notebook.locator(".jp-CodeCell").last)
 
     def run_cell(self, index: int) -> None:
         """Select cell ``index`` and press Shift+Enter; return once it has run."""
@@ -108,9 +116,20 @@ class NotebookPage:
 
     def wait_executed(self, index: int) -> None:
         """Wait until cell ``index`` shows an execution count, and fail on an error output."""
-        prompt = self.cell(index).locator(".jp-InputArea-prompt")
+        self._wait_prompt(self.cell(index))
+
+    def wait_executed_containing(self, source: str) -> None:
+        """:meth:`wait_executed` for the code cell whose source contains ``source``."""
+        self._wait_prompt(self.code_cell(source))
+
+    def _wait_prompt(self, cell: Locator) -> None:
+        prompt = cell.locator(".jp-InputArea-prompt")
         expect(prompt).to_have_text(_EXECUTED_PROMPT, timeout=60_000)
-        errors = self.notebook.locator(".jp-OutputArea-output[data-mime-type*='error']")
+        # JupyterLab draws errors and stderr alike; a traceback tells an exception apart.
+        errors = self.notebook.locator(
+            ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']",
+            has_text="Traceback (most recent call last)",
+        )
         if errors.count():
             raise AssertionError(f"a cell raised:\n{errors.first.inner_text()}")
 

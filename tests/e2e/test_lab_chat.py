@@ -16,7 +16,11 @@ from chat_page import ChatOnPage
 from notebook_page import NotebookPage
 from playwright.sync_api import Locator, expect
 
+from conftest import REPO
+
 pytestmark = pytest.mark.e2e
+
+QUICKSTART = REPO / "notebooks" / "01_quickstart.ipynb"
 
 OpenNotebook = Callable[..., NotebookPage]
 Screenshot = Callable[[Locator, str], Path]
@@ -30,56 +34,82 @@ def open_interrupt(chat: ChatOnPage) -> str:
     return interrupt_id
 
 
-def test_approving_with_a_time_schedules_the_meeting_once(
+def run_quickstart(open_in_lab: OpenNotebook) -> tuple[NotebookPage, ChatOnPage, str]:
+    """Open the quickstart, Run All, and return once its picker asks about the meeting."""
+    notebook = open_in_lab(QUICKSTART)
+    notebook.run_all(wait=False)
+    chat = ChatOnPage(notebook.notebook.locator(".jp-OutputArea:has(.iw-chat)"))
+    interrupt_id = open_interrupt(chat)
+    # `await run` holds the kernel's main shell until the answer: the cell is still running.
+    expect(notebook.code_cell("await run").locator(".jp-InputArea-prompt")).to_have_text(
+        re.compile(r"\[\*\]")
+    )
+    return notebook, chat, interrupt_id
+
+
+def test_quickstart_approve_with_a_time_schedules_the_meeting_once(
     open_in_lab: OpenNotebook, screenshot: Screenshot
 ) -> None:
-    notebook = open_in_lab("chat_meeting.ipynb")
-    notebook.run_all()
-    chat = ChatOnPage(notebook.output(0))
+    notebook, chat, interrupt_id = run_quickstart(open_in_lab)
     kernel = notebook.kernel()
-
-    chat.say("Book a call about the Q3 roadmap with Ada")
-    interrupt_id = open_interrupt(chat)
     expect(chat.status).to_contain_text("schedule_meeting")
     chat.picker.field(interrupt_id, "chosen_time").fill("2026-12-03T14:30")
     screenshot(chat.root, "chat-waiting")
+    assert kernel.eval("agent.executions.count()") == 0
+
     chat.picker.button(interrupt_id, "Approve").click()
 
     reply = chat.agent_messages.last
     expect(reply).to_contain_text("Scheduled")
-    expect(reply).to_contain_text("Dec 3")
-    expect(reply).to_contain_text("02:30 PM")
+    expect(reply).to_contain_text("Thu, Dec 3, 02:30 PM")
     expect(chat.picker.decision(interrupt_id)).to_contain_text("Approved")
     screenshot(chat.root, "chat-scheduled")
-    kernel.wait_for("chat.status", lambda status: status == "done")
+    notebook.wait_executed_containing("agent.executions.count")
+    result = notebook.code_cell("await run").locator(".jp-OutputArea")
+    expect(result).to_contain_text("success")
+    expect(result).to_contain_text("Thu, Dec 3, 02:30 PM")
+    expect(notebook.code_cell("agent.executions.count").locator(".jp-OutputArea")).to_contain_text(
+        "schedule_meeting ran 1 time(s)"
+    )
     assert kernel.eval("agent.executions.count('schedule_meeting')") == 1
     call = kernel.eval(
         "(lambda c: (c.arguments, c.payload['approved'], c.payload['chosen_time']))"
         "(agent.executions.calls[0])"
     )
-    assert call[:2] == ({"topic": "Q3 roadmap", "attendee": "Ada"}, True)
+    assert call[:2] == ({"topic": "Q3 roadmap", "attendee": "Alice"}, True)
     assert datetime.fromisoformat(call[2]) == datetime(2026, 12, 3, 14, 30, tzinfo=UTC)
 
 
-def test_a_cancelled_or_denied_meeting_is_not_scheduled(open_in_lab: OpenNotebook) -> None:
+def test_quickstart_cancel_schedules_nothing(open_in_lab: OpenNotebook) -> None:
+    notebook, chat, interrupt_id = run_quickstart(open_in_lab)
+
+    chat.picker.button(interrupt_id, "Cancel").click()
+
+    expect(chat.agent_messages.last).to_contain_text("not scheduled")
+    notebook.wait_executed_containing("agent.executions.count")
+    expect(notebook.code_cell("await run").locator(".jp-OutputArea")).to_contain_text(
+        "not scheduled"
+    )
+    expect(notebook.code_cell("agent.executions.count").locator(".jp-OutputArea")).to_contain_text(
+        "schedule_meeting ran 0 time(s)"
+    )
+    assert notebook.kernel().eval("agent.executions.count()") == 0
+
+
+def test_a_typed_request_denied_is_not_scheduled(open_in_lab: OpenNotebook) -> None:
     notebook = open_in_lab("chat_meeting.ipynb")
     notebook.run_all()
     chat = ChatOnPage(notebook.output(0))
-    kernel = notebook.kernel()
-
-    chat.say("Book a call about the budget with Grace")
-    chat.picker.button(open_interrupt(chat), "Cancel").click()
-    expect(chat.agent_messages.last).to_contain_text("not scheduled")
 
     chat.say("Book a call about hiring with Linus")
     chat.picker.button(open_interrupt(chat), "Deny").click()
-    expect(chat.agent_messages).to_have_count(2)
-    expect(chat.agent_messages.last).to_contain_text("not scheduled")
 
+    expect(chat.agent_messages.last).to_contain_text("not scheduled")
+    expect(chat.agent_messages.last).not_to_contain_text(re.compile(r"\bScheduled\b"))
+    kernel = notebook.kernel()
     kernel.wait_for("chat.status", lambda status: status == "done")
     assert kernel.eval("agent.executions.count()") == 0
-    for message in chat.agent_messages.all():
-        expect(message).not_to_contain_text(re.compile(r"\bScheduled\b"))
+    assert kernel.eval("[d.verdict for d in chat.decisions]") == ["denied"]
 
 
 # No full stops: the offline agent ends a topic or an attendee at the first one.
