@@ -33,7 +33,7 @@ from ag_ui.core import (
     UserMessage,
 )
 from agents import Agent, function_tool
-from agents.testing import ScriptedModel
+from agents.testing import ScriptedModel, function_call
 from agents.tool_context import ToolContext
 
 import interrupt_widget
@@ -672,3 +672,23 @@ def test_public_names() -> None:
         assert name in interrupt_widget.__all__
         assert getattr(interrupt_widget, name) is not None
     assert resume_payload(object()) is None  # outside an approved call there is no answer
+
+
+async def test_interrupt_raised_after_a_handoff_resumes_with_that_agent(collect: Any) -> None:
+    scheduler = meeting_agent(OfflineModel())
+    triage = Agent(
+        name="Triage",
+        model=ScriptedModel(
+            [[function_call("transfer_to_meeting_scheduler", {}, call_id="handoff-1")]]
+        ),
+        handoffs=[scheduler],
+    )
+    adapter = OpenAIAgentsAdapter(triage)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+    assert (interrupt.metadata or {})["agent_name"] == "Meeting scheduler"
+
+    second = await collect(adapter, resume(first, resolved(interrupt, TUESDAY)))
+
+    assert scheduler.executions.count() == 1
+    assert "Tue 10:00" in text_of(second)  # the scheduler, not triage, carried on

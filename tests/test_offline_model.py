@@ -149,18 +149,26 @@ def _after_tool(output: str, name: str = "schedule_meeting") -> list[Any]:
 
 
 async def test_after_a_result_it_reports_only_what_the_tool_said() -> None:
-    [booked] = await _respond(
-        OfflineModel(), _after_tool('Scheduled "X" with Alice for Tue 10:00.')
-    )
-    assert "Tue 10:00" in booked.content[0].text
+    tools = _tools(meeting_agent(OfflineModel())) + _tools(expense_agent(OfflineModel()))
+    booked_text = 'Scheduled "X" with Alice for Tue 10:00.'
+    [booked] = await _respond(OfflineModel(), _after_tool(booked_text), tools)
+    assert booked.content[0].text == f"schedule_meeting reported: {booked_text}"
     for not_run in (
         "Not run: the user did not approve schedule_meeting.",
         "Tool execution was not approved.",
     ):
-        [reply] = await _respond(OfflineModel(), _after_tool(not_run))
+        [reply] = await _respond(OfflineModel(), _after_tool(not_run), tools)
         assert reply.content[0].text == "The meeting was not scheduled."
-    [other] = await _respond(OfflineModel(), _after_tool("Not run: cancelled.", "submit_expense"))
+    cancelled = _after_tool("Not run: cancelled.", "submit_expense")
+    [other] = await _respond(OfflineModel(), cancelled, tools)
     assert other.content[0].text == "submit_expense did not run."
+
+
+async def test_a_handoff_result_is_not_reported_the_request_is_acted_on() -> None:
+    tools = _tools(meeting_agent(OfflineModel()))
+    handed = _after_tool('{"assistant": "Meeting scheduler"}', "transfer_to_meeting_scheduler")
+    output = await _respond(OfflineModel(), handed, tools)
+    assert _calls(output) == [("schedule_meeting", {"topic": "X", "attendee": "Alice"})]
 
 
 async def test_runs_in_the_sdk_with_no_key_and_no_network() -> None:

@@ -14,9 +14,10 @@ fixed rules, so the same input always gives the same output and the same ids:
   from the request is copied verbatim.
 - "reply with N words" streams a reply of exactly N word-sized chunks (or
   pass `reply_words=N`), for streaming benchmarks.
-- After tool results it replies from them: it quotes what each tool returned,
-  and for a call that did not run says so ("The meeting was not scheduled.").
-  It never claims what a tool did not report.
+- After results of its own tools it replies from them: it quotes what each
+  tool returned, and for a call that did not run says so ("The meeting was
+  not scheduled."). It never claims what a tool did not report. (After a
+  handoff, whose result is not its tool's, it acts on the request.)
 - Otherwise it answers `You said: <the request>`.
 
 Ids: the response, message and tool call ids are `resp_<h>`, `msg_<h>` and
@@ -163,8 +164,11 @@ class OfflineModel(Model):
         last_user = max((i for i, it in enumerate(items) if it.get("role") == "user"), default=-1)
         request = _text(items[last_user].get("content")) if last_user >= 0 else ""
         after = items[last_user + 1 :]
+        own = {t.name for t in function_tools}
         if after and after[-1].get("type") == "function_call_output":
-            return digest, _Plan(text=_report(after))
+            report = _report(after, own)
+            if report:  # else only a handoff answered: act on the request itself
+                return digest, _Plan(text=report)
         words = self.reply_words
         asked = re.search(r"\breply with (\d+) words\b", request, re.IGNORECASE)
         if asked:
@@ -211,7 +215,8 @@ def _is_scheduler(name: str) -> bool:
     return "schedule" in name or "book" in name
 
 
-def _report(after: list[dict[str, Any]]) -> str:
+def _report(after: list[dict[str, Any]], own: set[str]) -> str:
+    """One sentence per result of this agent's own tools since the request."""
     names = {
         it.get("call_id"): str(it.get("name", ""))
         for it in after
@@ -221,7 +226,9 @@ def _report(after: list[dict[str, Any]]) -> str:
     for item in after:
         if item.get("type") != "function_call_output":
             continue
-        name = names.get(item.get("call_id"), "the tool")
+        name = names.get(item.get("call_id"), "")
+        if name not in own:
+            continue
         output = _text(item.get("output"))
         ran = not (output.startswith(NOT_RUN_PREFIX) or output == SDK_REJECTION)
         if ran:
