@@ -79,7 +79,7 @@ from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall
 
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.execution_ledger import ExecutionLedger
+from interrupt_widget.execution_ledger import CallLedger, ExecutionLedger
 from interrupt_widget.interrupts import (
     INTERRUPT_KEY,
     GatedCall,
@@ -120,6 +120,7 @@ class OpenAIAgentsAdapter:
         run_config: RunConfig | None = None,
         context: Any = None,
         clock: Callable[[], datetime] | None = None,
+        ledger: CallLedger | None = None,
     ) -> None:
         self.agent = agent
         """The starting agent of every run."""
@@ -138,7 +139,11 @@ class OpenAIAgentsAdapter:
         self.context = context
         """The SDK run context object handed to tools (`ctx.context`)."""
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._ledger = ExecutionLedger()
+        self.ledger: CallLedger = ledger if ledger is not None else ExecutionLedger()
+        """Where approved calls are claimed and their outputs kept, so each runs once.
+
+        In this process's memory by default; replicas that may get the same resume
+        share a `SQLiteLedger` file."""
 
     def run(self, input: RunAgentInput) -> AdapterRun:
         """The AG-UI events of one run, as an async iterator with a thread-safe `stop()`."""
@@ -281,7 +286,7 @@ class OpenAIAgentsAdapter:
         name = call.function.name
         if resolution.decision == "approved" and tool is not None:
             try:
-                output = await self._ledger.run_once(
+                output = await self.ledger.run_once(
                     (thread_id, call.id),
                     lambda: self._invoke(tool, resolution),
                 )

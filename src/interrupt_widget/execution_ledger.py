@@ -4,6 +4,11 @@ The first run to claim a (thread id, tool call id) runs the call; a run that
 claims it while it is in flight, or after it finished, gets the same output
 instead of running it again. Keyed on the thread and the call, never on the
 run id, since some clients reuse a run id when they resume.
+
+`CallLedger` is what the adapter needs from a ledger. `ExecutionLedger`, the
+default, lives in one process's memory: enough for one kernel or one server
+process. Replicas that may get the same resume share a `SQLiteLedger` instead
+(`interrupt_widget.sqlite_ledger`).
 """
 
 from __future__ import annotations
@@ -13,8 +18,22 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
+from typing import Protocol
 
 Key = tuple[str, str]
+"""(thread id, tool call id)."""
+
+
+class CallLedger(Protocol):
+    """Runs each approved call at most once per key, and hands its output to every asker."""
+
+    async def run_once(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
+        """`invoke()`'s output: run now if nobody claimed `key`, else the recorded output.
+
+        A call that raised may be tried again by a later resume; a waiter that is
+        cancelled never stops a call halfway.
+        """
+        ...
 
 
 class ExecutionLedger:

@@ -14,6 +14,7 @@ import contextlib
 import hmac
 import json
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -29,6 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.agui_agent import AGUIAgent, as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
@@ -169,6 +171,7 @@ def asgi_app(
     response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     expires_in: float | timedelta | None = None,
     run_config: Any = None,
+    ledger: CallLedger | str | os.PathLike[str] | None = None,
     keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
     shutdown_grace: float = 30.0,
 ) -> Starlette:
@@ -181,6 +184,10 @@ def asgi_app(
     says nothing but "ok"). `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
+    `ledger` records the approved calls already run: by default in this process's
+    memory; replicas that may get the same resume share one, given as a
+    `SQLiteLedger` or the path of its file (with the same `secret`), so the call
+    runs once whichever replica gets it.
     `keepalive` is how many silent seconds pass before an SSE comment is sent
     (None: never). `shutdown_grace` is how long shutdown waits for runs whose
     client has left.
@@ -197,9 +204,17 @@ def asgi_app(
             "no fingerprint secret (INTERRUPT_WIDGET_SECRET or --secret-file): using a random "
             "one, so a restart voids every open interrupt"
         )
+    if isinstance(ledger, str | os.PathLike):
+        from interrupt_widget.sqlite_ledger import SQLiteLedger
+
+        ledger = SQLiteLedger(ledger)
     guarded = FingerprintGuard(
         as_agui_agent(
-            agent, response_schemas=response_schemas, expires_in=expires_in, run_config=run_config
+            agent,
+            response_schemas=response_schemas,
+            expires_in=expires_in,
+            run_config=run_config,
+            ledger=ledger,
         ),
         Fingerprinter(secret),
     )

@@ -65,6 +65,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="file holding the fingerprint secret (default: $INTERRUPT_WIDGET_SECRET)",
     )
+    serve.add_argument(
+        "--ledger",
+        type=Path,
+        help="SQLite file recording the approved calls already run; give replicas on one "
+        "host the same file (and the same secret) so a resume sent to two runs the call once",
+    )
     serve.add_argument("--log-level", default="info")
     return parser
 
@@ -99,9 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             port=args.port,
             token=token,
             secret=secret,
+            ledger=args.ledger,
             log_level=args.log_level,
         )
-    except (FingerprintSecretError, ValueError) as exc:
+    except (FingerprintSecretError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.app import DEFAULT_MAX_BODY_BYTES, asgi_app
 
 
@@ -21,6 +23,7 @@ def serve(
     response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     expires_in: float | timedelta | None = None,
     run_config: Any = None,
+    ledger: CallLedger | str | os.PathLike[str] | None = None,
     log_level: str = "info",
 ) -> None:
     """Serve `agent` over AG-UI on `host:port` until interrupted (blocks).
@@ -51,5 +54,6 @@ def serve(
         response_schemas=response_schemas,
         expires_in=expires_in,
         run_config=run_config,
+        ledger=ledger,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
