@@ -332,3 +332,32 @@ async def test_an_edited_saved_call_is_refused_by_the_server(
 async def test_remote_refuses_options_that_belong_to_the_server(recorder: CommRecorder) -> None:
     with pytest.raises(TypeError, match="where it is served"):
         AgentChat.remote("http://127.0.0.1:9/", model=OfflineModel())
+
+
+async def test_a_server_restarted_between_pause_and_resume_loses_nothing(
+    recorder: CommRecorder,
+) -> None:
+    agent = meeting_agent(OfflineModel())
+    async with running_server(asgi_app(agent, token=TOKEN, secret=SECRET)) as url:
+        chat = AgentChat.remote(url, token=TOKEN)
+        handle = chat.send(BOOK)
+        await until(chat, lambda: chat.status == "waiting")
+    # The server is down: the answer cannot reach it.
+    assert chat.picker is not None
+    chat.picker.resolve(APPROVE, by="user")
+    with pytest.raises(ChatRunError, match="Lost the agent"):
+        await handle
+    assert chat.status == "error"
+    assert agent.executions.count() == 0
+    assert len(chat.interrupts) == 1  # still open, and asked again
+    assert chat.picker is not None
+    assert not chat.picker.submitted
+    # Stateless: the same agent served again (same secret, same address) takes the resume.
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
+    async with running_server(asgi_app(agent, token=TOKEN, secret=SECRET), port=port):
+        chat.picker.resolve(APPROVE, by="user")
+        assert chat.last_run is not None
+        result = await chat.last_run
+    assert "Tue 8 Jan 10:00" in result.text
+    assert agent.executions.count() == 1
+    assert [d.verdict for d in chat.decisions] == ["approved", "approved"]

@@ -337,6 +337,10 @@ class AgentChat(anywidget.AnyWidget):
             raise
         if outcome.kind == "error":
             self._set_status("error", f"Error: {outcome.error}")
+            if self._thread.interrupts:
+                # A resume that failed before its calls got results (a server that went
+                # away): ask again, so the answer can be given once the cause is fixed.
+                self._open_picker(self._thread.interrupts)
             raise ChatRunError(outcome.error or "the run failed", code=outcome.code)
         if outcome.kind == "cancelled":
             self._set_status("cancelled", "Stopped.")
