@@ -31,7 +31,6 @@ from playwright.sync_api import (
 
 HERE = Path(__file__).parent
 NOTEBOOKS = HERE / "notebooks"
-REPO = HERE.parent.parent
 ARTIFACTS = HERE / "artifacts"
 """Screenshots and server logs of failed tests (git-ignored)."""
 expect.set_options(timeout=20_000)

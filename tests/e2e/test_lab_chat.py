@@ -16,11 +16,9 @@ from chat_page import ChatOnPage
 from notebook_page import NotebookPage
 from playwright.sync_api import Locator, expect
 
-from conftest import REPO
-
 pytestmark = pytest.mark.e2e
 
-QUICKSTART = REPO / "notebooks" / "01_quickstart.ipynb"
+QUICKSTART = Path(__file__).resolve().parents[2] / "notebooks" / "01_quickstart.ipynb"
 
 OpenNotebook = Callable[..., NotebookPage]
 Screenshot = Callable[[Locator, str], Path]

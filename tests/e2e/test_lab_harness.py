@@ -11,7 +11,9 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.e2e
 
 
-def test_a_click_in_lab_reaches_the_kernel(open_in_lab: Callable[..., NotebookPage]) -> None:
+def test_clicks_reach_the_kernel_and_the_kernel_reaches_the_page(
+    open_in_lab: Callable[..., NotebookPage],
+) -> None:
     notebook = open_in_lab("counter.ipynb")
     notebook.run_all()
     button = notebook.output(0).locator("button.e2e-counter")
@@ -24,12 +26,6 @@ def test_a_click_in_lab_reaches_the_kernel(open_in_lab: Callable[..., NotebookPa
     expect(button).to_have_text("count is 1")
     assert kernel.wait_for("counter.value", lambda value: value == 1) == 1
 
-
-def test_the_kernel_can_drive_the_page(open_in_lab: Callable[..., NotebookPage]) -> None:
-    notebook = open_in_lab("counter.ipynb")
-    notebook.run_all()
-    kernel = notebook.kernel()
-
     kernel.execute("counter.value = 41")
 
-    expect(notebook.output(0).locator("button.e2e-counter")).to_have_text("count is 41")
+    expect(button).to_have_text("count is 41")
