@@ -289,3 +289,50 @@ async def test_the_adapter_takes_a_ledger(tmp_path: pathlib.Path) -> None:
     )
     assert adapter.ledger is ledger
     assert isinstance(OpenAIAgentsAdapter(adapter.agent).ledger, ExecutionLedger)
+
+
+async def test_a_replica_that_gives_up_waiting_ends_in_run_error_and_runs_nothing(
+    tmp_path: pathlib.Path,
+) -> None:
+    executions: list[str] = []
+    started, release = asyncio.Event(), asyncio.Event()
+    agent = billing_agent(executions, started, release)
+    db = tmp_path / "calls.db"
+    owner = OpenAIAgentsAdapter(agent, ledger=SQLiteLedger(db))
+    impatient = OpenAIAgentsAdapter(agent, ledger=SQLiteLedger(db, wait_timeout=0))
+    ask = RunAgentInput(
+        thread_id="thread-billing",
+        run_id="run-1",
+        messages=[UserMessage(id="u1", content="Please send_invoice customer=ACME")],
+    )
+    paused = [e async for e in owner.run(ask)]
+    finished = paused[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    snapshot = next(e for e in reversed(paused) if isinstance(e, MessagesSnapshotEvent))
+    entry = ResumeEntry(
+        interrupt_id=finished.outcome.interrupts[0].id,
+        status="resolved",
+        payload={"approved": True},
+    )
+    resume = RunAgentInput(
+        thread_id="thread-billing", run_id="run-2", messages=snapshot.messages, resume=[entry]
+    )
+
+    async def collect(adapter: OpenAIAgentsAdapter) -> list[BaseEvent]:
+        return [e async for e in adapter.run(resume)]
+
+    running = asyncio.create_task(collect(owner))
+    await started.wait()
+    refused = await collect(impatient)
+    release.set()
+    done = await running
+    error = refused[-1]
+    assert isinstance(error, RunErrorEvent)
+    assert "is still running in process" in error.message
+    assert "not run again here" in error.message
+    assert not any(isinstance(e, ToolCallResultEvent) for e in refused)
+    assert [e.content for e in done if isinstance(e, ToolCallResultEvent)] == [
+        "Invoice sent to ACME."
+    ]
+    assert executions == ["ACME"]

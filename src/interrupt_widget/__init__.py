@@ -17,6 +17,7 @@ from .models import default_model
 from .offline_model import OfflineModel
 from .picker import InterruptPicker
 from .remote import RemoteAgent
+from .sqlite_ledger import CallInDoubt, SQLiteLedger
 from .tool_answers import resume_payload
 
 __version__ = "0.1.0"
@@ -26,11 +27,13 @@ __all__: list[str] = [
     "AdapterError",
     "AdapterRun",
     "AgentChat",
+    "CallInDoubt",
     "ErrorCode",
     "InterruptPicker",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "RemoteAgent",
+    "SQLiteLedger",
     "__version__",
     "asgi_app",
     "default_model",
