@@ -692,3 +692,21 @@ async def test_interrupt_raised_after_a_handoff_resumes_with_that_agent(collect:
 
     assert scheduler.executions.count() == 1
     assert "Tue 10:00" in text_of(second)  # the scheduler, not triage, carried on
+
+
+async def test_agent_whose_tools_cannot_be_listed_ends_in_run_error(collect: Any) -> None:
+    agent = meeting_agent(OfflineModel())
+    adapter = OpenAIAgentsAdapter(agent)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+
+    async def broken(*_: Any) -> list[Any]:
+        raise ConnectionError("tool server unreachable")
+
+    agent.get_all_tools = broken  # type: ignore[method-assign]
+    second = await collect(adapter, resume(first, resolved(interrupt, TUESDAY)))
+
+    assert isinstance(second[-1], RunErrorEvent)
+    assert second[-1].message == "tool server unreachable"
+    assert second[-1].code == ErrorCode.AGENT_ERROR
+    assert agent.executions.count() == 0

@@ -175,6 +175,9 @@ class OpenAIAgentsAdapter:
         except AdapterError as error:
             yield _run_error(error.code, error.message)
             return
+        except Exception as error:  # e.g. the agent's tools could not be listed
+            yield _run_error(ErrorCode.AGENT_ERROR, str(error) or type(error).__name__)
+            return
 
         history = plan.messages
         if plan.replayed and not (history and isinstance(history[-1], UserMessage)):
