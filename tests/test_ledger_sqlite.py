@@ -34,7 +34,7 @@ from interrupt_widget.examples import ExampleAgent
 from interrupt_widget.execution_ledger import CallLedger, ExecutionLedger
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.background import running_server
-from interrupt_widget.http.cli import _parser
+from interrupt_widget.http.cli import _parser, main
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.sqlite_ledger import CallInDoubt, SQLiteLedger
 
@@ -189,9 +189,17 @@ def test_an_unusable_ledger_file_is_a_clear_error(tmp_path: pathlib.Path) -> Non
         SQLiteLedger(tmp_path / "no-such-dir" / "calls.db")
 
 
-def test_serve_takes_a_ledger_file() -> None:
+def test_serve_takes_a_ledger_file_and_refuses_an_unusable_one(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     args = _parser().parse_args(["serve", "pkg.mod:agent", "--ledger", "calls.db"])
     assert args.ledger == pathlib.Path("calls.db")
+    unusable = str(tmp_path / "no-such-dir" / "calls.db")
+    target = "interrupt_widget.examples:meeting_agent"
+    assert main(["serve", target, "--port", "1", "--ledger", unusable]) == 2
+    err = capsys.readouterr().err
+    assert "as a call ledger" in err
+    assert "Traceback" not in err
 
 
 # -- two replicas over HTTP ------------------------------------------------------------------
