@@ -17,21 +17,14 @@ Run: .venv/bin/python bench/adapter.py [--cycles 200] [--chunks 5000] [--repeats
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+import argparse
+import asyncio
+import gc
+import statistics
+import time
+from collections.abc import Awaitable
 
-# Run as a script, this folder comes first on sys.path, where a benchmark named
-# like a standard module (http.py) would shadow it: keep the folder off the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import gc  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Awaitable  # noqa: E402
-
-from ag_ui.core import (  # noqa: E402
+from ag_ui.core import (
     MessagesSnapshotEvent,
     ResumeEntry,
     RunAgentInput,
@@ -40,10 +33,10 @@ from ag_ui.core import (  # noqa: E402
     TextMessageContentEvent,
     UserMessage,
 )
-from agents import Agent, Runner, set_tracing_disabled  # noqa: E402
+from agents import Agent, Runner, set_tracing_disabled
 
-from interrupt_widget import OfflineModel, OpenAIAgentsAdapter  # noqa: E402
-from interrupt_widget.examples import meeting_agent  # noqa: E402
+from interrupt_widget import OfflineModel, OpenAIAgentsAdapter
+from interrupt_widget.examples import meeting_agent
 
 REQUEST = "Book a call with Alice about the Q3 roadmap"
 ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}

@@ -22,10 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLE = ROOT / "src" / "interrupt_widget" / "static" / "widget.js"
 GOAL_GZIPPED = 20 * 1024
 
-# bench/ holds scripts, not modules: its file names (http.py) must not shadow the stdlib
-# when the package is imported below.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
 
 def build() -> None:
     subprocess.run(["npm", "run", "--silent", "build"], cwd=ROOT, check=True)

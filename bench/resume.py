@@ -18,18 +18,12 @@ Run: .venv/bin/python bench/resume.py [--rounds 20]
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/ holds scripts, not modules: its file names (http.py) must not shadow the stdlib.
-if str(Path(__file__).resolve().parent) in sys.path:
-    sys.path.remove(str(Path(__file__).resolve().parent))
-
 import argparse
 import asyncio
 import json
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from typing import Any

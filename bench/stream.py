@@ -12,13 +12,6 @@ Run: .venv/bin/python bench/stream.py [--chunks 10000] [--repeats 5]
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# bench/ holds scripts, not modules: its file names (http.py) must not shadow the stdlib.
-if str(Path(__file__).resolve().parent) in sys.path:
-    sys.path.remove(str(Path(__file__).resolve().parent))
-
 import argparse
 import asyncio
 import json

@@ -10,30 +10,24 @@
 Runs alternate between the two sides so machine load hits both alike; the
 cycle figures are medians of per-cycle times.
 
-Run: .venv/bin/python bench/http.py [--cycles 100] [--clients 20] [--per-client 25]
+Run: .venv/bin/python bench/http_cycle.py [--cycles 100] [--clients 20] [--per-client 25]
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import os
+import socket
+import statistics
 import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-# This file is named http.py: keep its folder off the import path, or it would
-# shadow the standard library's `http` for everything imported below.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-
-import argparse  # noqa: E402
-import asyncio  # noqa: E402
-import os  # noqa: E402
-import socket  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from collections.abc import AsyncIterator, Callable  # noqa: E402
-from contextlib import asynccontextmanager  # noqa: E402
-
-from ag_ui.core import (  # noqa: E402
+from ag_ui.core import (
     BaseEvent,
     MessagesSnapshotEvent,
     ResumeEntry,
@@ -42,10 +36,10 @@ from ag_ui.core import (  # noqa: E402
     RunFinishedInterruptOutcome,
     UserMessage,
 )
-from agents import set_tracing_disabled  # noqa: E402
+from agents import set_tracing_disabled
 
-from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter  # noqa: E402
-from interrupt_widget.examples import meeting_agent  # noqa: E402
+from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter
+from interrupt_widget.examples import meeting_agent
 
 TOKEN = "bench-token"
 ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
