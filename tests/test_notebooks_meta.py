@@ -1,0 +1,307 @@
+"""The tutorial notebooks: committed in a form nbval can check, and usable by a person.
+
+Two kinds of check. The first reads the files: kernelspec set, outputs kept only on
+`# NBVAL_CHECK_OUTPUT` cells and free of ids or addresses, decision files readable
+by `responders.replay`. The second runs each notebook as JupyterLab's "Run All"
+does, on a real kernel with no responder, and answers each picker the person is
+asked to answer with the comm message a click sends (while a later cell awaits the
+run). A cell that blocked the kernel before its picker showed would hang there;
+the deadline turns that into a failure naming the notebook.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_client.manager import KernelManager
+
+from interrupt_widget import responders
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+PINNED = "# NBVAL_CHECK_OUTPUT"
+DEADLINE = 120.0
+"""Upper bound on a whole notebook run, so a blocked kernel fails instead of hanging."""
+
+Msg = dict[str, Any]
+Payload = dict[str, Any]
+
+# What a person clicks, per notebook: for the n-th picker that opens, a payload per tool
+# name, or None for a picker the notebook answers itself (from Python or a responder).
+# Pickers after the listed ones are left to the notebook too.
+CLICKS: dict[str, list[dict[str, Payload] | None]] = {
+    "01_quickstart.ipynb": [
+        {
+            "schedule_meeting": {
+                "approved": True,
+                "chosen_time": "2031-03-04T09:30:00Z",
+                "chosen_label": "Tue 4 Mar 09:30",
+            }
+        }
+    ],
+    "02_approvals.ipynb": [
+        {
+            "submit_expense": {"approved": True, "category": "meals"},
+            "issue_refund": {"approved": False},
+        },
+        None,  # denied with a reason from Python
+        None,  # left to expire
+        None,  # stopped
+    ],
+    "03_headless_and_ci.ipynb": [],
+    "04_custom_forms.ipynb": [
+        {"launch_training": {"approved": True, "gpu": "a100", "max_hours": 4}},
+        None,  # the standalone question, answered from Python
+        {
+            "schedule_meeting": {
+                "approved": True,
+                "chosen_time": "2031-03-05T14:00:00Z",
+                "chosen_label": "Wed 5 Mar 14:00",
+            }
+        },
+        {"launch_training": {"approved": True, "gpu": "t4", "max_hours": 2}},
+    ],
+    "05_agui_events.ipynb": [],
+}
+
+# Facts checked in the kernel once every cell ran: expression -> expected value.
+AFTERWARDS: dict[str, dict[str, Any]] = {
+    "01_quickstart.ipynb": {
+        "agent.executions.count()": 1,
+        "[d.by for d in chat.decisions]": ["user"],
+        "'Tue 4 Mar 09:30' in chat.text": True,
+    },
+    "02_approvals.ipynb": {
+        "agent.executions.count('submit_expense')": 1,
+        "agent.executions.count('issue_refund')": 0,
+        "[d.verdict for d in chat.decisions]": ["approved", "denied"],
+        "meetings.executions.count()": 0,
+    },
+    "04_custom_forms.ipynb": {
+        "[dataset for dataset, _ in launched]": ["churn", "fraud"],
+        "meetings.executions.count()": 1,
+    },
+}
+
+
+def notebook_paths() -> list[Path]:
+    return sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def load(path: Path) -> dict[str, Any]:
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return document
+
+
+def source(cell: dict[str, Any]) -> str:
+    text = cell["source"]
+    return text if isinstance(text, str) else "".join(text)
+
+
+def test_every_notebook_is_listed_here() -> None:
+    assert sorted(p.name for p in notebook_paths()) == sorted(CLICKS)
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
+def test_committed_with_a_kernelspec_and_only_pinned_outputs(path: Path) -> None:
+    document = load(path)
+    assert document["metadata"]["kernelspec"]["name"] == "python3"
+    pinned = 0
+    for index, cell in enumerate(document["cells"]):
+        if cell["cell_type"] != "code":
+            continue
+        where = f"{path.name} cell {index}"
+        if not source(cell).startswith(PINNED):
+            assert cell["outputs"] == [], f"{where}: unpinned outputs must be stripped"
+            assert cell["execution_count"] is None, f"{where}: stale execution count"
+            continue
+        pinned += 1
+        assert cell["outputs"], f"{where}: a pinned cell must keep its expected output"
+        # nbval skips the comparison for a cell it thinks never ran.
+        assert cell["execution_count"] is not None, f"{where}: pinned output without a count"
+        for output in cell["outputs"]:
+            assert output["output_type"] == "stream", f"{where}: pin printed text only"
+            text = output["text"] if isinstance(output["text"], str) else "".join(output["text"])
+            assert not re.search(r"0x[0-9a-f]{6,}", text), f"{where}: a memory address"
+            assert not re.search(r"call_[0-9a-f]{8,}|run-[0-9a-f]{8,}", text), f"{where}: an id"
+            # The kit stamps answers to the millisecond; fixed times in examples do not.
+            assert not re.search(r"\d\d:\d\d:\d\d\.\d{3}Z", text), f"{where}: a changing time"
+    assert pinned, f"{path.name} pins no output"
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.decisions.json")), ids=lambda p: p.name)
+def test_decision_files_belong_to_a_notebook_and_replay(path: Path) -> None:
+    assert (NOTEBOOKS / path.name.replace(".decisions.json", ".ipynb")).is_file()
+    responders.replay(path)  # raises on anything that is not a decision file
+
+
+# -- Run All, with a person clicking ---------------------------------------------------------
+
+
+@pytest.fixture
+def kernel() -> Iterator[BlockingKernelClient]:
+    env = {k: v for k, v in os.environ.items() if k not in (responders.ENV_VAR, "OPENAI_API_KEY")}
+    env.update(INTERRUPT_WIDGET_MODEL="offline", OPENAI_AGENTS_DISABLE_TRACING="1")
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(
+        extra_arguments=["--HistoryManager.enabled=False"], env=env, cwd=str(NOTEBOOKS)
+    )
+    client = manager.blocking_client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)
+
+
+class Person:
+    """Runs every cell at once, as Run All does, and clicks the pickers it is asked to.
+
+    A picker is clicked only once it is on screen: displayed itself, or shown inside a
+    displayed chat. The answer goes out as the comm message a click sends.
+    """
+
+    def __init__(self, client: BlockingKernelClient, clicks: list[dict[str, Payload] | None]):
+        self.client = client
+        self.clicks = list(clicks)
+        self.pickers_seen = 0
+        self.replies: dict[str, Msg] = {}
+        self.idle: set[str] = set()
+        """Requests whose output is complete (iopub went idle for them)."""
+        self.errors: list[str] = []
+        self.verdicts: dict[str, Msg] = {}
+        """The picker's reply to each click, by request id."""
+        self._displayed: set[str] = set()
+        self._chat_picker: dict[str, str] = {}
+        self._to_click: list[tuple[str, int, list[dict[str, Any]], dict[str, Payload]]] = []
+        self._printed: list[str] = []
+
+    def run_all(self, cells: list[str], *, name: str) -> None:
+        pending = [self.client.execute(code, allow_stdin=False) for code in cells]
+        deadline = time.monotonic() + DEADLINE
+        while not all(m in self.replies and m in self.idle for m in pending):
+            if time.monotonic() > deadline:
+                done = sum(m in self.replies and m in self.idle for m in pending)
+                pytest.fail(
+                    f"{name}: only {done} of {len(pending)} cells finished within {DEADLINE} s; "
+                    f"{self.pickers_seen} picker(s) opened, {len(self._to_click)} never shown"
+                )
+            self._read_once()
+        assert not self.errors, f"{name}: " + "\n".join(self.errors)
+        assert self.pickers_seen >= len(self.clicks), (
+            f"{name}: {self.pickers_seen} picker(s) opened, at least {len(self.clicks)} expected"
+        )
+        assert not self._to_click, f"{name}: a picker to answer was never shown"
+        refused = {r: v["error"] for r, v in self.verdicts.items() if not v["ok"]}
+        assert not refused, f"{name}: clicks refused: {refused}"
+        failed = {m: r for m, r in self.replies.items() if r["content"]["status"] != "ok"}
+        assert not failed, f"{name}: cells failed: {failed}"
+
+    def _read_once(self) -> None:
+        for get, handle in (
+            (self.client.get_iopub_msg, self._on_iopub),
+            (self.client.get_shell_msg, self._on_shell),
+        ):
+            try:
+                handle(get(timeout=0.05))
+            except queue.Empty:
+                continue
+
+    def _on_shell(self, msg: Msg) -> None:
+        if msg["msg_type"] == "execute_reply":
+            self.replies[msg["parent_header"]["msg_id"]] = msg
+
+    def _on_iopub(self, msg: Msg) -> None:
+        kind, content = msg["msg_type"], msg["content"]
+        if kind == "status" and content["execution_state"] == "idle":
+            self.idle.add(msg["parent_header"].get("msg_id", ""))
+        elif kind == "error":
+            self.errors.append("\n".join(content["traceback"]))
+        elif kind in ("display_data", "execute_result"):
+            view = content["data"].get("application/vnd.jupyter.widget-view+json")
+            if view:
+                self._displayed.add(view["model_id"])
+        elif kind == "comm_open":
+            self._on_open(content["comm_id"], content["data"].get("state", {}))
+        elif kind == "comm_msg":
+            data = content["data"]
+            if data.get("method") == "update" and "picker" in data.get("state", {}):
+                picker = data["state"]["picker"] or ""
+                self._chat_picker[content["comm_id"]] = picker.removeprefix("IPY_MODEL_")
+            reply = data.get("content") if data.get("method") == "custom" else None
+            if isinstance(reply, dict) and reply.get("type") == "answer_result":
+                self.verdicts[reply["requestId"]] = reply
+        self._click_what_is_shown()
+
+    def _on_open(self, comm_id: str, state: dict[str, Any]) -> None:
+        if state.get("kind") == "chat":
+            self._chat_picker[comm_id] = (state.get("picker") or "").removeprefix("IPY_MODEL_")
+        if state.get("kind") != "picker":
+            return
+        turn = self.pickers_seen
+        self.pickers_seen += 1
+        answers = self.clicks[turn] if turn < len(self.clicks) else None
+        if answers is not None:
+            self._to_click.append((comm_id, turn, state["interrupts"], answers))
+
+    def _shown(self, picker_id: str) -> bool:
+        return picker_id in self._displayed or any(
+            chat in self._displayed and shown == picker_id
+            for chat, shown in self._chat_picker.items()
+        )
+
+    def _click_what_is_shown(self) -> None:
+        waiting = []
+        for comm_id, turn, interrupts, answers in self._to_click:
+            if not self._shown(comm_id):
+                waiting.append((comm_id, turn, interrupts, answers))
+                continue
+            for number, interrupt in enumerate(interrupts):
+                tool = interrupt.get("metadata", {}).get("tool_name", interrupt["reason"])
+                self._click(comm_id, f"click-{turn}-{number}", interrupt["id"], answers[tool])
+        self._to_click = waiting
+
+    def _click(self, comm_id: str, request_id: str, interrupt_id: str, payload: Payload) -> None:
+        answer = {
+            "type": "answer",
+            "requestId": request_id,
+            "interruptId": interrupt_id,
+            "status": "resolved",
+            "payload": payload,
+        }
+        data = {"method": "custom", "content": answer}
+        self.client.shell_channel.send(
+            self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        )
+
+    def evaluate(self, expression: str) -> Any:
+        reply = self.client.execute_interactive(
+            f"import json as _json\nprint(_json.dumps({expression}))",
+            timeout=30,
+            output_hook=self._collect,
+        )
+        assert reply["content"]["status"] == "ok", reply["content"]
+        return json.loads(self._printed.pop().strip())
+
+    def _collect(self, msg: Msg) -> None:
+        if msg["msg_type"] == "stream":
+            self._printed.append(msg["content"]["text"])
+
+
+@pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
+def test_run_all_with_a_person_clicking(path: Path, kernel: BlockingKernelClient) -> None:
+    cells = [source(c) for c in load(path)["cells"] if c["cell_type"] == "code"]
+    person = Person(kernel, CLICKS[path.name])
+    person.run_all(cells, name=path.name)
+    for expression, expected in AFTERWARDS.get(path.name, {}).items():
+        assert person.evaluate(expression) == expected, f"{path.name}: {expression}"
