@@ -170,8 +170,8 @@ def open_in_notebook7(
 
 
 @pytest.fixture(scope="session")
-def screenshot() -> Callable[[Locator, str], Path]:
-    """``screenshot(locator, "name")`` saves ``name.png`` of that element.
+def screenshot() -> Callable[[Locator | Page, str], Path]:
+    """``screenshot(locator, "name")`` saves ``name.png`` of that element (or whole page).
 
     Into ``$E2E_SCREENSHOT_DIR`` when set (``docs/img`` refreshes the documentation's
     pictures), else into the git-ignored artifacts dir, so a plain run changes no tracked file.
@@ -179,9 +179,9 @@ def screenshot() -> Callable[[Locator, str], Path]:
     target = Path(os.environ.get("E2E_SCREENSHOT_DIR") or ARTIFACTS / "screens")
     target.mkdir(parents=True, exist_ok=True)
 
-    def take(locator: Locator, name: str) -> Path:
+    def take(subject: Locator | Page, name: str) -> Path:
         path = target / f"{name}.png"
-        locator.screenshot(path=path, animations="disabled", caret="hide")
+        subject.screenshot(path=path, animations="disabled", caret="hide")
         return path
 
     return take

@@ -33,7 +33,7 @@ def test_several_interrupts_submit_together_once_all_are_answered(
     picker = PickerOnPage(notebook.output(1))
     kernel = notebook.kernel()
     expect(picker.status).to_have_text("0 of 3 answered")
-    screenshot(notebook.output(1), "picker-open")
+    screenshot(picker.root, "picker-open")
 
     picker.field("meeting-1", "chosen_time").fill(MEETING_TIME)
     picker.button("meeting-1", "Approve").click()
@@ -70,7 +70,7 @@ def test_several_interrupts_submit_together_once_all_are_answered(
     expect(picker.decision("room-1")).to_contain_text("Borealis")
     for card in ("meeting-1", "payment-1", "room-1"):
         expect(picker.card(card).get_by_role("button")).to_have_count(0)
-    screenshot(notebook.output(1), "picker-answered")
+    screenshot(picker.root, "picker-answered")
 
 
 def test_an_answer_out_of_bounds_shows_inline_and_is_not_sent(

@@ -93,7 +93,7 @@ def test_the_picker_is_readable_in_the_dark_theme(
         "verdict": picker.decision("room-1").locator(".iw-verdict"),
     }
     contrast = {name: locator.evaluate(CONTRAST) for name, locator in texts.items()}
-    screenshot(notebook.output(1), "picker-dark")
+    screenshot(picker.root, "picker-dark")
     unreadable = {name: round(ratio, 2) for name, ratio in contrast.items() if ratio < READABLE}
     regressed = {name: ratio for name, ratio in unreadable.items() if name not in KNOWN_LOW}
     assert not regressed, f"text below {READABLE}:1 contrast in the dark theme: {regressed}"

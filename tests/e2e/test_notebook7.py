@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 from notebook_page import NotebookPage
 from picker_page import PickerOnPage
-from playwright.sync_api import Locator, expect
+from playwright.sync_api import Locator, Page, expect
 
 pytestmark = pytest.mark.e2e
 
 
 def test_the_picker_answers_in_notebook7(
-    open_in_notebook7: Callable[..., NotebookPage], screenshot: Callable[[Locator, str], Path]
+    open_in_notebook7: Callable[..., NotebookPage],
+    screenshot: Callable[[Locator | Page, str], Path],
 ) -> None:
     notebook = open_in_notebook7("picker_single.ipynb")
     notebook.run_all()
@@ -28,4 +29,4 @@ def test_the_picker_answers_in_notebook7(
     expect(PickerOnPage(notebook.output(2)).decision("meeting-1")).to_contain_text("Approved")
     assert kernel.wait_for("len(submissions)", bool) == 1
     assert kernel.eval("tool_runs") == ["meeting-1"]
-    screenshot(notebook.output(1), "notebook7-answered")
+    screenshot(notebook.page, "notebook7-answered")
