@@ -173,6 +173,42 @@ async def test_denied_or_cancelled_call_never_runs_and_the_model_is_told(
     assert [m.tool_call_id for m in tool_messages] == [interrupt.tool_call_id]
 
 
+async def test_a_denial_s_reason_reaches_the_model_as_text(collect: Any) -> None:
+    agent = meeting_agent(OfflineModel())
+    adapter = OpenAIAgentsAdapter(agent)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+    reason = "Alice is\n on <b>leave</b>; try Bob"
+    answer = ResumeEntry(
+        interrupt_id=interrupt.id, status="resolved", payload={"approved": False, "reason": reason}
+    )
+    second = await collect(adapter, resume(first, answer))
+
+    [result] = results(second)
+    expected = "Not run: the user did not approve schedule_meeting. Reason: "
+    assert result.content == expected + "Alice is on <b>leave</b>; try Bob"
+    assert (
+        text_of(second)
+        == "The meeting was not scheduled. You said: Alice is on <b>leave</b>; try Bob"
+    )
+    assert agent.executions.count() == 0
+
+
+async def test_a_reason_longer_than_the_schema_allows_is_refused(collect: Any) -> None:
+    agent = meeting_agent(OfflineModel())
+    adapter = OpenAIAgentsAdapter(agent)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+    payload = {"approved": False, "reason": "x" * 1001}
+    answer = ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload=payload)
+    second = await collect(adapter, resume(first, answer))
+
+    [error] = [e for e in second if isinstance(e, RunErrorEvent)]
+    assert error.code == "invalid_payload"
+    assert "/reason" in error.message
+    assert results(second) == []
+
+
 async def test_parallel_interrupts_one_approved_one_cancelled(collect: Any) -> None:
     agent = expense_agent(OfflineModel())
     adapter = OpenAIAgentsAdapter(agent)
@@ -655,7 +691,7 @@ async def test_response_schemas_add_to_and_override_the_declared_ones(collect: A
     )
     [interrupt] = interrupts(await collect(adapter, ask(MEETING)))
     properties = (interrupt.response_schema or {})["properties"]
-    assert set(properties) == {"approved", "note"}
+    assert set(properties) == {"approved", "reason", "note"}
 
 
 def test_public_names() -> None:

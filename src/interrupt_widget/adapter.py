@@ -81,6 +81,7 @@ from openai.types.responses import ResponseFunctionToolCall
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.execution_ledger import CallLedger, ExecutionLedger
 from interrupt_widget.interrupts import (
+    DENIAL_REASON,
     INTERRUPT_KEY,
     GatedCall,
     approval_schema,
@@ -90,7 +91,13 @@ from interrupt_widget.interrupts import (
     result_message_id,
     tool_call_interrupt,
 )
-from interrupt_widget.messages import NOT_RUN_PREFIX, Transcript, output_text, to_sdk_input
+from interrupt_widget.messages import (
+    NOT_RUN_PREFIX,
+    REASON_LABEL,
+    Transcript,
+    output_text,
+    to_sdk_input,
+)
 from interrupt_widget.resume import Resolution, plan_resume
 from interrupt_widget.sdk_events import EventTranslator, MessageIds
 from interrupt_widget.tool_answers import answering
@@ -301,7 +308,7 @@ class OpenAIAgentsAdapter:
                     interrupt_id=resolution.gated.interrupt.id,
                 ) from error
         elif resolution.decision == "denied":
-            output = f"{NOT_RUN_PREFIX} the user did not approve {name}."
+            output = f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
         else:
             output = f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
         return ToolCallResultEvent(
@@ -476,3 +483,12 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
     if isinstance(error, AgentsException):
         return ErrorCode.AGENT_ERROR, message
     return ErrorCode.MODEL_ERROR, message
+
+
+def _reason(resolution: Resolution) -> str:
+    """` Reason: ...` when a denial says why, so the model can act on it."""
+    payload = resolution.payload
+    reason = payload.get(DENIAL_REASON) if isinstance(payload, Mapping) else None
+    if not isinstance(reason, str) or not reason.strip():
+        return ""
+    return f" {REASON_LABEL} {' '.join(reason.split())}"

@@ -35,14 +35,27 @@ def result_message_id(tool_call_id: str) -> str:
     return f"result-{tool_call_id}"
 
 
+DENIAL_REASON = "reason"
+"""The answer field that carries why a tool was denied."""
+
+
 def approval_schema(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The answer schema: a required `approved` boolean plus the tool's own fields.
+
+    An optional `reason` goes with a denial (`{"approved": false, "reason": ...}`),
+    so the model learns why, not only that, it was refused.
 
     Fields the tool marks required are required only when `approved` is true, so
     `{"approved": false}` is always a valid denial.
     """
     properties: dict[str, Any] = {
-        "approved": {"type": "boolean", "title": "Approve", "description": "Run the tool?"}
+        "approved": {"type": "boolean", "title": "Approve", "description": "Run the tool?"},
+        DENIAL_REASON: {
+            "type": "string",
+            "title": "Reason",
+            "maxLength": 1000,
+            "description": "Why not: told to the agent with a denial.",
+        },
     }
     schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["approved"]}
     if not extra:

@@ -34,6 +34,9 @@ NOT_RUN_PREFIX = "Not run:"
 
 STOPPED_BEFORE_RUN = f"{NOT_RUN_PREFIX} the run stopped before this call ran."
 
+REASON_LABEL = "Reason:"
+"""What stands before the human's words in the output of a denied call."""
+
 
 def content_text(content: Any) -> str:
     """The text of a message's content: a string, or the text parts of a part list."""

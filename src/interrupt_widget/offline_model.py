@@ -60,7 +60,7 @@ from openai.types.responses import (
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
-from interrupt_widget.messages import NOT_RUN_PREFIX
+from interrupt_widget.messages import NOT_RUN_PREFIX, REASON_LABEL
 
 SDK_REJECTION = "Tool execution was not approved."
 """What the SDK tells the model about a call rejected through `RunState.reject`."""
@@ -234,10 +234,16 @@ def _report(after: list[dict[str, Any]], own: set[str]) -> str:
         if ran:
             sentences.append(f"{name} reported: {output}")
         elif _is_scheduler(name):
-            sentences.append("The meeting was not scheduled.")
+            sentences.append(f"The meeting was not scheduled.{_because(output)}")
         else:
-            sentences.append(f"{name} did not run.")
+            sentences.append(f"{name} did not run.{_because(output)}")
     return " ".join(sentences)
+
+
+def _because(output: str) -> str:
+    """The human's reason for a denial, repeated back, when the output carries one."""
+    _, found, reason = output.partition(REASON_LABEL)
+    return f" You said: {reason.strip()}" if found and reason.strip() else ""
 
 
 def _tool_calls(request: str, tools: list[FunctionTool]) -> list[tuple[str, str]]:
