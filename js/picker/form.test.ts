@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { collect, formFromSchema, initialValues, isoToLocal, localToIso, timeToIso, type Control } from "./form";
+import { collect, denial, formFromSchema, initialValues, isoToLocal, localToIso, timeToIso, type Control } from "./form";
 import type { JsonSchema } from "./types";
 
 function only(schema: JsonSchema): Control {
@@ -33,19 +33,38 @@ describe("formFromSchema", () => {
   it("turns a required approved boolean into an approval form without an approved field", () => {
     const spec = formFromSchema({
       type: "object",
-      properties: { approved: { type: "boolean" }, reason: { type: "string", title: "Why?", description: "optional" } },
+      properties: { approved: { type: "boolean" }, note: { type: "string", title: "Why?", description: "optional" } },
       required: ["approved"],
     });
     expect(spec.approval).toBe(true);
-    expect(spec.fields.map((f) => [f.key, f.label, f.description])).toEqual([["reason", "Why?", "optional"]]);
+    expect(spec.fields.map((f) => [f.key, f.label, f.description])).toEqual([["note", "Why?", "optional"]]);
+    expect(spec.denyReason).toBeNull();
     expect(formFromSchema({ type: "object", properties: { approved: { type: "boolean" } } }).approval).toBe(false);
+  });
+
+  it("draws an approval schema's optional reason beside Deny, not among the fields", () => {
+    const spec = formFromSchema({
+      type: "object",
+      properties: { approved: { type: "boolean" }, reason: { type: "string", maxLength: 10 }, seats: { type: "integer" } },
+      required: ["approved"],
+    });
+    expect(spec.fields.map((f) => f.key)).toEqual(["seats"]);
+    expect(spec.denyReason).toMatchObject({ key: "reason", pointer: "/reason", required: false });
+    expect(denial("  Alice is away  ")).toEqual({ approved: false, reason: "Alice is away" });
+    expect(denial("   ")).toEqual({ approved: false });
   });
 
   it("handles a bare root schema and no schema", () => {
     const root = formFromSchema({ type: "integer", minimum: 0 });
     expect(root.object).toBe(false);
     expect(root.fields[0]).toMatchObject({ pointer: "", dataField: "value" });
-    expect(formFromSchema(undefined)).toEqual({ approval: false, object: false, hasSchema: false, fields: [] });
+    expect(formFromSchema(undefined)).toEqual({
+      approval: false,
+      object: false,
+      hasSchema: false,
+      fields: [],
+      denyReason: null,
+    });
   });
 
   it("starts from the schema's defaults", () => {

@@ -44,6 +44,8 @@ export interface FormSpec {
   /** False when there is no schema at all: any answer (sent as null) fits. */
   hasSchema: boolean;
   fields: FieldSpec[];
+  /** The optional `reason` an approval schema declares: drawn beside Deny, sent with it. */
+  denyReason: FieldSpec | null;
 }
 
 /** Raw control values keyed by `dataField`: text, a checkbox, or chosen option indexes. */
@@ -112,10 +114,10 @@ function controlFor(schema: JsonSchema, path: string[]): Control {
   }
 }
 
-function fieldsOf(schema: JsonSchema, path: string[], skip?: string, alsoRequired: string[] = []): FieldSpec[] {
+function fieldsOf(schema: JsonSchema, path: string[], skip: string[] = [], alsoRequired: string[] = []): FieldSpec[] {
   const required = new Set([...(schema.required ?? []), ...alsoRequired]);
   return Object.entries(schema.properties ?? {})
-    .filter(([key]) => key !== skip)
+    .filter(([key]) => !skip.includes(key))
     .map(([key, child]) => fieldFor(key, child, [...path, key], required.has(key)));
 }
 
@@ -135,7 +137,7 @@ function fieldFor(key: string, schema: JsonSchema, path: string[], required: boo
 /** The form for an interrupt's `response_schema`. */
 export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec {
   if (!schema || typeof schema !== "object") {
-    return { approval: false, object: false, hasSchema: false, fields: [] };
+    return { approval: false, object: false, hasSchema: false, fields: [], denyReason: null };
   }
   if (typeOf(schema) === "object" || schema.properties) {
     const approvedSchema = schema.properties?.approved;
@@ -147,10 +149,16 @@ export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec 
     // requires `if` approved is simply required in the form.
     const whenApproved =
       approval && schema.if?.properties?.approved?.const === true ? (schema.then?.required ?? []) : [];
-    const fields = fieldsOf(schema, [], approval ? "approved" : undefined, whenApproved);
-    return { approval, object: true, hasSchema: true, fields };
+    const reasonSchema = approval ? schema.properties?.[DENY_REASON] : undefined;
+    const denyReason =
+      reasonSchema && typeOf(reasonSchema) === "string" && !whenApproved.includes(DENY_REASON)
+        ? fieldFor(DENY_REASON, reasonSchema, [DENY_REASON], false)
+        : null;
+    const skip = approval ? ["approved", ...(denyReason ? [DENY_REASON] : [])] : [];
+    const fields = fieldsOf(schema, [], skip, whenApproved);
+    return { approval, object: true, hasSchema: true, fields, denyReason };
   }
-  return { approval: false, object: false, hasSchema: true, fields: [fieldFor("", schema, [], true)] };
+  return { approval: false, object: false, hasSchema: true, fields: [fieldFor("", schema, [], true)], denyReason: null };
 }
 
 /** Every leaf field (groups flattened), in display order. */
@@ -394,7 +402,11 @@ export function collect(spec: FormSpec, raw: RawValues, options: { approved?: bo
   return { payload, errors };
 }
 
-/** Deny needs no other field: the tool will not run. */
-export function denial(): { approved: false } {
-  return { approved: false };
+/** The answer field an approval schema declares for why a tool was denied. */
+export const DENY_REASON = "reason";
+
+/** Deny needs no other field: the tool will not run. A reason, when given, goes with it. */
+export function denial(reason = ""): { approved: false; reason?: string } {
+  const said = reason.trim();
+  return said ? { approved: false, reason: said } : { approved: false };
 }

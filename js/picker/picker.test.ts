@@ -120,6 +120,37 @@ describe("the meeting scheduler", () => {
     expect(model.sent.map((m) => [m.status, m.payload])).toEqual([["resolved", { approved: false }]]);
   });
 
+  it("denies with the reason typed beside Deny, sent as text, and approves without it", () => {
+    const withReason = meeting("int-1", {
+      responseSchema: {
+        ...MEETING_SCHEMA,
+        properties: { ...MEETING_SCHEMA.properties, reason: { type: "string", maxLength: 1000 } },
+      },
+    });
+    const model = new FakeModel([withReason]);
+    mount(model);
+    const c = card("int-1");
+    const reason = field<HTMLInputElement | HTMLTextAreaElement>(c, "reason");
+    expect(c.querySelector(".iw-deny-reason label")?.textContent).toContain("Reason for denying");
+    reason.value = "  <img src=x onerror=alert(1)> Alice is away ";
+    button(c, "Deny").click();
+    expect(model.sent.map((m) => m.payload)).toEqual([
+      { approved: false, reason: "<img src=x onerror=alert(1)> Alice is away" },
+    ]);
+    expect(c.querySelector("img")).toBeNull();
+    model.reply();
+    expect(c.querySelector(".iw-decision")?.textContent).toContain("Reason: <img src=x onerror=alert(1)> Alice is away");
+    expect(c.querySelector("img")).toBeNull();
+
+    const other = new FakeModel([withReason]);
+    el.replaceChildren();
+    mount(other);
+    field(card("int-1"), "reason").value = "never mind";
+    field(card("int-1"), "chosen_time").value = "2026-12-08T10:30";
+    button(card("int-1"), "Approve").click();
+    expect(other.sent[0]?.payload).not.toHaveProperty("reason");
+  });
+
   it("cancels with status cancelled and no payload", () => {
     const model = new FakeModel([meeting()]);
     mount(model);

@@ -1,6 +1,6 @@
 // How a recorded answer reads in the card once it is decided.
 
-import { humanize, labelFor } from "./form";
+import { DENY_REASON, humanize, labelFor } from "./form";
 import type { AnswerRecord } from "./types";
 
 export interface Decision {
@@ -37,7 +37,11 @@ export function decisionOf(record: AnswerRecord): Decision {
   const payload = record.payload;
   if (typeof payload === "object" && payload !== null && !Array.isArray(payload)) {
     const fields = payload as Record<string, unknown>;
-    if (fields.approved === false) return { verdict: "Denied", tone: "no", details: [], by };
+    if (fields.approved === false) {
+      const reason = fields[DENY_REASON];
+      const details: Array<[string, string]> = typeof reason === "string" && reason ? [["Reason", reason]] : [];
+      return { verdict: "Denied", tone: "no", details, by };
+    }
     const details: Array<[string, string]> = [];
     for (const [key, value] of Object.entries(fields)) {
       const text = asText(value);

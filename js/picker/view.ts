@@ -290,6 +290,14 @@ export function createPickerDom(
     const raw = initialValues(spec.fields);
     for (const field of spec.fields) body.appendChild(buildField(key, field, raw, fields));
     form.appendChild(body);
+    const reasonDom: FieldDom[] = [];
+    if (spec.denyReason) {
+      const reasonSpec = { ...spec.denyReason, label: "Reason for denying (optional)" };
+      const reasonField = buildField(key, reasonSpec, raw, reasonDom);
+      reasonField.classList.add("iw-deny-reason");
+      form.appendChild(reasonField);
+      fields.push(...reasonDom);
+    }
     const cardError = h(doc, "p", { class: "iw-card-error", role: "alert" });
     const buttonRow = h(doc, "div", { class: "iw-actions" });
     const primary = spec.approval ? button("Approve", "iw-primary", "submit") : button("Submit", "iw-primary", "submit");
@@ -328,7 +336,10 @@ export function createPickerDom(
       else focusFirstError(dom, result.errors);
     };
     form.addEventListener("submit", onSubmit);
-    deny?.addEventListener("click", () => send("resolved", denial()));
+    deny?.addEventListener("click", () => {
+      const said = reasonDom[0] ? readValues(reasonDom)[reasonDom[0].spec.dataField] : "";
+      send("resolved", denial(typeof said === "string" ? said : ""));
+    });
     cancel.addEventListener("click", () => send("cancelled", null));
 
     if (card.renderer) mountCustom(dom, card);
@@ -389,7 +400,8 @@ export function createPickerDom(
 
     // Errors beside fields; anything without a field goes above the buttons.
     const unplaced: string[] = [];
-    const known = new Set(leafFields(dom.spec.fields).map((f) => f.pointer));
+    const placed = [...leafFields(dom.spec.fields), ...(dom.spec.denyReason ? [dom.spec.denyReason] : [])];
+    const known = new Set(placed.map((f) => f.pointer));
     for (const [path, messages] of Object.entries(card.fieldErrors)) {
       if (!known.has(path)) unplaced.push(...messages.map((m) => (path ? `${path}: ${m}` : m)));
     }
