@@ -52,6 +52,7 @@ def test_quickstart_approve_with_a_time_schedules_the_meeting_once(
     kernel = notebook.kernel()
     expect(chat.status).to_contain_text("schedule_meeting")
     chat.picker.field(interrupt_id, "chosen_time").fill("2026-12-03T14:30")
+    chat.picker.button(interrupt_id, "Approve").scroll_into_view_if_needed()
     screenshot(chat.root, "chat-waiting")
     assert kernel.eval("agent.executions.count()") == 0
 
