@@ -11,7 +11,7 @@ const CSS = `
   color: var(--jp-ui-font-color1, #1f1f1f); background: var(--jp-layout-color1, #fff);
   border: 1px solid var(--jp-border-color2, #ddd); border-radius: 6px; padding: 8px; display: flex;
   flex-direction: column; gap: 8px; max-width: 52rem; }
-.iw-chat-log { display: flex; flex-direction: column; gap: 6px; max-height: 28rem; overflow-y: auto; }
+.iw-chat-log { display: flex; flex-direction: column; gap: 6px; max-height: 36rem; overflow-y: auto; position: relative; }
 .iw-chat-msg { padding: 6px 8px; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; }
 .iw-chat-user { align-self: flex-end; background: var(--jp-brand-color3, #c3e0f8); max-width: 85%; }
 .iw-chat-assistant { align-self: flex-start; background: var(--jp-layout-color2, #f0f0f0); max-width: 85%; }
@@ -199,6 +199,15 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
     }
   };
   const onStop = (): void => actions.stop();
+  // The picker mounts after its model arrives and grows as it draws: keep its
+  // buttons in view while the run waits for them, without scrolling the page.
+  const revealPicker = (): void => {
+    if (current?.status !== "waiting") return;
+    const bottom = pickerSlot.offsetTop + pickerSlot.offsetHeight;
+    if (bottom > log.scrollTop + log.clientHeight) log.scrollTop = bottom - log.clientHeight;
+  };
+  const pickerGrowth = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(revealPicker);
+  pickerGrowth?.observe(pickerSlot);
   form.addEventListener("submit", onSubmit);
   input.addEventListener("keydown", onKey);
   stop.addEventListener("click", onStop);
@@ -258,6 +267,7 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
       form.removeEventListener("submit", onSubmit);
       input.removeEventListener("keydown", onKey);
       stop.removeEventListener("click", onStop);
+      pickerGrowth?.disconnect();
       root.remove();
     },
   };

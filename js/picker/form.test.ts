@@ -39,6 +39,14 @@ describe("formFromSchema", () => {
     expect(spec.approval).toBe(true);
     expect(spec.fields.map((f) => [f.key, f.label, f.description])).toEqual([["note", "Why?", "optional"]]);
     expect(spec.denyReason).toBeNull();
+    expect(spec.canDeny).toBe(true);
+    const strict = formFromSchema({
+      type: "object",
+      properties: { approved: { type: "boolean" }, note: { type: "string" } },
+      required: ["approved", "note"],
+    });
+    expect(strict.approval).toBe(true);
+    expect(strict.canDeny).toBe(false);
     expect(formFromSchema({ type: "object", properties: { approved: { type: "boolean" } } }).approval).toBe(false);
   });
 
@@ -60,6 +68,7 @@ describe("formFromSchema", () => {
     expect(root.fields[0]).toMatchObject({ pointer: "", dataField: "value" });
     expect(formFromSchema(undefined)).toEqual({
       approval: false,
+      canDeny: false,
       object: false,
       hasSchema: false,
       fields: [],

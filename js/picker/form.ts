@@ -39,6 +39,8 @@ export interface FieldSpec {
 export interface FormSpec {
   /** A required boolean `approved`: drawn as Approve / Deny buttons, not a field. */
   approval: boolean;
+  /** Whether `{"approved": false}` fits the schema; Deny is offered only then. */
+  canDeny: boolean;
   /** True when the schema is an object whose properties are the fields. */
   object: boolean;
   /** False when there is no schema at all: any answer (sent as null) fits. */
@@ -137,7 +139,7 @@ function fieldFor(key: string, schema: JsonSchema, path: string[], required: boo
 /** The form for an interrupt's `response_schema`. */
 export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec {
   if (!schema || typeof schema !== "object") {
-    return { approval: false, object: false, hasSchema: false, fields: [], denyReason: null };
+    return { approval: false, canDeny: false, object: false, hasSchema: false, fields: [], denyReason: null };
   }
   if (typeOf(schema) === "object" || schema.properties) {
     const approvedSchema = schema.properties?.approved;
@@ -156,9 +158,13 @@ export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec 
         : null;
     const skip = approval ? ["approved", ...(denyReason ? [DENY_REASON] : [])] : [];
     const fields = fieldsOf(schema, [], skip, whenApproved);
-    return { approval, object: true, hasSchema: true, fields, denyReason };
+    // A hand-written schema may require a field unconditionally; a Deny button
+    // that the answer check must refuse would only frustrate.
+    const canDeny = approval && (schema.required ?? []).every((key) => key === "approved");
+    return { approval, canDeny, object: true, hasSchema: true, fields, denyReason };
   }
-  return { approval: false, object: false, hasSchema: true, fields: [fieldFor("", schema, [], true)], denyReason: null };
+  const fields = [fieldFor("", schema, [], true)];
+  return { approval: false, canDeny: false, object: false, hasSchema: true, fields, denyReason: null };
 }
 
 /** Every leaf field (groups flattened), in display order. */

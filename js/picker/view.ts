@@ -301,7 +301,7 @@ export function createPickerDom(
     const cardError = h(doc, "p", { class: "iw-card-error", role: "alert" });
     const buttonRow = h(doc, "div", { class: "iw-actions" });
     const primary = spec.approval ? button("Approve", "iw-primary", "submit") : button("Submit", "iw-primary", "submit");
-    const deny = spec.approval ? button("Deny", "iw-danger") : null;
+    const deny = spec.canDeny ? button("Deny", "iw-danger") : null;
     const cancel = button("Cancel", "");
     buttonRow.append(...[primary, deny, cancel].filter((b): b is HTMLButtonElement => b !== null));
     form.append(cardError, buttonRow);

@@ -38,11 +38,6 @@ CONTRAST = """
 READABLE = 4.5
 """WCAG AA for body text."""
 
-KNOWN_LOW = frozenset({"deny", "verdict", "field error"})
-"""Drawn in ``--jp-error-color1``, which is too dark on JupyterLab Dark's cards (about 2.7:1
-for Deny and a Denied/Cancelled verdict, 4.4:1 for field errors); a known defect of the
-picker's stylesheet, reported as an expected failure until it is fixed."""
-
 
 def menu_item(page: Page, label: str) -> Locator:
     """An entry of an open JupyterLab menu (submenu entries have no menuitem role)."""
@@ -95,7 +90,4 @@ def test_the_picker_is_readable_in_the_dark_theme(
     contrast = {name: locator.evaluate(CONTRAST) for name, locator in texts.items()}
     screenshot(picker.root, "picker-dark")
     unreadable = {name: round(ratio, 2) for name, ratio in contrast.items() if ratio < READABLE}
-    regressed = {name: ratio for name, ratio in unreadable.items() if name not in KNOWN_LOW}
-    assert not regressed, f"text below {READABLE}:1 contrast in the dark theme: {regressed}"
-    if unreadable:
-        pytest.xfail(f"red text on the dark theme's card is below {READABLE}:1: {unreadable}")
+    assert not unreadable, f"text below {READABLE}:1 contrast in the dark theme: {unreadable}"
