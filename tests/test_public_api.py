@@ -1,0 +1,61 @@
+"""The curated public surface: exactly these names, each importable, nothing leaking."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import interrupt_widget
+
+PUBLIC = {
+    "AGUIClient",
+    "AdapterError",
+    "AdapterRun",
+    "AgentChat",
+    "CallInDoubt",
+    "ErrorCode",
+    "InterruptPicker",
+    "OfflineModel",
+    "OpenAIAgentsAdapter",
+    "RemoteAgent",
+    "SQLiteLedger",
+    "__version__",
+    "asgi_app",
+    "default_model",
+    "responders",
+    "resume_payload",
+    "serve",
+    "with_response_schema",
+}
+
+
+def test_all_is_exactly_the_curated_names() -> None:
+    assert set(interrupt_widget.__all__) == PUBLIC
+    assert len(interrupt_widget.__all__) == len(PUBLIC)
+    for name in PUBLIC:
+        assert getattr(interrupt_widget, name) is not None
+
+
+def test_the_responders_module_lists_its_policies() -> None:
+    from interrupt_widget import responders
+
+    for name in ("approve_all", "deny_all", "cancel_all", "answers", "replay", "fail"):
+        assert callable(getattr(responders, name))
+
+
+def test_the_base_install_imports_without_the_serve_extra() -> None:
+    # The Agents SDK already brings httpx and starlette; the extra adds uvicorn and
+    # httpx-sse. Hide those as a base install lacks them: the kit still imports,
+    # and only the HTTP names say what to install.
+    code = (
+        "import sys\n"
+        "for m in ('uvicorn', 'httpx_sse'): sys.modules[m] = None\n"
+        "import interrupt_widget\n"
+        "try:\n"
+        "    interrupt_widget.asgi_app(object())\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__, e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "serve" in done.stdout
