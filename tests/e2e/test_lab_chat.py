@@ -95,20 +95,26 @@ def test_quickstart_cancel_schedules_nothing(open_in_lab: OpenNotebook) -> None:
     assert notebook.kernel().eval("agent.executions.count()") == 0
 
 
-def test_a_typed_request_denied_is_not_scheduled(open_in_lab: OpenNotebook) -> None:
+def test_a_typed_request_denied_with_a_reason_is_not_scheduled(open_in_lab: OpenNotebook) -> None:
     notebook = open_in_lab("chat_meeting.ipynb")
     notebook.run_all()
     chat = ChatOnPage(notebook.output(0))
 
     chat.say("Book a call about hiring with Linus")
-    chat.picker.button(open_interrupt(chat), "Deny").click()
+    interrupt_id = open_interrupt(chat)
+    reason = "Linus is away <b>all week</b>"
+    chat.picker.field(interrupt_id, "reason").fill(reason)
+    chat.picker.button(interrupt_id, "Deny").click()
 
     expect(chat.agent_messages.last).to_contain_text("not scheduled")
+    expect(chat.agent_messages.last).to_contain_text(f"You said: {reason}")
     expect(chat.agent_messages.last).not_to_contain_text(re.compile(r"\bScheduled\b"))
+    expect(chat.picker.decision(interrupt_id)).to_contain_text(f"Reason: {reason}")
     kernel = notebook.kernel()
     kernel.wait_for("chat.status", lambda status: status == "done")
     assert kernel.eval("agent.executions.count()") == 0
     assert kernel.eval("[d.verdict for d in chat.decisions]") == ["denied"]
+    assert kernel.eval("chat.decisions[0].payload") == {"approved": False, "reason": reason}
 
 
 # No full stops: the offline agent ends a topic or an attendee at the first one.
