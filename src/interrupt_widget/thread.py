@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ag_ui.core import (
-    AssistantMessage,
     BaseEvent,
-    FunctionCall,
     Interrupt,
     Message,
     MessagesSnapshotEvent,
@@ -34,11 +32,8 @@ from ag_ui.core import (
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
-    TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
-    ToolCall,
-    ToolCallArgsEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
@@ -46,6 +41,7 @@ from ag_ui.core import (
     UserMessage,
 )
 
+from .messages import Transcript
 from .wire import interrupts_from_wire, message_from_wire, resume_entry_from_wire
 
 OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
@@ -322,55 +318,30 @@ def _name(interrupt: Interrupt) -> str:
 class _MessageFold:
     """The conversation after a run: the last MESSAGES_SNAPSHOT, else the events folded in.
 
-    Text deltas are kept as lists of parts and joined once, so a long reply
-    costs linear time.
+    Folding is the adapter's own `Transcript`; this adds the snapshot, which
+    replaces everything before it, and what a stopped stream left open.
     """
 
     def __init__(self, messages: Iterable[Message]) -> None:
         self._base: list[Message] = list(messages)
-        self._added: list[Message] = []
-        self._text: dict[str, list[str]] = {}
-        self._assistant: dict[str, AssistantMessage] = {}
-        self._args: dict[str, list[str]] = {}
-        self._calls: dict[str, ToolCall] = {}
+        self._run = Transcript()
         self._open_text: list[str] = []
         self._open_calls: list[str] = []
 
     def apply(self, event: BaseEvent) -> None:
-        if isinstance(event, TextMessageContentEvent):
-            self._text.setdefault(event.message_id, []).append(event.delta)
-            self._assistant_message(event.message_id)
-        elif isinstance(event, TextMessageStartEvent):
-            self._assistant_message(event.message_id)
+        if isinstance(event, MessagesSnapshotEvent):
+            self._base = list(event.messages)
+            self._run = Transcript()
+            return
+        self._run.apply(event)
+        if isinstance(event, TextMessageStartEvent):
             self._open_text.append(event.message_id)
         elif isinstance(event, TextMessageEndEvent):
             _discard(self._open_text, event.message_id)
-        elif isinstance(event, ToolCallArgsEvent):
-            self._args.setdefault(event.tool_call_id, []).append(event.delta)
         elif isinstance(event, ToolCallStartEvent):
-            parent = self._assistant_message(event.parent_message_id or f"{event.tool_call_id}-msg")
-            call = ToolCall(
-                id=event.tool_call_id,
-                function=FunctionCall(name=event.tool_call_name, arguments=""),
-            )
-            parent.tool_calls = [*(parent.tool_calls or []), call]
-            self._calls[call.id] = call
-            self._open_calls.append(call.id)
+            self._open_calls.append(event.tool_call_id)
         elif isinstance(event, ToolCallEndEvent):
             _discard(self._open_calls, event.tool_call_id)
-        elif isinstance(event, ToolCallResultEvent):
-            self._added.append(
-                ToolMessage(
-                    id=event.message_id, tool_call_id=event.tool_call_id, content=event.content
-                )
-            )
-        elif isinstance(event, MessagesSnapshotEvent):
-            self._base = list(event.messages)
-            self._added.clear()
-            self._text.clear()
-            self._assistant.clear()
-            self._args.clear()
-            self._calls.clear()
 
     def close_open(self) -> list[BaseEvent]:
         """END events for what a stopped stream left open, so the record stays well-formed."""
@@ -379,20 +350,7 @@ class _MessageFold:
         return ends
 
     def messages(self) -> list[Message]:
-        for message_id, parts in self._text.items():
-            self._assistant[message_id].content = "".join(parts)
-        for call_id, parts in self._args.items():
-            if call_id in self._calls:
-                self._calls[call_id].function.arguments = "".join(parts)
-        return [*self._base, *self._added]
-
-    def _assistant_message(self, message_id: str) -> AssistantMessage:
-        message = self._assistant.get(message_id)
-        if message is None:
-            message = AssistantMessage(id=message_id)
-            self._assistant[message_id] = message
-            self._added.append(message)
-        return message
+        return [*self._base, *self._run.messages]
 
 
 def _discard(items: list[str], value: str) -> None:
