@@ -47,6 +47,7 @@ from typing import Any
 from ag_ui.core import (
     BaseEvent,
     Interrupt,
+    Message,
     MessagesSnapshotEvent,
     RunAgentInput,
     RunErrorEvent,
@@ -236,24 +237,12 @@ class OpenAIAgentsAdapter:
                         thread_id=input.thread_id, run_id=input.run_id, outcome=outcome
                     )
                     return
-            for event in translator.close_open():
+            for event in _cancelled(input, translator, history + transcript.messages):
                 yield event
-            yield MessagesSnapshotEvent(messages=history + transcript.messages)
-            yield RunFinishedEvent(
-                thread_id=input.thread_id,
-                run_id=input.run_id,
-                outcome=RunFinishedCancelledOutcome(),
-            )
         except asyncio.CancelledError:
             handle._cancel_sdk_run()
-            for event in translator.close_open():
+            for event in _cancelled(input, translator, history + transcript.messages):
                 yield event
-            yield MessagesSnapshotEvent(messages=history + transcript.messages)
-            yield RunFinishedEvent(
-                thread_id=input.thread_id,
-                run_id=input.run_id,
-                outcome=RunFinishedCancelledOutcome(),
-            )
             raise
         except Exception as error:  # everything else ends the run with RUN_ERROR
             code, message = _classify(error)
@@ -492,3 +481,16 @@ def _reason(resolution: Resolution) -> str:
     if not isinstance(reason, str) or not reason.strip():
         return ""
     return f" {REASON_LABEL} {' '.join(reason.split())}"
+
+
+def _cancelled(
+    input: RunAgentInput, translator: EventTranslator, messages: list[Message]
+) -> list[BaseEvent]:
+    """How a stopped run ends: what is open closed, everything said kept, then the outcome."""
+    return [
+        *translator.close_open(),
+        MessagesSnapshotEvent(messages=messages),
+        RunFinishedEvent(
+            thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedCancelledOutcome()
+        ),
+    ]
