@@ -23,7 +23,7 @@ const CSS = `
 body[data-jp-theme-light="false"] .iw-picker { color-scheme: dark; }
 /* JupyterLab Dark's error and success colours are made for icons and borders: as text
    on its cards they fall below 4.5:1, so text takes lighter shades of the same hues. */
-body[data-jp-theme-light="false"] .iw-picker { --iw-no: #ff8a80; --iw-ok: #7ee787; }
+body[data-jp-theme-light="false"] .iw-picker { --iw-no: #ffa198; --iw-ok: #7ee787; }
 @media (prefers-color-scheme: dark) {
   body:not([data-jp-theme-light="true"]) .iw-picker { color-scheme: dark; }
   .iw-picker {
