@@ -292,7 +292,10 @@ export function createPickerDom(
     form.appendChild(body);
     const reasonDom: FieldDom[] = [];
     if (spec.denyReason) {
-      const reasonSpec = { ...spec.denyReason, label: "Reason for denying (optional)" };
+      // One line is enough beside a button, and the label already says what it is for.
+      const base = spec.denyReason;
+      const control = base.control.kind === "text" ? { ...base.control, multiline: false } : base.control;
+      const reasonSpec = { ...base, label: "Reason for denying (optional)", description: undefined, control };
       const reasonField = buildField(key, reasonSpec, raw, reasonDom);
       reasonField.classList.add("iw-deny-reason");
       form.appendChild(reasonField);
