@@ -32,6 +32,7 @@ from ag_ui.core import (
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
+    TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     ToolCallEndEvent,
@@ -329,6 +330,9 @@ class _MessageFold:
         self._open_calls: list[str] = []
 
     def apply(self, event: BaseEvent) -> None:
+        if isinstance(event, TextMessageContentEvent):  # the hot path: one per chunk
+            self._run.apply(event)
+            return
         if isinstance(event, MessagesSnapshotEvent):
             self._base = list(event.messages)
             self._run = Transcript()
