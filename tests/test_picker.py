@@ -506,3 +506,19 @@ def test_the_shipped_meeting_renderer_loads_by_path() -> None:
 
     widget, _ = make(meeting(), renderers={"schedule_meeting": MEETING_TIME})
     assert "export function render(" in widget.renderers["schedule_meeting"]
+
+
+def test_a_schema_whose_ref_points_nowhere_refuses_the_answer_with_a_reply() -> None:
+    # An AG-UI server may send a response_schema with a dangling $ref: the answer
+    # is refused with a message, in the widget and from Python, never a crash.
+    broken = {"type": "object", "properties": {"when": {"$ref": "#/$defs/missing"}}}
+    widget, comm = make(question("q-1", broken))
+    reply = answer(comm, {"when": "now"}, "q-1")
+    assert reply["ok"] is False
+    assert "response_schema is invalid" in reply["error"]
+    with pytest.raises(AnswerRefused, match="response_schema is invalid"):
+        widget.resolve({"when": "now"})
+    assert widget.answers == {}
+    widget.cancel()
+    assert widget.entries is not None
+    assert widget.entries[0].status == "cancelled"

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import jsonschema
+import referencing.exceptions
 from ag_ui.core import Interrupt
 
 
@@ -40,7 +41,10 @@ def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[Ans
         validator = _validator(json.dumps(schema, sort_keys=True))
     except jsonschema.SchemaError as exc:
         return [AnswerError("", f"the interrupt's response_schema is invalid: {exc.message}")]
-    errors = [AnswerError(_field(err), _sentence(err)) for err in validator.iter_errors(payload)]
+    try:
+        errors = [AnswerError(_field(e), _sentence(e)) for e in validator.iter_errors(payload)]
+    except referencing.exceptions.Unresolvable as exc:  # a $ref to nowhere, found lazily
+        return [AnswerError("", f"the interrupt's response_schema is invalid: {exc}")]
     return sorted(errors, key=lambda e: (e.path, e.message))
 
 
