@@ -10,10 +10,19 @@ import asyncio
 import os
 import pathlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
+from ag_ui.core import (
+    BaseEvent,
+    Interrupt,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunStartedEvent,
+)
 from agents import set_tracing_disabled
 
 from interrupt_widget import responders
@@ -388,3 +397,36 @@ def test_send_outside_an_event_loop_is_refused_clearly() -> None:
     with pytest.raises(RuntimeError, match="from a notebook cell or from a coroutine"):
         chat.send("hi")
     assert os.environ.get(responders.ENV_VAR) is None
+
+
+class _ServerWithUnshowableInterrupts:
+    """An AG-UI agent (as a remote server may be) whose interrupts the picker refuses."""
+
+    def __init__(self, interrupts: list[Interrupt]) -> None:
+        self.interrupts = interrupts
+
+    async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+        yield MessagesSnapshotEvent(messages=list(input.messages))
+        outcome = RunFinishedInterruptOutcome(interrupts=self.interrupts)
+        yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id, outcome=outcome)
+
+
+@pytest.mark.parametrize(
+    ("interrupts", "reason"),
+    [
+        ([Interrupt(id="q", reason="input_required", expires_at="soon")], "expires_at 'soon'"),
+        (
+            [Interrupt(id="q", reason="input_required")] * 2,
+            "must be unique",
+        ),
+    ],
+)
+async def test_interrupts_the_picker_cannot_show_end_in_the_status_line(
+    recorder: CommRecorder, interrupts: list[Interrupt], reason: str
+) -> None:
+    chat = AgentChat(None, adapter=_ServerWithUnshowableInterrupts(interrupts))
+    with pytest.raises(ValueError, match=reason):
+        await chat.send("hi")
+    assert chat.status == "error"
+    assert reason in chat.status_line

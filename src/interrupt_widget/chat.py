@@ -329,11 +329,11 @@ class AgentChat(anywidget.AnyWidget):
             while outcome.kind == "interrupt":
                 entries = await self._ask(outcome.interrupts)
                 outcome = await self._resume(entries)
-        except ResponderError as exc:
-            self._set_status("error", f"Error: {exc}")
-            raise
         except asyncio.CancelledError:
             self._thread.stop()
+            raise
+        except Exception as exc:  # a responder, or interrupts the picker refuses
+            self._set_status("error", f"Error: {exc}")
             raise
         if outcome.kind == "error":
             self._set_status("error", f"Error: {outcome.error}")
