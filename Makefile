@@ -9,7 +9,7 @@ PORT    ?= 8888
 .PHONY: lab setup build lint test test-js test-py test-nb test-e2e bench wheel-check clean
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
-	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
+	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
 
 setup: $(STAMP) build
 
