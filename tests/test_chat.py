@@ -31,7 +31,7 @@ from interrupt_widget.examples import meeting_agent
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.responders import ResponderError
 from interrupt_widget.testing import CommRecorder, RecordingComm, recording_comms
-from interrupt_widget.thread import InterruptsOpen
+from interrupt_widget.thread import InterruptsOpen, ThreadBusy
 
 set_tracing_disabled(True)
 
@@ -430,3 +430,20 @@ async def test_interrupts_the_picker_cannot_show_end_in_the_status_line(
         await chat.send("hi")
     assert chat.status == "error"
     assert reason in chat.status_line
+
+
+async def test_a_second_send_before_the_first_run_starts_is_refused_not_lost(
+    recorder: CommRecorder,
+) -> None:
+    chat = AgentChat(meeting_agent(), model=OfflineModel())
+    comm = recorder.of(chat)
+    first = chat.send("hello there")
+    with pytest.raises(ThreadBusy, match="still answering"):
+        chat.send("what can you do")
+    comm.deliver({"type": "prompt", "text": "and this?", "requestId": "p2"})
+    (reply,) = [m for m in comm.custom_messages() if m.get("type") == "prompt_result"]
+    assert reply["ok"] is False
+    assert "still answering" in reply["error"]
+    await first
+    assert [m["content"] for m in chat.messages if m["role"] == "user"] == ["hello there"]
+    assert chat.status == "done"

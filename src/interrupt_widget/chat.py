@@ -210,6 +210,10 @@ class AgentChat(anywidget.AnyWidget):
         (`ThreadBusy`) while it is still answering.
         """
         loop = self._capture_loop()
+        last = self._last_run
+        if last is not None and not last.done() and not self._thread.interrupts:
+            # Started but not yet running on the thread: a second message would be lost.
+            raise ThreadBusy("the agent is still answering; wait for the run or stop it first")
         run_input = self._thread.user_input(text)
         self._sync_messages()
         self.set_trait("picker", None)
