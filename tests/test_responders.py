@@ -212,3 +212,18 @@ def test_environment_variable_names_a_responder(tmp_path: pathlib.Path) -> None:
     assert replayer.name == "replay:d.json"
     with pytest.raises(ValueError, match=r"not a responder; use one of approve_all.*replay:<path>"):
         responders.from_env({env: "approve_everything"})
+
+
+def test_a_refused_answer_leaves_every_interrupt_unanswered() -> None:
+    first, second = approval("c1"), approval("c2", "pay", amount=120)
+    picker = picker_for(first, second)
+    bad_time = {"approved": True, "chosen_time": "next week"}
+    responder = responders.answers({"schedule_meeting": {"approved": True}, "pay": bad_time})
+    with pytest.raises(ResponderError, match=r"pay .*chosen_time: must be a valid date-time"):
+        responder.respond(picker)
+    assert picker.answers == {}
+    assert not picker.submitted
+    # A person can still answer both.
+    picker.resolve({"approved": False}, first.id)
+    picker.resolve({"approved": False}, second.id)
+    assert picker.submitted

@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
+from .answers import describe, is_expired, validate_payload
 from .decisions import Decision, load_decisions, tool_arguments, tool_name
 from .picker import AnswerRefused, InterruptPicker
 
@@ -82,6 +83,12 @@ class _Policy:
         # Decide everything before recording anything, so a refusal answers nothing.
         plan = [(i, self._decide(i)) for i in picker.open_interrupts]
         for interrupt, payload in plan:
+            problem = _refusal(interrupt, payload)
+            if problem:
+                raise ResponderError(
+                    f"responder {self.name} could not answer {_label(interrupt)}: {problem}"
+                )
+        for interrupt, payload in plan:
             try:
                 if payload is CANCEL:
                     picker.cancel(interrupt.id, by=by)
@@ -94,6 +101,15 @@ class _Policy:
 
     def __repr__(self) -> str:
         return f"<responder {self.name}>"
+
+
+def _refusal(interrupt: Interrupt, payload: Any) -> str:
+    """Why the picker would refuse this answer ("" if it would take it), checked up front."""
+    if payload is CANCEL:
+        return ""
+    if is_expired(interrupt):
+        return f"it expired at {interrupt.expires_at} and can only be cancelled"
+    return describe(validate_payload(interrupt.response_schema, payload))
 
 
 def _is_approval(interrupt: Interrupt) -> bool:
