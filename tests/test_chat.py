@@ -267,6 +267,23 @@ async def test_stop_while_waiting_cancels_the_interrupt_and_the_tool_never_runs(
     assert again.outcome == "success"
 
 
+async def test_stop_right_after_send_ends_cancelled_before_the_model_speaks(
+    recorder: CommRecorder,
+) -> None:
+    agent = meeting_agent(OfflineModel())
+    chat = AgentChat(agent)
+    handle = chat.send(BOOK)
+    assert chat.stop()  # the same tick: the run has not begun
+    result = await handle
+    assert result.outcome == "cancelled"
+    assert chat.status == "cancelled"
+    assert chat.interrupts == []
+    assert agent.executions.count() == 0
+    assert [m["role"] for m in chat.messages] == ["user"]
+    again = await chat.send("reply with 2 words")
+    assert again.outcome == "success"
+
+
 async def test_responders_answer_on_the_click_path(recorder: CommRecorder) -> None:
     agent = meeting_agent(OfflineModel())
     chat = AgentChat(agent, responder=responders.deny_all())

@@ -180,6 +180,7 @@ class AgentChat(anywidget.AnyWidget):
         self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
         self._picker_generation = 0
         self._stop_when_answered = False
+        self._stop_before_start = False
         self._last_run: ChatRun | None = None
         self.on_msg(self._on_front_end_message)
         self._sync_messages()
@@ -228,6 +229,10 @@ class AgentChat(anywidget.AnyWidget):
         """
         if self._thread.running:
             return self._thread.stop()
+        last = self._last_run
+        if last is not None and not last.done() and not self._thread.interrupts:
+            self._stop_before_start = True  # sent, but its run has not begun yet
+            return True
         picker = self.picker
         if picker is None or picker.submitted or not self._thread.interrupts:
             return False
@@ -364,6 +369,9 @@ class AgentChat(anywidget.AnyWidget):
         task = self._thread.start(
             run_input, on_event=self._stream_event, stop_once_answered=stop_once_answered
         )
+        if self._stop_before_start:
+            self._stop_before_start = False
+            self._thread.stop()
         try:
             outcome = await task
         finally:

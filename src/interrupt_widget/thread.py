@@ -215,6 +215,8 @@ class ConversationThread:
         if not self.running or self._task is None:
             return False
         self._stopping = True
+        if self._stream is None:
+            return True  # not begun yet: `_run` stops the stream as soon as it exists
         stop = getattr(self._stream, "stop", None)
         if callable(stop):
             stop()
@@ -235,6 +237,13 @@ class ConversationThread:
 
         stream = self._stream = self.adapter.run(record.input)
         outcome: RunOutcome | None = None
+        early_stop = getattr(stream, "stop", None) if self._stopping else None
+        if self._stopping and not callable(early_stop):
+            self._stream = None
+            await _close(stream)
+            return RunOutcome("cancelled", record.run_id)  # stopped before it began
+        if callable(early_stop):
+            early_stop()  # stopped before it began: the adapter ends it cancelled
         try:
             async for event in stream:
                 if outcome is not None:
