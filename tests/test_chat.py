@@ -392,6 +392,28 @@ async def test_save_and_load_resume_with_the_tool_run_once(
     assert new_agent.executions.count() == 1
 
 
+async def test_two_copies_of_one_waiting_chat_in_a_kernel_run_the_tool_once(
+    recorder: CommRecorder, tmp_path: pathlib.Path
+) -> None:
+    agent = meeting_agent(OfflineModel())
+    original = AgentChat(agent)
+    original.send(BOOK)
+    await until(original, lambda: original.status == "waiting")
+    copy = AgentChat.load(original.save(tmp_path / "chat.json"), agent)
+    assert original.picker is not None
+    assert copy.picker is not None
+
+    original.picker.resolve(APPROVE, by="user")
+    copy.picker.resolve(APPROVE, by="user")
+    assert original.last_run is not None
+    assert copy.last_run is not None
+    first, second = await asyncio.gather(original.last_run, copy.last_run)
+
+    assert agent.executions.count() == 1  # the second copy replayed the first one's output
+    assert "Tue 8 Jan 10:00" in first.text
+    assert "Tue 8 Jan 10:00" in second.text
+
+
 async def test_load_refuses_a_file_that_is_not_a_saved_chat(tmp_path: pathlib.Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"format": "other"}', encoding="utf-8")

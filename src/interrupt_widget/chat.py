@@ -44,6 +44,7 @@ from . import responders as _responders
 from .adapter import OpenAIAgentsAdapter
 from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
+from .execution_ledger import ExecutionLedger
 from .picker import InterruptPicker
 from .remote import RemoteAgent
 from .responders import Responder, ResponderError
@@ -64,6 +65,15 @@ _log = logging.getLogger(__name__)
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
 SAVE_FORMAT = "interrupt-widget/chat@1"
 """`format` of a file written by `AgentChat.save`."""
+
+
+KERNEL_LEDGER = ExecutionLedger()
+"""Approved calls of every chat in this kernel, by (thread id, tool call id).
+
+Shared, so two chats holding one conversation (a chat and `AgentChat.load` of
+its save, or a loaded file opened twice) run an approved call once between
+them: the second replays the first one's output.
+"""
 
 
 class ChatRunError(RuntimeError):
@@ -159,7 +169,10 @@ class AgentChat(anywidget.AnyWidget):
             if model is not None:
                 agent = agent.clone(model=model)
             adapter = OpenAIAgentsAdapter(
-                agent, response_schemas=response_schemas, expires_in=expires_in
+                agent,
+                response_schemas=response_schemas,
+                expires_in=expires_in,
+                ledger=KERNEL_LEDGER,
             )
         self.agent = agent
         self.responder: Responder | None = (
