@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 from ag_ui.core import BaseEvent, RunAgentInput
 from agents import set_tracing_disabled
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_client.manager import KernelManager
 
 from interrupt_widget.adapter import OpenAIAgentsAdapter
 from interrupt_widget.testing.stream_rules import assert_valid_stream
@@ -26,3 +28,22 @@ def collect() -> Collect:
         return events
 
     return run
+
+
+KERNEL_DEADLINE = 60.0
+"""How long a test waits for a real kernel to answer before it fails."""
+
+
+@pytest.fixture
+def kernel() -> Iterator[BlockingKernelClient]:
+    """A real ipykernel of its own, as a notebook server would start it."""
+    manager = KernelManager(kernel_name="python3")
+    manager.start_kernel(extra_arguments=["--HistoryManager.enabled=False"])
+    client = manager.blocking_client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=KERNEL_DEADLINE)
+        yield client
+    finally:
+        client.stop_channels()
+        manager.shutdown_kernel(now=True)

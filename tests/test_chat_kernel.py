@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import json
 import queue
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
-from jupyter_client.manager import KernelManager
 
 DEADLINE = 60.0
+
 """Upper bound on any single wait, so a broken kernel fails the test instead of hanging it."""
 
 BOOK = "Book a call with Alice about the Q3 roadmap"
@@ -36,20 +36,6 @@ display(chat)
 """
 
 Msg = dict[str, Any]
-
-
-@pytest.fixture
-def kernel() -> Iterator[BlockingKernelClient]:
-    manager = KernelManager(kernel_name="python3")
-    manager.start_kernel(extra_arguments=["--HistoryManager.enabled=False"])
-    client = manager.blocking_client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=DEADLINE)
-        yield client
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
 
 
 class FrontEnd:

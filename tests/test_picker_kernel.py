@@ -8,14 +8,13 @@ message on the shell channel while the awaiting cell is still running.
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
-from jupyter_client.manager import KernelManager
 
 DEADLINE = 60.0
+
 """Upper bound on any single wait, so a broken kernel fails the test instead of hanging it."""
 
 SETUP = """
@@ -28,20 +27,6 @@ picker = InterruptPicker([{"id": "int-1", "reason": "tool_call", "responseSchema
                            "metadata": {"tool_name": "schedule_meeting"}}])
 display(picker)
 """
-
-
-@pytest.fixture
-def kernel() -> Iterator[BlockingKernelClient]:
-    manager = KernelManager(kernel_name="python3")
-    manager.start_kernel(extra_arguments=["--HistoryManager.enabled=False"])
-    client = manager.blocking_client()
-    client.start_channels()
-    try:
-        client.wait_for_ready(timeout=DEADLINE)
-        yield client
-    finally:
-        client.stop_channels()
-        manager.shutdown_kernel(now=True)
 
 
 def iopub_until(client: BlockingKernelClient, wanted: Any) -> dict[str, Any]:
