@@ -448,6 +448,10 @@ def test_repr_reads_well_without_ids() -> None:
     ("action", "text"),
     [
         (lambda w: w.resolve({"approved": False}), "Interrupt schedule_meeting: denied"),
+        (
+            lambda w: w.resolve({"approved": False, "reason": "Alice is away"}),
+            "Interrupt schedule_meeting: denied (reason: Alice is away)",
+        ),
         (lambda w: w.cancel(), "Interrupt schedule_meeting: cancelled"),
         (lambda w: w.resolve({"approved": True}), "Interrupt schedule_meeting: approved"),
     ],

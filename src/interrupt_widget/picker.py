@@ -31,6 +31,7 @@ import traitlets
 from ag_ui.core import Interrupt, ResumeEntry
 
 from .answers import AnswerError, describe, is_expired, parse_instant, validate_payload
+from .interrupts import DENIAL_REASON
 from .picker_protocol import (
     AnswerResult,
     AnswerStatus,
@@ -391,7 +392,12 @@ def _decision(record: Mapping[str, Any] | None) -> str:
     if isinstance(payload, Mapping):
         approved = payload.get("approved")
         if approved is False:
-            return "denied"
+            reason = payload.get(DENIAL_REASON)
+            return (
+                f"denied (reason: {_short(reason)})"
+                if isinstance(reason, str) and reason
+                else "denied"
+            )
         verdict = "approved" if approved is True else "answered"
         details = {k: v for k, v in payload.items() if k != "approved"}
         labels = {k: v for k, v in details.items() if k.endswith("label")}
