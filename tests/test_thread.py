@@ -6,10 +6,18 @@ import asyncio
 import json
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
-from ag_ui.core import BaseEvent, ResumeEntry, ToolMessage
+from ag_ui.core import (
+    BaseEvent,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunStartedEvent,
+    ToolMessage,
+)
 from agents import set_tracing_disabled
 
 from interrupt_widget.adapter import OpenAIAgentsAdapter
@@ -117,6 +125,35 @@ async def test_only_one_run_at_a_time_and_stop_ends_it_cancelled() -> None:
     assert outcome.kind == "cancelled"
     assert not thread.stop()  # nothing left to stop
     assert thread.messages[-1].role == "assistant"
+    assert_valid_thread([r.events for r in thread.runs])
+
+
+class _PlainAgent:
+    """An AG-UI agent whose stream has no `stop()` (a remote one): counts the runs it began."""
+
+    def __init__(self) -> None:
+        self.began = 0
+
+    async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        self.began += 1
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+        yield MessagesSnapshotEvent(messages=list(input.messages))
+        yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["adapter", "stream without stop"])
+async def test_stop_before_the_run_begins_ends_it_cancelled(plain: bool) -> None:
+    agent = _PlainAgent()
+    thread = ConversationThread(agent) if plain else new_thread()[0]
+    task = thread.start(thread.user_input(BOOK))
+    assert thread.stop()  # the same tick: the task has not run yet
+    outcome = await task
+    assert outcome.kind == "cancelled"
+    assert thread.interrupts == []
+    assert thread.runs[-1].outcome == outcome
+    assert [m.role for m in thread.messages] == ["user"]
+    if plain:
+        assert agent.began == 0  # its stream was never read
     assert_valid_thread([r.events for r in thread.runs])
 
 

@@ -32,6 +32,7 @@ from ag_ui.core import (
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
+    RunStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -217,10 +218,7 @@ class ConversationThread:
         self._stopping = True
         if self._stream is None:
             return True  # not begun yet: `_run` stops the stream as soon as it exists
-        stop = getattr(self._stream, "stop", None)
-        if callable(stop):
-            stop()
-        else:
+        if not _ask_to_stop(self._stream):
             self._task.cancel()
         return True
 
@@ -236,14 +234,12 @@ class ConversationThread:
                 on_event(event)
 
         stream = self._stream = self.adapter.run(record.input)
-        outcome: RunOutcome | None = None
-        early_stop = getattr(stream, "stop", None) if self._stopping else None
-        if self._stopping and not callable(early_stop):
-            self._stream = None
+        if self._stopping and not _ask_to_stop(stream):
+            # Stopped before it began, and the stream cannot end itself cancelled:
+            # read nothing from it, and the run ends cancelled below.
             await _close(stream)
-            return RunOutcome("cancelled", record.run_id)  # stopped before it began
-        if callable(early_stop):
-            early_stop()  # stopped before it began: the adapter ends it cancelled
+            stream = _no_events()
+        outcome: RunOutcome | None = None
         try:
             async for event in stream:
                 if outcome is not None:
@@ -271,6 +267,8 @@ class ConversationThread:
             self._stream = None
             await _close(stream)
         if outcome is None:  # stopped, or the stream just ended
+            if not record.events:  # ended before it began: the record is still a whole run
+                emit(RunStartedEvent(thread_id=self.thread_id, run_id=record.run_id))
             for event in fold.close_open():
                 emit(event)
             cancelled = RunFinishedEvent(
@@ -310,6 +308,20 @@ def _outcome_of(event: BaseEvent, run_id: str) -> RunOutcome | None:
     if isinstance(event, RunErrorEvent):
         return RunOutcome("error", run_id, error=event.message, code=event.code)
     return None
+
+
+def _ask_to_stop(stream: AsyncIterator[BaseEvent]) -> bool:
+    """Call the stream's own `stop()` (the adapter's); False when it has none."""
+    stop = getattr(stream, "stop", None)
+    if callable(stop):
+        stop()
+        return True
+    return False
+
+
+async def _no_events() -> AsyncIterator[BaseEvent]:
+    return
+    yield  # an async generator that ends at once
 
 
 async def _close(stream: AsyncIterator[BaseEvent]) -> None:
