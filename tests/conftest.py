@@ -10,10 +10,27 @@ from agents import set_tracing_disabled
 from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
+from interrupt_widget import responders
 from interrupt_widget.adapter import OpenAIAgentsAdapter
+from interrupt_widget.testing import CommRecorder, recording_comms
 from interrupt_widget.testing.stream_rules import assert_valid_stream
 
 set_tracing_disabled(True)
+
+
+@pytest.fixture(autouse=True)
+def _offline_and_unattended_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No real model and no responder from the caller's environment: a test sets its own."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv(responders.ENV_VAR, raising=False)
+
+
+@pytest.fixture
+def recorder() -> Iterator[CommRecorder]:
+    """Every widget made in the test gets a recording comm instead of a kernel's."""
+    with recording_comms() as rec:
+        yield rec
+
 
 Collect = Callable[[OpenAIAgentsAdapter, RunAgentInput], Awaitable[list[BaseEvent]]]
 

@@ -10,7 +10,7 @@ import asyncio
 import os
 import pathlib
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -30,7 +30,7 @@ from interrupt_widget.chat import AgentChat, ChatRunError
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.responders import ResponderError
-from interrupt_widget.testing import CommRecorder, RecordingComm, recording_comms
+from interrupt_widget.testing import CommRecorder, RecordingComm, recording_comms, until
 from interrupt_widget.thread import InterruptsOpen, ThreadBusy
 
 set_tracing_disabled(True)
@@ -41,35 +41,6 @@ APPROVE = {
     "chosen_time": "2030-01-08T10:00:00Z",
     "chosen_label": "Tue 8 Jan 10:00",
 }
-
-
-@pytest.fixture(autouse=True)
-def _no_env_responder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(responders.ENV_VAR, raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-
-
-@pytest.fixture
-def recorder() -> Iterator[CommRecorder]:
-    with recording_comms() as rec:
-        yield rec
-
-
-async def until(chat: AgentChat, predicate: Callable[[], bool], *names: str) -> None:
-    """Wait until `predicate()` holds, woken by changes of the chat's traits `names`."""
-    changed = asyncio.Event()
-
-    def wake(_change: Any) -> None:
-        changed.set()
-
-    chat.observe(wake, names=list(names) or ["status"])
-    try:
-        async with asyncio.timeout(30):
-            while not predicate():
-                await changed.wait()
-                changed.clear()
-    finally:
-        chat.unobserve(wake, names=list(names) or ["status"])
 
 
 def batches(comm: RecordingComm) -> list[dict[str, Any]]:

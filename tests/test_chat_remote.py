@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import pathlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -26,7 +26,7 @@ from interrupt_widget.http.fingerprint import FINGERPRINT_KEY
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.picker import AnswerRefused
 from interrupt_widget.remote import CONNECTION_FAILED, RemoteAgent
-from interrupt_widget.testing import CommRecorder, recording_comms
+from interrupt_widget.testing import CommRecorder, until
 
 set_tracing_disabled(True)
 
@@ -69,41 +69,12 @@ class Served:
         return AgentChat.remote(self.url, token=TOKEN, **options)
 
 
-@pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(responders.ENV_VAR, raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-
-
-@pytest.fixture
-def recorder() -> Iterator[CommRecorder]:
-    with recording_comms() as rec:
-        yield rec
-
-
 @pytest.fixture
 async def served() -> AsyncIterator[Served]:
     agent = meeting_agent(OfflineModel())
     app = CountingApp(asgi_app(agent, token=TOKEN, secret=SECRET))
     async with running_server(app) as url:
         yield Served(agent, app, url)
-
-
-async def until(chat: AgentChat, predicate: Callable[[], bool]) -> None:
-    """Wait until `predicate()` holds, woken by each status change."""
-    changed = asyncio.Event()
-
-    def wake(_change: Any) -> None:
-        changed.set()
-
-    chat.observe(wake, names=["status"])
-    try:
-        async with asyncio.timeout(30):
-            while not predicate():
-                await changed.wait()
-                changed.clear()
-    finally:
-        chat.unobserve(wake, names=["status"])
 
 
 def gated_calls(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,8 +1,8 @@
 """Test helpers for users of the kit and for its own suite.
 
-Stream-rule checkers for AG-UI event streams and a recording comm for
-widgets, so a notebook author can test an approval flow with no kernel,
-no browser and no network.
+Stream-rule checkers for AG-UI event streams, a recording comm for widgets
+and `until` to await a widget's state, so a notebook author can test an
+approval flow with no kernel, no browser and no network.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from .stream_rules import (
     stream_violations,
     thread_violations,
 )
+from .waiting import until
 
 __all__: list[str] = [
     "CommRecorder",
@@ -30,4 +31,5 @@ __all__: list[str] = [
     "recording_comms",
     "stream_violations",
     "thread_violations",
+    "until",
 ]

@@ -1,0 +1,36 @@
+"""Awaiting a widget's observable state instead of sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import traitlets
+
+
+async def until(
+    widget: traitlets.HasTraits,
+    predicate: Callable[[], bool],
+    *,
+    names: Sequence[str] = ("status",),
+    timeout: float = 30.0,  # noqa: ASYNC109 - a bounded default, as picker.wait(timeout=)
+) -> None:
+    """Return once `predicate()` holds, checking it again on each change of `names`.
+
+    `await until(chat, lambda: chat.status == "waiting")` waits for the picker
+    to be open; a `TimeoutError` after `timeout` seconds says the state never came.
+    """
+    changed = asyncio.Event()
+
+    def wake(_change: Any) -> None:
+        changed.set()
+
+    widget.observe(wake, names=list(names))
+    try:
+        async with asyncio.timeout(timeout):
+            while not predicate():
+                await changed.wait()
+                changed.clear()
+    finally:
+        widget.unobserve(wake, names=list(names))
