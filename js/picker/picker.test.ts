@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { FakeModel } from "./fake_model";
 import { mountPicker } from "./index";
+import { buttonIn, cardIn, pickerHost } from "./test_host";
 import type { WireInterrupt } from "./types";
 
 const MEETING_SCHEMA = {
@@ -25,37 +26,10 @@ function meeting(id = "int-1", extra: Partial<WireInterrupt> = {}): WireInterrup
   };
 }
 
-let el: HTMLElement;
-let cleanups: Array<() => void> = [];
-
-beforeEach(() => {
-  el = document.createElement("div");
-  document.body.appendChild(el);
-});
-
-afterEach(() => {
-  for (const fn of cleanups) fn();
-  cleanups = [];
-  el.remove();
-  vi.useRealTimers();
-});
-
-function mount(model: FakeModel, now?: () => number): HTMLElement {
-  cleanups.push(mountPicker(el, model.asModel(), { now }));
-  return el;
-}
-
-function button(root: ParentNode, name: string): HTMLButtonElement {
-  const found = [...root.querySelectorAll("button")].find((b) => b.textContent === name && !b.classList.contains("iw-hidden"));
-  if (!found) throw new Error(`no button ${name}`);
-  return found;
-}
-
-function card(id: string): HTMLElement {
-  const found = el.querySelector<HTMLElement>(`[data-interrupt-id="${id}"]`);
-  if (!found) throw new Error(`no card ${id}`);
-  return found;
-}
+const host = pickerHost();
+const mount = (model: FakeModel, now?: () => number): HTMLElement => host.mount(model, { now });
+const button = buttonIn;
+const card = (id: string): HTMLElement => cardIn(host.el, id);
 
 function field<T extends HTMLElement = HTMLInputElement>(root: ParentNode, name: string): T {
   const found = root.querySelector<T>(`[data-field="${name}"]`);
@@ -143,7 +117,7 @@ describe("the meeting scheduler", () => {
     expect(c.querySelector("img")).toBeNull();
 
     const other = new FakeModel([withReason]);
-    el.replaceChildren();
+    host.el.replaceChildren();
     mount(other);
     field(card("int-1"), "reason").value = "never mind";
     field(card("int-1"), "chosen_time").value = "2026-12-08T10:30";
@@ -175,7 +149,7 @@ describe("the meeting scheduler", () => {
     expect(summary?.textContent).toContain("Approved");
     expect(summary?.textContent).toContain("Chosen label: Tue 10:30");
     expect(c.querySelector("form")?.classList.contains("iw-hidden")).toBe(true);
-    expect(el.querySelector(".iw-status")?.textContent).toBe("Answers sent.");
+    expect(host.el.querySelector(".iw-status")?.textContent).toBe("Answers sent.");
   });
 
   it("shows Python's refusal beside the field and lets the user try again", () => {
@@ -214,10 +188,10 @@ describe("the meeting scheduler", () => {
 
   it("removes its listeners and DOM on cleanup", () => {
     const model = new FakeModel([meeting()]);
-    const cleanup = mountPicker(el, model.asModel());
+    const cleanup = mountPicker(host.el, model.asModel());
     expect(model.listeners()).toBeGreaterThan(0);
     cleanup();
     expect(model.listeners()).toBe(0);
-    expect(el.querySelector(".iw-picker")).toBeNull();
+    expect(host.el.querySelector(".iw-picker")).toBeNull();
   });
 });

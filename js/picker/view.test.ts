@@ -1,47 +1,23 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { FakeModel } from "./fake_model";
 import { mountPicker } from "./index";
+import { buttonIn, cardIn, pickerHost } from "./test_host";
 import type { RendererProps } from "./renderers";
 import type { JsonSchema, WireInterrupt } from "./types";
-
-let el: HTMLElement;
-let cleanups: Array<() => void> = [];
-
-beforeEach(() => {
-  el = document.createElement("div");
-  document.body.appendChild(el);
-});
-
-afterEach(() => {
-  for (const fn of cleanups) fn();
-  cleanups = [];
-  el.remove();
-  vi.useRealTimers();
-});
 
 function ask(id: string, schema: JsonSchema | undefined, extra: Partial<WireInterrupt> = {}): WireInterrupt {
   return { id, reason: "input_required", message: `question ${id}`, responseSchema: schema, ...extra };
 }
 
-function mount(model: FakeModel, options: Parameters<typeof mountPicker>[2] = {}): void {
-  cleanups.push(mountPicker(el, model.asModel(), options));
-}
-
-function buttonIn(root: ParentNode, name: string): HTMLButtonElement {
-  const found = [...root.querySelectorAll("button")].find((b) => b.textContent === name && !b.classList.contains("iw-hidden"));
-  if (!found) throw new Error(`no button ${name}`);
-  return found;
-}
-
-function cardOf(id: string): HTMLElement {
-  const found = el.querySelector<HTMLElement>(`[data-interrupt-id="${id}"]`);
-  if (!found) throw new Error(`no card ${id}`);
-  return found;
-}
+const host = pickerHost();
+const mount = (model: FakeModel, options: Parameters<typeof mountPicker>[2] = {}): void => {
+  host.mount(model, options);
+};
+const cardOf = (id: string): HTMLElement => cardIn(host.el, id);
 
 function labelText(control: Element): string {
   const id = control.getAttribute("id");
-  const label = id ? el.querySelector(`label[for="${id}"]`) : control.closest("label");
+  const label = id ? host.el.querySelector(`label[for="${id}"]`) : control.closest("label");
   return label?.textContent ?? "";
 }
 
@@ -139,16 +115,16 @@ describe("several interrupts", () => {
   it("answers them one by one and shows progress, each card its own decision", () => {
     const model = new FakeModel([ask("a", undefined), ask("b", { type: "boolean" })]);
     mount(model);
-    expect(el.querySelector(".iw-status")?.textContent).toBe("0 of 2 answered");
+    expect(host.el.querySelector(".iw-status")?.textContent).toBe("0 of 2 answered");
     buttonIn(cardOf("a"), "Cancel").click();
     model.reply();
-    expect(el.querySelector(".iw-status")?.textContent).toBe("1 of 2 answered");
+    expect(host.el.querySelector(".iw-status")?.textContent).toBe("1 of 2 answered");
     expect(cardOf("a").querySelector(".iw-decision")?.textContent).toBe("Cancelled (in the widget)");
     expect(buttonIn(cardOf("b"), "Submit").disabled).toBe(false);
     buttonIn(cardOf("b"), "Submit").click();
     model.reply({}, "python");
     expect(cardOf("b").querySelector(".iw-decision")?.textContent).toBe("Answered Answer: false (from Python)");
-    expect(el.querySelector(".iw-status")?.textContent).toBe("Answers sent.");
+    expect(host.el.querySelector(".iw-status")?.textContent).toBe("Answers sent.");
   });
 
   it("keeps views of one model apart: a reply settles only the view that asked", () => {
@@ -156,8 +132,8 @@ describe("several interrupts", () => {
     mount(model);
     const second = document.createElement("div");
     document.body.appendChild(second);
-    cleanups.push(mountPicker(second, model.asModel()));
-    cleanups.push(() => second.remove());
+    host.cleanupLater(mountPicker(second, model.asModel()));
+    host.cleanupLater(() => second.remove());
     buttonIn(cardOf("a"), "Cancel").click();
     expect(buttonIn(cardOf("a"), "Cancel").disabled).toBe(true);
     expect(buttonIn(second, "Cancel").disabled).toBe(false);
@@ -172,9 +148,9 @@ describe("a model whose interrupts change", () => {
     const model = new FakeModel([ask("a", undefined), ask("b", undefined)]);
     mount(model);
     model.set("interrupts", [ask("b", undefined), ask("c", undefined)]);
-    const ids = [...el.querySelectorAll("[data-interrupt-id]")].map((c) => c.getAttribute("data-interrupt-id"));
+    const ids = [...host.el.querySelectorAll("[data-interrupt-id]")].map((c) => c.getAttribute("data-interrupt-id"));
     expect(ids).toEqual(["b", "c"]);
-    expect(new Set([...el.querySelectorAll("[id]")].map((n) => n.id)).size).toBe(el.querySelectorAll("[id]").length);
+    expect(new Set([...host.el.querySelectorAll("[id]")].map((n) => n.id)).size).toBe(host.el.querySelectorAll("[id]").length);
   });
 });
 
@@ -241,18 +217,18 @@ describe("untrusted text", () => {
       },
     ]);
     mount(model);
-    expect(el.querySelectorAll("script, img, a, svg, iframe")).toHaveLength(0);
-    for (const node of el.querySelectorAll("*")) {
+    expect(host.el.querySelectorAll("script, img, a, svg, iframe")).toHaveLength(0);
+    for (const node of host.el.querySelectorAll("*")) {
       for (const attr of node.getAttributeNames()) expect(attr.startsWith("on")).toBe(false);
     }
-    const text = el.textContent ?? "";
+    const text = host.el.textContent ?? "";
     for (const s of [script, img, link, js, svg]) expect(text).toContain(s);
     expect((window as unknown as Record<string, unknown>).__pwned).toBeUndefined();
     // The summary, drawn from a hostile payload, is text too.
     model.set("answers", { [svg]: { status: "resolved", payload: { approved: true, note: img }, by: script, at: "" } });
     model.set("status", "submitted");
-    expect(el.querySelectorAll("script, img, a, svg")).toHaveLength(0);
-    expect(el.querySelector(".iw-decision")?.textContent).toContain(img);
+    expect(host.el.querySelectorAll("script, img, a, svg")).toHaveLength(0);
+    expect(host.el.querySelector(".iw-decision")?.textContent).toContain(img);
   });
 });
 
