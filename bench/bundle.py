@@ -30,17 +30,11 @@ def build() -> None:
 def opening_message_bytes() -> int:
     """Bytes of the comm_open message of one meeting picker (the bundle included)."""
     from interrupt_widget import InterruptPicker
+    from interrupt_widget.examples import MEETING_RESPONSE_SCHEMA
+    from interrupt_widget.interrupts import approval_schema
     from interrupt_widget.testing import recording_comms
 
-    schema = {
-        "type": "object",
-        "properties": {
-            "approved": {"type": "boolean"},
-            "chosen_time": {"type": "string", "format": "date-time"},
-            "chosen_label": {"type": "string"},
-        },
-        "required": ["approved"],
-    }
+    schema = approval_schema(MEETING_RESPONSE_SCHEMA)  # what the quickstart's picker receives
     interrupt = {
         "id": "int-1",
         "reason": "tool_call",

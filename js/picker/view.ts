@@ -92,6 +92,27 @@ export function createPickerDom(
     control.setAttribute("aria-describedby", ids.join(" "));
   }
 
+  /** One labelled input per option (radio or checkbox), its value the option's index. */
+  function choices(
+    options: readonly unknown[],
+    attrs: Record<string, string>,
+    describedBy: string[],
+    isChecked: (index: string) => boolean,
+  ): [HTMLElement, HTMLElement[]] {
+    const list = h(doc, "div", { class: "iw-choices" });
+    const controls: HTMLElement[] = [];
+    options.forEach((option, index) => {
+      const label = h(doc, "label");
+      const input = h(doc, "input", { ...attrs, value: String(index) });
+      input.checked = isChecked(String(index));
+      describe(input, describedBy);
+      label.append(input, doc.createTextNode(String(option)));
+      list.appendChild(label);
+      controls.push(input);
+    });
+    return [list, controls];
+  }
+
   function buildField(cardKey: string, field: FieldSpec, raw: RawValues, out: FieldDom[]): HTMLElement {
     const c = field.control;
     const id = fieldId(cardKey, field);
@@ -123,17 +144,7 @@ export function createPickerDom(
       labelText(legend);
       fieldset.appendChild(legend);
       if (field.required) fieldset.setAttribute("aria-required", "true");
-      const list = h(doc, "div", { class: "iw-choices" });
-      const controls: HTMLElement[] = [];
-      c.options.forEach((option, index) => {
-        const label = h(doc, "label");
-        const input = h(doc, "input", { type: "radio", name: id, value: String(index) });
-        input.checked = raw[field.dataField] === String(index);
-        describe(input, describedBy);
-        label.append(input, doc.createTextNode(String(option)));
-        list.appendChild(label);
-        controls.push(input);
-      });
+      const [list, controls] = choices(c.options, { type: "radio", name: id }, describedBy, (index) => raw[field.dataField] === index);
       fieldset.append(list);
       if (desc) fieldset.appendChild(desc);
       fieldset.appendChild(error);
@@ -146,18 +157,8 @@ export function createPickerDom(
       const legend = h(doc, "legend");
       labelText(legend);
       fieldset.appendChild(legend);
-      const list = h(doc, "div", { class: "iw-choices" });
       const chosen = raw[field.dataField];
-      const controls: HTMLElement[] = [];
-      c.options.forEach((option, index) => {
-        const label = h(doc, "label");
-        const input = h(doc, "input", { type: "checkbox", value: String(index) });
-        input.checked = Array.isArray(chosen) && chosen.includes(String(index));
-        describe(input, describedBy);
-        label.append(input, doc.createTextNode(String(option)));
-        list.appendChild(label);
-        controls.push(input);
-      });
+      const [list, controls] = choices(c.options, { type: "checkbox" }, describedBy, (index) => Array.isArray(chosen) && chosen.includes(index));
       fieldset.append(list);
       if (desc) fieldset.appendChild(desc);
       fieldset.appendChild(error);
