@@ -21,11 +21,11 @@ from interrupt_widget import responders
 from interrupt_widget.chat import AgentChat, ChatRunError
 from interrupt_widget.examples import ExampleAgent, meeting_agent
 from interrupt_widget.http.app import asgi_app
-from interrupt_widget.http.background import running_server
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY
+from interrupt_widget.http.remote import CONNECTION_FAILED, RemoteAgent
+from interrupt_widget.http.serve import running_server
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.picker import AnswerRefused
-from interrupt_widget.remote import CONNECTION_FAILED, RemoteAgent
 from interrupt_widget.testing import CommRecorder, until
 
 set_tracing_disabled(True)

@@ -22,14 +22,14 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
-from interrupt_widget.client import (
+from interrupt_widget.examples import meeting_agent
+from interrupt_widget.http.app import asgi_app
+from interrupt_widget.http.client import (
     AGUIClient,
     AGUIConnectionError,
     AGUIHTTPError,
     AGUIStreamError,
 )
-from interrupt_widget.examples import meeting_agent
-from interrupt_widget.http.app import asgi_app
 from interrupt_widget.offline_model import OfflineModel
 
 set_tracing_disabled(True)

@@ -17,10 +17,10 @@ from ag_ui.core import (
 )
 from agents import set_tracing_disabled
 
-from interrupt_widget.client import AGUIClient
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.http.app import asgi_app
-from interrupt_widget.http.background import running_server
+from interrupt_widget.http.client import AGUIClient
+from interrupt_widget.http.serve import running_server
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.testing import assert_valid_thread
 

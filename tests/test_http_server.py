@@ -32,10 +32,10 @@ from agents import function_tool, set_tracing_disabled
 from starlette.applications import Starlette
 
 from interrupt_widget import OpenAIAgentsAdapter, serve
-from interrupt_widget.client import AGUIClient
 from interrupt_widget.examples import ExampleAgent, meeting_agent
 from interrupt_widget.http.app import asgi_app
-from interrupt_widget.http.background import running_server
+from interrupt_widget.http.client import AGUIClient
+from interrupt_widget.http.serve import running_server
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.testing import assert_valid_stream, assert_valid_thread
 from interrupt_widget.wire import to_wire

@@ -29,12 +29,12 @@ from agents import function_tool, set_tracing_disabled
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from interrupt_widget.adapter import OpenAIAgentsAdapter
-from interrupt_widget.client import AGUIClient
 from interrupt_widget.examples import ExampleAgent
 from interrupt_widget.execution_ledger import CallLedger, ExecutionLedger
 from interrupt_widget.http.app import asgi_app
-from interrupt_widget.http.background import running_server
 from interrupt_widget.http.cli import _parser, main
+from interrupt_widget.http.client import AGUIClient
+from interrupt_widget.http.serve import running_server
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.sqlite_ledger import CallInDoubt, SQLiteLedger
 

@@ -11,7 +11,7 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 
 from interrupt_widget import OfflineModel, default_model
 from interrupt_widget.examples import expense_agent, meeting_agent
-from interrupt_widget.models import DEFAULT_OPENAI_MODEL
+from interrupt_widget.offline_model import DEFAULT_OPENAI_MODEL
 
 
 async def _respond(model: OfflineModel, input: Any, tools: list[Any] | None = None) -> list[Any]:

@@ -11,12 +11,10 @@ from . import responders
 from .adapter import AdapterRun, OpenAIAgentsAdapter
 from .chat import AgentChat
 from .errors import AdapterError, ErrorCode
-from .http import AGUIClient, asgi_app, serve
+from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .interrupts import with_response_schema
-from .models import default_model
-from .offline_model import OfflineModel
+from .offline_model import OfflineModel, default_model
 from .picker import InterruptPicker
-from .remote import RemoteAgent
 from .sqlite_ledger import CallInDoubt, SQLiteLedger
 from .tool_answers import resume_payload
 

@@ -45,8 +45,8 @@ from .adapter import OpenAIAgentsAdapter
 from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
 from .execution_ledger import ExecutionLedger
+from .http.remote import RemoteAgent
 from .picker import InterruptPicker
-from .remote import RemoteAgent
 from .responders import Responder, ResponderError
 from .thread import (
     AgentRunner,

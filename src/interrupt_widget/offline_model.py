@@ -24,6 +24,12 @@ Ids: the response, message and tool call ids are `resp_<h>`, `msg_<h>` and
 `call_<h>_<n>`, where `<h>` is a hash of the input, so they are stable
 across runs and processes and unique within a conversation (the input grows
 every turn).
+
+`default_model()` chooses between it and a real OpenAI model: with
+`OPENAI_API_KEY` set, the model named by `INTERRUPT_WIDGET_MODEL` (default
+`DEFAULT_OPENAI_MODEL`); with no key, or `INTERRUPT_WIDGET_MODEL=offline`, an
+`OfflineModel`, with the SDK's tracing turned off (its exporter needs the
+network and a key).
 """
 
 from __future__ import annotations
@@ -31,12 +37,22 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from agents import FunctionTool, Handoff, ModelResponse, ModelSettings, ModelTracing, Tool, Usage
+from agents import (
+    FunctionTool,
+    Handoff,
+    ModelResponse,
+    ModelSettings,
+    ModelTracing,
+    Tool,
+    Usage,
+    set_tracing_disabled,
+)
 from agents.agent_output import AgentOutputSchemaBase
 from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
 from agents.models.interface import Model
@@ -473,3 +489,23 @@ def _stream_call(
             type="response.output_item.done", item=item, output_index=index, sequence_number=seq()
         ),
     ]
+
+
+DEFAULT_OPENAI_MODEL = "gpt-5-mini"
+"""The real model used when a key is set and `INTERRUPT_WIDGET_MODEL` names none."""
+
+MODEL_ENV = "INTERRUPT_WIDGET_MODEL"
+OFFLINE = "offline"
+
+
+def default_model() -> Model | str:
+    """The model for the example agents and notebooks (see the module docs).
+
+    Returns a model name (the SDK resolves it with the default provider) or
+    an `OfflineModel`.
+    """
+    choice = os.environ.get(MODEL_ENV, "").strip()
+    if choice.lower() == OFFLINE or not os.environ.get("OPENAI_API_KEY"):
+        set_tracing_disabled(True)
+        return OfflineModel()
+    return choice or DEFAULT_OPENAI_MODEL

@@ -14,7 +14,7 @@ from agents.tool_context import ToolContext
 
 from interrupt_widget.examples.execution_log import ExampleAgent, ExecutedCall, ExecutionLog
 from interrupt_widget.interrupts import with_response_schema
-from interrupt_widget.models import default_model
+from interrupt_widget.offline_model import default_model
 from interrupt_widget.tool_answers import resume_payload
 
 EXPENSE_CATEGORIES = ["travel", "meals", "equipment", "software", "other"]

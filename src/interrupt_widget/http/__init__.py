@@ -1,4 +1,4 @@
-"""AG-UI over HTTP: serve an agent (`asgi_app`, `serve`) and call one (`AGUIClient`).
+"""AG-UI over HTTP: serve an agent (`asgi_app`, `serve`) and call one (`AGUIClient`, `RemoteAgent`).
 
 These need the `serve` extra (Starlette, uvicorn, httpx, httpx-sse). Without it
 the kit still imports; the names below then raise an ImportError that says
@@ -9,15 +9,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from interrupt_widget.http.remote import RemoteAgent
+
 if TYPE_CHECKING:
-    from interrupt_widget.client import AGUIClient
     from interrupt_widget.http.app import asgi_app
+    from interrupt_widget.http.client import AGUIClient
     from interrupt_widget.http.serve import serve
 else:
     _SERVE_EXTRA = {"starlette", "uvicorn", "httpx", "httpx_sse"}
     try:
-        from interrupt_widget.client import AGUIClient
         from interrupt_widget.http.app import asgi_app
+        from interrupt_widget.http.client import AGUIClient
         from interrupt_widget.http.serve import serve
     except ModuleNotFoundError as exc:
         if exc.name not in _SERVE_EXTRA:
@@ -41,4 +43,4 @@ else:
                 raise _needs_extra("AGUIClient")
 
 
-__all__ = ["AGUIClient", "asgi_app", "serve"]
+__all__ = ["AGUIClient", "RemoteAgent", "asgi_app", "serve"]

@@ -1,15 +1,26 @@
-"""`serve`: run an agent's AG-UI app on uvicorn."""
+"""Run an AG-UI app on uvicorn: `serve` (blocks) and `running_server` (inside a loop).
+
+`serve` is for a terminal or a deployment. `running_server` is for tests,
+benchmarks and notebooks, where nothing may block: the socket is bound and
+listening before the block is entered, so its URL is usable at once and no
+client races the server's start.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
-from collections.abc import Mapping
+import socket
+from collections.abc import AsyncIterator, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.app import DEFAULT_MAX_BODY_BYTES, asgi_app
+
+if TYPE_CHECKING:
+    from starlette.types import ASGIApp
 
 
 def serve(
@@ -57,3 +68,26 @@ def serve(
         ledger=ledger,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
+
+
+@contextlib.asynccontextmanager
+async def running_server(
+    app: ASGIApp, *, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning"
+) -> AsyncIterator[str]:
+    """Serve `app` on `host:port` (0: a free port) while the block runs; yields its base URL."""
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    bound_port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level=log_level, lifespan="on", timeout_graceful_shutdown=30)
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(sockets=[sock]), name=f"uvicorn-{bound_port}")
+    try:
+        yield f"http://{host}:{bound_port}/"
+    finally:
+        server.should_exit = True
+        await task
+        sock.close()

@@ -53,7 +53,7 @@ class RemoteAgent:
         return self._events(input)
 
     async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
-        from interrupt_widget.client import AGUIConnectionError, AGUIHTTPError, AGUIStreamError
+        from interrupt_widget.http.client import AGUIConnectionError, AGUIHTTPError, AGUIStreamError
 
         try:
             async for event in self._client.run(input):
