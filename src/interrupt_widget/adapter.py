@@ -367,7 +367,7 @@ class OpenAIAgentsAdapter:
 
 
 class AdapterRun:
-    """One run's event stream: an async iterator of `ag_ui.core` events, plus `stop()`."""
+    """One run's event stream: a `RunHandle` (an async iterator of events with `stop()`)."""
 
     def __init__(self, adapter: OpenAIAgentsAdapter, input: RunAgentInput) -> None:
         self.input = input
@@ -392,6 +392,11 @@ class AdapterRun:
     @property
     def stop_requested(self) -> bool:
         return self._stop.is_set()
+
+    @property
+    def can_stop(self) -> bool:
+        """Always: the run ends itself, cancelled, at its next safe point."""
+        return True
 
     def stop(self) -> None:
         """Ask the run to end with the cancelled outcome. Thread-safe; idempotent.

@@ -48,8 +48,8 @@ from .execution_ledger import ExecutionLedger
 from .http.remote import RemoteAgent
 from .picker import InterruptPicker
 from .responders import Responder, ResponderError
+from .run_handle import AGUIAgent
 from .thread import (
-    AgentRunner,
     AnswersRefused,
     ConversationThread,
     InterruptsOpen,
@@ -146,7 +146,7 @@ class AgentChat(anywidget.AnyWidget):
         expires_in: float | timedelta | None = None,
         response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
         renderers: Mapping[str, str | pathlib.Path] | None = None,
-        adapter: AgentRunner | None = None,
+        adapter: AGUIAgent | None = None,
         _state: Mapping[str, Any] | None = None,
     ) -> None:
         """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).

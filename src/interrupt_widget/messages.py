@@ -128,17 +128,18 @@ class Transcript:
 
     @property
     def messages(self) -> list[Message]:
-        """The messages this run added so far."""
-        for message_id, parts in self._text.items():
-            if parts:
-                message = self._assistant[message_id]
-                message.content = (message.content or "") + "".join(parts)
-                parts.clear()
-        return list(self._messages)
+        """The messages this run added so far; reading them changes nothing."""
+        return [self._with_text(message) for message in self._messages]
+
+    def _with_text(self, message: Message) -> Message:
+        parts = self._text.get(message.id) if isinstance(message, AssistantMessage) else None
+        if not parts:
+            return message
+        return message.model_copy(update={"content": "".join(parts)})
 
     def apply(self, event: BaseEvent) -> None:
         # Text deltas are the hot path (one per streamed chunk): collect them and
-        # join once, when the messages are read.
+        # join them when the messages are read.
         if isinstance(event, TextMessageContentEvent):
             parts = self._text.get(event.message_id)
             if parts is None:

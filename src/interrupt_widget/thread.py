@@ -15,11 +15,10 @@ refused instead of running a tool twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from ag_ui.core import (
     BaseEvent,
@@ -44,16 +43,11 @@ from ag_ui.core import (
 )
 
 from .messages import Transcript
+from .run_handle import AGUIAgent, RunHandle, as_run_handle, close_quietly, no_run
 from .wire import interrupts_from_wire, message_from_wire, resume_entry_from_wire
 
 OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
 EventSink = Callable[[BaseEvent], object]
-
-
-class AgentRunner(Protocol):
-    """What the thread needs from an adapter: one AG-UI event stream per input."""
-
-    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]: ...
 
 
 class ThreadBusy(RuntimeError):
@@ -102,7 +96,7 @@ class ConversationThread:
 
     def __init__(
         self,
-        adapter: AgentRunner,
+        adapter: AGUIAgent,
         *,
         thread_id: str | None = None,
         messages: Iterable[Message | Mapping[str, Any]] = (),
@@ -118,7 +112,7 @@ class ConversationThread:
         self.runs: list[RunRecord] = []
         """Every run started on this thread, oldest first."""
         self._task: asyncio.Task[RunOutcome] | None = None
-        self._stream: AsyncIterator[BaseEvent] | None = None
+        self._stream: RunHandle | None = None
         self._stopping = False
         self._taken: list[Interrupt] = []
 
@@ -210,8 +204,8 @@ class ConversationThread:
     def stop(self) -> bool:
         """End the active run with the cancelled outcome; False when nothing runs.
 
-        Uses the stream's own `stop()` when it has one (the adapter then closes
-        what is open and keeps what was said); otherwise cancels the run's task.
+        A run that can stop itself is asked to (the adapter then closes what is
+        open and keeps what was said); otherwise the run's task is cancelled.
         """
         if not self.running or self._task is None:
             return False
@@ -233,12 +227,12 @@ class ConversationThread:
             if on_event is not None:
                 on_event(event)
 
-        stream = self._stream = self.adapter.run(record.input)
+        stream = self._stream = as_run_handle(self.adapter.run(record.input))
         if self._stopping and not _ask_to_stop(stream):
             # Stopped before it began, and the stream cannot end itself cancelled:
             # read nothing from it, and the run ends cancelled below.
-            await _close(stream)
-            stream = _no_events()
+            await close_quietly(stream)
+            stream = no_run()
         outcome: RunOutcome | None = None
         try:
             async for event in stream:
@@ -265,7 +259,7 @@ class ConversationThread:
             if self._stopping and task is not None and task.cancelling():
                 task.uncancel()  # the stop was ours: finish the run normally
             self._stream = None
-            await _close(stream)
+            await close_quietly(stream)
         if outcome is None:  # stopped, or the stream just ended
             if not record.events:  # ended before it began: the record is still a whole run
                 emit(RunStartedEvent(thread_id=self.thread_id, run_id=record.run_id))
@@ -310,26 +304,12 @@ def _outcome_of(event: BaseEvent, run_id: str) -> RunOutcome | None:
     return None
 
 
-def _ask_to_stop(stream: AsyncIterator[BaseEvent]) -> bool:
-    """Call the stream's own `stop()` (the adapter's); False when it has none."""
-    stop = getattr(stream, "stop", None)
-    if callable(stop):
-        stop()
-        return True
-    return False
-
-
-async def _no_events() -> AsyncIterator[BaseEvent]:
-    return
-    yield  # an async generator that ends at once
-
-
-async def _close(stream: AsyncIterator[BaseEvent]) -> None:
-    aclose = getattr(stream, "aclose", None)
-    if aclose is not None:
-        # closing a broken stream must not hide how the run ended
-        with contextlib.suppress(Exception):
-            await aclose()
+def _ask_to_stop(stream: RunHandle) -> bool:
+    """Ask the run to end itself cancelled; False when it cannot (then it is closed)."""
+    if not stream.can_stop:
+        return False
+    stream.stop()
+    return True
 
 
 def _name(interrupt: Interrupt) -> str:

@@ -1,23 +1,17 @@
-"""What the HTTP layer serves: anything that turns a RunAgentInput into AG-UI events."""
+"""What the HTTP layer serves: an `AGUIAgent` (see `run_handle.py`), or an SDK agent adapted.
+
+The server wraps whatever it is given in the fingerprint layer, so any agent
+that follows the adapter's conventions (interrupt info on the gated tool
+call's metadata) can be served.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from ag_ui.core import BaseEvent, RunAgentInput
+from interrupt_widget.run_handle import AGUIAgent
 
-
-@runtime_checkable
-class AGUIAgent(Protocol):
-    """An AG-UI agent: one run per input, answered as a stream of `ag_ui.core` events.
-
-    `OpenAIAgentsAdapter` is one; the server wraps whatever it is given in the
-    fingerprint layer, so any agent that follows the adapter's conventions
-    (interrupt info on the gated tool call's metadata) can be served.
-    """
-
-    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]: ...
+__all__ = ["AGUIAgent", "as_agui_agent"]
 
 
 def as_agui_agent(agent: Any, **adapter_options: Any) -> AGUIAgent:

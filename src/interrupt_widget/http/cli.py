@@ -39,7 +39,7 @@ def load_target(target: str) -> Any:
             raise TargetError(f"{module_name!r} has no attribute {attribute!r}") from None
     from agents import Agent
 
-    from interrupt_widget.http.agui_agent import AGUIAgent
+    from interrupt_widget.run_handle import AGUIAgent
 
     if not isinstance(obj, Agent | AGUIAgent) and callable(obj):
         obj = obj()

@@ -14,7 +14,6 @@ in the stream, or never started.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -32,8 +31,8 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from interrupt_widget.http.agui_agent import AGUIAgent
 from interrupt_widget.http.guard import interrupt_id_of
+from interrupt_widget.run_handle import AGUIAgent, as_run_handle, close_quietly
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +66,7 @@ class DetachedRun:
         self._queue: asyncio.Queue[object] = asyncio.Queue(_QUEUE_SIZE)
         self._abandoned = asyncio.Event()
         self._in_flight = _calls_the_resume_may_run(input)
-        self._stream = agent.run(input)
+        self._stream = as_run_handle(agent.run(input))
         self.task = asyncio.create_task(self._produce(), name=f"agui-run-{input.run_id}")
 
     @property
@@ -84,14 +83,8 @@ class DetachedRun:
         if self._abandoned.is_set():
             return
         self._abandoned.set()
-        if self._can_stop():
-            self._stream.stop()  # type: ignore[attr-defined]
-
-    def _can_stop(self) -> bool:
-        can_stop = getattr(self._stream, "can_stop", None)
-        if isinstance(can_stop, bool):
-            return can_stop
-        return callable(getattr(self._stream, "stop", None))
+        if self._stream.can_stop:
+            self._stream.stop()
 
     async def events(self, *, idle: float | None = None) -> AsyncIterator[BaseEvent | None]:
         """The run's events in order, ending when the run ends or is abandoned.
@@ -149,7 +142,7 @@ class DetachedRun:
                 ended = isinstance(event, RunFinishedEvent | RunErrorEvent)
                 self._track(event)
                 await self._deliver(event)
-                if self.abandoned and not self._in_flight and not ended and not self._can_stop():
+                if self.abandoned and not self._in_flight and not ended and not stream.can_stop:
                     logger.info(
                         "client left run %s; stopped it with no tool mid-run", self._input.run_id
                     )
@@ -172,8 +165,5 @@ class DetachedRun:
                     )
                 )
         finally:
-            aclose = getattr(stream, "aclose", None)
-            if aclose is not None:
-                with contextlib.suppress(Exception):
-                    await aclose()
+            await close_quietly(stream)
             await self._deliver(_END)

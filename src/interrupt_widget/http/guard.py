@@ -15,7 +15,7 @@ any unanswered gated call without a valid fingerprint before the agent runs.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -35,9 +35,9 @@ from ag_ui.core import (
     ToolMessage,
 )
 
-from interrupt_widget.http.agui_agent import AGUIAgent
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY, Fingerprinter
 from interrupt_widget.interrupts import INTERRUPT_KEY
+from interrupt_widget.run_handle import AGUIAgent, RunHandle, as_run_handle
 
 logger = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ class FingerprintGuard:
         for call in _tool_calls(input.messages):
             if self._is_genuine(input.thread_id, call):
                 known[call.id] = self._sign(input.thread_id, call)
-        async for event in handle.attach(self._agent.run(input)):
+        async for event in handle.attach(as_run_handle(self._agent.run(input))):
             if isinstance(event, MessagesSnapshotEvent):
                 yield self._signed_snapshot(input.thread_id, event, known)
             elif isinstance(event, RunFinishedEvent) and isinstance(
@@ -220,14 +220,14 @@ class FingerprintGuard:
 
 
 class GuardedRun:
-    """One guarded run: an async iterator of events whose `stop()` reaches the agent's run."""
+    """One guarded run: a `RunHandle` whose `stop()` reaches the agent's run."""
 
     def __init__(self, guard: FingerprintGuard, input: RunAgentInput) -> None:
-        self._inner: AsyncIterator[BaseEvent] | None = None
+        self._inner: RunHandle | None = None
         self._stop_requested = False
         self._events = guard._events(input, self)
 
-    def attach(self, inner: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
+    def attach(self, inner: RunHandle) -> RunHandle:
         self._inner = inner
         if self._stop_requested:
             self.stop()
@@ -242,18 +242,16 @@ class GuardedRun:
     async def aclose(self) -> None:
         """End the stream now, closing the agent's run too."""
         await self._events.aclose()
-        close = getattr(self._inner, "aclose", None)
-        if close is not None:
-            await close()
+        if self._inner is not None:
+            await self._inner.aclose()
 
     @property
     def can_stop(self) -> bool:
-        """Whether the agent's run can be asked to stop at a safe point (it has `stop()`)."""
-        return self._inner is None or callable(getattr(self._inner, "stop", None))
+        """Whether the agent's run can be asked to stop at a safe point (True until it starts)."""
+        return self._inner is None or self._inner.can_stop
 
     def stop(self) -> None:
         """Ask the agent's run to end early; it finishes any tool already running."""
         self._stop_requested = True
-        stop = getattr(self._inner, "stop", None)
-        if callable(stop):
-            stop()
+        if self._inner is not None:
+            self._inner.stop()

@@ -23,6 +23,8 @@ from typing import Final
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
 
+from interrupt_widget.run_handle import RunHandle, StreamRun
+
 __all__ = ["CONNECTION_FAILED", "INVALID_STREAM", "RemoteAgent"]
 
 CONNECTION_FAILED: Final = "connection_failed"
@@ -48,9 +50,12 @@ class RemoteAgent:
         """The endpoint runs are POSTed to."""
         self._client = AGUIClient(url, token=token)
 
-    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
-        """The run's events; a failure ends them with a RUN_ERROR instead of raising."""
-        return self._events(input)
+    def run(self, input: RunAgentInput) -> RunHandle:
+        """The run's events; a failure ends them with a RUN_ERROR instead of raising.
+
+        The run cannot stop itself: closing it closes the connection (see the module docs).
+        """
+        return StreamRun(self._events(input))
 
     async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         from interrupt_widget.http.client import AGUIConnectionError, AGUIHTTPError, AGUIStreamError
