@@ -18,6 +18,8 @@ import jsonschema
 import referencing.exceptions
 from ag_ui.core import Interrupt
 
+from interrupt_widget.wire import json_pointer
+
 
 @dataclass(frozen=True)
 class AnswerError:
@@ -80,17 +82,13 @@ def _field(err: jsonschema.ValidationError) -> str:
     path = list(err.absolute_path)
     if err.validator == "required":  # point at the missing field, where the form shows it
         path.append(_missing_name(err))
-    return _pointer(path)
+    return json_pointer(path)
 
 
 def _missing_name(err: jsonschema.ValidationError) -> str:
     required: Any = err.validator_value
     names = [n for n in required if repr(n) in str(err.message)]
     return str(names[0]) if names else ""
-
-
-def _pointer(path: Any) -> str:
-    return "".join(f"/{str(p).replace('~', '~0').replace('/', '~1')}" for p in path)
 
 
 def _sentence(err: jsonschema.ValidationError) -> str:

@@ -46,6 +46,7 @@ from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
 from .execution_ledger import ExecutionLedger
 from .http.remote import RemoteAgent
+from .interrupts import tool_name
 from .picker import InterruptPicker
 from .responders import Responder, ResponderError
 from .run_handle import AGUIAgent
@@ -549,8 +550,4 @@ def _last_reply(thread: ConversationThread) -> str:
 
 
 def _waiting_line(interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> str:
-    names = []
-    for interrupt in interrupts:
-        tool = (interrupt.metadata or {}).get("tool_name")
-        names.append(tool if isinstance(tool, str) and tool else interrupt.reason)
-    return "Waiting for your answer: " + ", ".join(names)
+    return "Waiting for your answer: " + ", ".join(tool_name(i) for i in interrupts)

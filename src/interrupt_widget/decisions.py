@@ -16,6 +16,8 @@ from typing import Any
 
 from ag_ui.core import Interrupt
 
+from interrupt_widget.interrupts import tool_arguments, tool_name, verdict
+
 DECISIONS_FORMAT = "interrupt-widget/decisions@1"
 """`format` of a decision file, checked when one is read back."""
 
@@ -44,27 +46,6 @@ class Decision:
     """The interrupt's reason (`tool_call`, `input_required`, ...)."""
     tool_call_id: str | None = None
     """The SDK call id for a tool approval."""
-
-
-def tool_name(interrupt: Interrupt) -> str:
-    """The gated tool's name, or the reason of an interrupt that is not a tool approval."""
-    name = (interrupt.metadata or {}).get("tool_name")
-    return name if isinstance(name, str) and name else interrupt.reason
-
-
-def tool_arguments(interrupt: Interrupt) -> Any:
-    """The call's arguments as the adapter put them in the interrupt, or None."""
-    return (interrupt.metadata or {}).get("tool_input")
-
-
-def verdict(status: str, payload: Any, by: str) -> str:
-    if by == "expiry":
-        return "expired"
-    if status == "cancelled":
-        return "cancelled"
-    if isinstance(payload, Mapping) and isinstance(payload.get("approved"), bool):
-        return "approved" if payload["approved"] else "denied"
-    return "answered"
 
 
 def decisions_for(

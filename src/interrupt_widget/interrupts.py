@@ -1,15 +1,20 @@
-"""Tool approvals as AG-UI interrupts, and where they travel between runs.
+"""Tool approvals as AG-UI interrupts, and the facts every layer reads from them.
 
 An interrupt is built from the SDK's pending approval (`ToolApprovalItem`). So
 that a later run in any process can check its answer, the whole interrupt is
 stored in the gated tool call's `metadata["interrupt"]` inside the
 MESSAGES_SNAPSHOT; nothing is kept on the server.
+
+This is the one home of what is known about interrupts: the interrupt recorded
+on a call (`interrupt_record`, `gated_calls`), which calls already have a
+result (`answered_call_ids`), how an interrupt is named to a person
+(`tool_name`), and how an answer reads (`verdict`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -142,6 +147,19 @@ class GatedCall:
         return self.call.id
 
 
+def interrupt_record(call: ToolCall) -> Mapping[str, Any] | None:
+    """The interrupt stored on a gated call's metadata, as stored (wire form), if any."""
+    record = (call.metadata or {}).get(INTERRUPT_KEY)
+    return record if isinstance(record, Mapping) else None
+
+
+def interrupt_id_of(call: ToolCall) -> str | None:
+    """The id of the interrupt recorded on a gated call, if any."""
+    record = interrupt_record(call)
+    value = None if record is None else record.get("id")
+    return value if isinstance(value, str) else None
+
+
 def gated_calls(messages: list[Message]) -> list[GatedCall]:
     """Every interrupted tool call in `messages`, in conversation order."""
     found: list[GatedCall] = []
@@ -149,10 +167,41 @@ def gated_calls(messages: list[Message]) -> list[GatedCall]:
         if not isinstance(message, AssistantMessage):
             continue
         for call in message.tool_calls or []:
-            raw = (call.metadata or {}).get(INTERRUPT_KEY)
-            if isinstance(raw, Mapping):
-                found.append(GatedCall(call, interrupt_from_wire(raw), index))
+            record = interrupt_record(call)
+            if record is not None:
+                found.append(GatedCall(call, interrupt_from_wire(record), index))
     return found
+
+
+def answered_call_ids(messages: Iterable[Message]) -> set[str]:
+    """The ids of the tool calls that already have a result (a tool message) in `messages`."""
+    return {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+
+
+def tool_name(interrupt: Interrupt) -> str:
+    """The gated tool's name, or the reason of an interrupt that is not a tool approval."""
+    name = (interrupt.metadata or {}).get("tool_name")
+    return name if isinstance(name, str) and name else interrupt.reason
+
+
+def tool_arguments(interrupt: Interrupt) -> Any:
+    """The call's arguments as the adapter put them in the interrupt, or None."""
+    return (interrupt.metadata or {}).get("tool_input")
+
+
+ANSWERED_BY_EXPIRY = "expiry"
+"""Who answered an interrupt that expired unanswered (it is then cancelled)."""
+
+
+def verdict(status: str, payload: Any, by: str) -> str:
+    """How an answer reads: `approved`, `denied`, `cancelled`, `expired` or `answered`."""
+    if by == ANSWERED_BY_EXPIRY:
+        return "expired"
+    if status == "cancelled":
+        return "cancelled"
+    if isinstance(payload, Mapping) and isinstance(payload.get("approved"), bool):
+        return "approved" if payload["approved"] else "denied"
+    return "answered"
 
 
 def is_adapter_result(message: ToolMessage) -> bool:

@@ -31,7 +31,7 @@ import traitlets
 from ag_ui.core import Interrupt, ResumeEntry
 
 from .answers import AnswerError, describe, is_expired, parse_instant, validate_payload
-from .interrupts import DENIAL_REASON
+from .interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON, tool_name, verdict
 from .picker_protocol import (
     AnswerResult,
     AnswerStatus,
@@ -47,7 +47,6 @@ __all__ = ["AnswerRefused", "InterruptPicker"]
 _log = logging.getLogger(__name__)
 _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
 _MIN_KERNEL = (7, 4)
-_EXPIRY = "expiry"
 """The `by` of an answer the picker recorded itself because time ran out."""
 
 SubmitCallback = Callable[[list[ResumeEntry]], object]
@@ -233,9 +232,9 @@ class InterruptPicker(anywidget.AnyWidget):
             if self._entries is not None:
                 raise AnswerRefused("the answers were already submitted; nothing was changed")
             interrupt = self._target(interrupt_id)
-            label = _name(interrupt)
+            label = tool_name(interrupt)
             earlier = self._recorded.get(interrupt.id)
-            if earlier is not None and earlier["by"] == _EXPIRY:
+            if earlier is not None and earlier["by"] == ANSWERED_BY_EXPIRY:
                 raise AnswerRefused(
                     f"{label} expired at {interrupt.expires_at} and was cancelled; "
                     "nothing was changed"
@@ -255,14 +254,14 @@ class InterruptPicker(anywidget.AnyWidget):
             return found
         still_open = [i for i in self._order if i.id not in self._recorded]
         if len(still_open) != 1:
-            names = ", ".join(f"{_name(i)} ({i.id})" for i in still_open)
+            names = ", ".join(f"{tool_name(i)} ({i.id})" for i in still_open)
             raise AnswerRefused(
                 f"{len(still_open)} interrupts are open ({names}): pass interrupt_id to say which"
             )
         return still_open[0]
 
     def _check_resolvable(self, interrupt: Interrupt, payload: Any) -> None:
-        label = _name(interrupt)
+        label = tool_name(interrupt)
         if is_expired(interrupt):
             raise AnswerRefused(
                 f"{label} expired at {interrupt.expires_at}; it can only be cancelled"
@@ -299,7 +298,7 @@ class InterruptPicker(anywidget.AnyWidget):
             )
             for i in self._order
         ]
-        all_expired = all(r["by"] == _EXPIRY for r in self._recorded.values())
+        all_expired = all(r["by"] == ANSWERED_BY_EXPIRY for r in self._recorded.values())
         self.status = "expired" if all_expired else "submitted"
         for loop, timer in self._timers:
             _call_soon(loop, timer.cancel)
@@ -314,7 +313,7 @@ class InterruptPicker(anywidget.AnyWidget):
             now = datetime.now(UTC)
             for interrupt in self._order:
                 if interrupt.id not in self._recorded and is_expired(interrupt, now):
-                    self._store(interrupt, "cancelled", None, by=_EXPIRY)
+                    self._store(interrupt, "cancelled", None, by=ANSWERED_BY_EXPIRY)
             self._submit_if_complete()
 
     def _settle(self) -> None:
@@ -372,40 +371,28 @@ class InterruptPicker(anywidget.AnyWidget):
 
     def _describe(self, interrupt: Interrupt) -> str:
         record = self._recorded.get(interrupt.id)
-        return f"Interrupt {_name(interrupt)}: {_decision(record)}"
-
-
-def _name(interrupt: Interrupt) -> str:
-    tool = (interrupt.metadata or {}).get("tool_name")
-    return tool if isinstance(tool, str) and tool else interrupt.reason
+        return f"Interrupt {tool_name(interrupt)}: {_decision(record)}"
 
 
 def _decision(record: Mapping[str, Any] | None) -> str:
     """How one answer reads in the text repr (no ids, no times: stable for nbval)."""
     if record is None:
         return "waiting for an answer"
-    if record["by"] == _EXPIRY:
-        return "expired"
-    if record["status"] == "cancelled":
-        return "cancelled"
     payload = record["payload"]
-    if isinstance(payload, Mapping):
-        approved = payload.get("approved")
-        if approved is False:
-            reason = payload.get(DENIAL_REASON)
-            return (
-                f"denied (reason: {_short(reason)})"
-                if isinstance(reason, str) and reason
-                else "denied"
-            )
-        verdict = "approved" if approved is True else "answered"
-        details = {k: v for k, v in payload.items() if k != "approved"}
-        labels = {k: v for k, v in details.items() if k.endswith("label")}
-        shown = labels or details
-        if not shown:
-            return verdict
-        return f"{verdict} ({', '.join(f'{k}: {_short(v)}' for k, v in shown.items())})"
-    return "answered" if payload is None else f"answered ({_short(payload)})"
+    said = verdict(record["status"], payload, record["by"])
+    if said in ("expired", "cancelled"):
+        return said
+    if not isinstance(payload, Mapping):
+        return said if payload is None else f"{said} ({_short(payload)})"
+    if said == "denied":
+        reason = payload.get(DENIAL_REASON)
+        return f"denied (reason: {_short(reason)})" if isinstance(reason, str) and reason else said
+    details = {k: v for k, v in payload.items() if k != "approved"}
+    labels = {k: v for k, v in details.items() if k.endswith("label")}
+    shown = labels or details
+    if not shown:
+        return said
+    return f"{said} ({', '.join(f'{k}: {_short(v)}' for k, v in shown.items())})"
 
 
 def _short(value: Any) -> str:

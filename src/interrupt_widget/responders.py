@@ -19,7 +19,8 @@ from typing import Any, Protocol, runtime_checkable
 from ag_ui.core import Interrupt
 
 from .answers import describe, is_expired, validate_payload
-from .decisions import Decision, load_decisions, tool_arguments, tool_name
+from .decisions import Decision, load_decisions
+from .interrupts import tool_arguments, tool_name
 from .picker import AnswerRefused, InterruptPicker
 
 __all__ = [

@@ -19,7 +19,12 @@ from pydantic import ValidationError
 
 from interrupt_widget.answers import describe, is_expired, validate_payload
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.interrupts import GatedCall, gated_calls, is_adapter_result
+from interrupt_widget.interrupts import (
+    GatedCall,
+    answered_call_ids,
+    gated_calls,
+    is_adapter_result,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +70,7 @@ def plan_resume(
     gated = gated_calls(list(messages))
     gated_ids = {g.call_id for g in gated}
     cleaned = [m for m in messages if not _is_duplicate_result(m, gated_ids)]
-    done = {m.tool_call_id for m in cleaned if isinstance(m, ToolMessage)}
+    done = answered_call_ids(cleaned)
     open_calls = [g for g in gated if g.call_id not in done]
     by_interrupt = {g.interrupt.id: g for g in gated}
 

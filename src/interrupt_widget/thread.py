@@ -38,10 +38,10 @@ from ag_ui.core import (
     ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
-    ToolMessage,
     UserMessage,
 )
 
+from .interrupts import answered_call_ids, tool_name
 from .messages import Transcript
 from .run_handle import AGUIAgent, RunHandle, as_run_handle, close_quietly, no_run
 from .wire import interrupts_from_wire, message_from_wire, resume_entry_from_wire
@@ -126,7 +126,7 @@ class ConversationThread:
         """Append a user message and return the input that runs it."""
         self._check_idle()
         if self.interrupts:
-            names = ", ".join(_name(i) for i in self.interrupts)
+            names = ", ".join(tool_name(i) for i in self.interrupts)
             raise InterruptsOpen(
                 f"the agent is waiting for an answer ({names}); answer or cancel it in the picker "
                 "before sending a new message"
@@ -283,7 +283,7 @@ class ConversationThread:
         else:
             # A resume that failed or was stopped before a call got its result leaves
             # that interrupt open: it can still be answered, and nothing ran twice.
-            answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+            answered = answered_call_ids(messages)
             self.interrupts = [
                 i
                 for i in self._taken
@@ -310,11 +310,6 @@ def _ask_to_stop(stream: RunHandle) -> bool:
         return False
     stream.stop()
     return True
-
-
-def _name(interrupt: Interrupt) -> str:
-    tool = (interrupt.metadata or {}).get("tool_name")
-    return tool if isinstance(tool, str) and tool else interrupt.reason
 
 
 class _MessageFold:

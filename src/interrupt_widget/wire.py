@@ -54,3 +54,8 @@ def message_from_wire(value: Message | Mapping[str, Any]) -> Message:
 
 def messages_to_wire(messages: Iterable[Message]) -> list[JsonDict]:
     return [to_wire(m) for m in messages]
+
+
+def json_pointer(path: Iterable[Any]) -> str:
+    """The JSON Pointer (RFC 6901) naming the place at `path` in a JSON document."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)

@@ -31,11 +31,13 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from interrupt_widget.execution_ledger import CallLedger
-from interrupt_widget.http.agui_agent import AGUIAgent, as_agui_agent
+from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
+from interrupt_widget.run_handle import AGUIAgent
+from interrupt_widget.wire import json_pointer
 
 logger = logging.getLogger(__name__)
 
@@ -56,11 +58,6 @@ class _Server:
     keepalive: float | None
     shutdown_grace: float
     runs: set[DetachedRun] = field(default_factory=set)
-
-
-def _json_pointer(loc: tuple[int | str, ...]) -> str:
-    parts = (str(p).replace("~", "~0").replace("/", "~1") for p in loc)
-    return "".join("/" + p for p in parts)
 
 
 def _unauthorized(server: _Server, request: Request) -> Response | None:
@@ -115,7 +112,7 @@ def _parse_input(body: bytes) -> RunAgentInput | Response:
         return RunAgentInput.model_validate(document)
     except ValidationError as exc:
         details = [
-            {"path": _json_pointer(tuple(e["loc"])), "message": e["msg"]}
+            {"path": json_pointer(e["loc"]), "message": e["msg"]}
             for e in exc.errors(include_url=False, include_input=False)
         ]
         fields = ", ".join(d["path"] or "/" for d in details[:5])

@@ -28,10 +28,9 @@ from ag_ui.core import (
     RunStartedEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
-    ToolMessage,
 )
 
-from interrupt_widget.http.guard import interrupt_id_of
+from interrupt_widget.interrupts import answered_call_ids, interrupt_id_of
 from interrupt_widget.run_handle import AGUIAgent, as_run_handle, close_quietly
 
 logger = logging.getLogger(__name__)
@@ -47,7 +46,7 @@ def _calls_the_resume_may_run(input: RunAgentInput) -> set[str]:
     targeted = {entry.interrupt_id for entry in input.resume or ()}
     if not targeted:
         return set()
-    answered = {m.tool_call_id for m in input.messages if isinstance(m, ToolMessage)}
+    answered = answered_call_ids(input.messages)
     pending: set[str] = set()
     for message in input.messages:
         if isinstance(message, AssistantMessage):

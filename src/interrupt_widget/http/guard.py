@@ -15,7 +15,7 @@ any unanswered gated call without a valid fingerprint before the agent runs.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, Iterable, Mapping
+from collections.abc import AsyncGenerator, Iterable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -32,11 +32,10 @@ from ag_ui.core import (
     RunFinishedInterruptOutcome,
     RunStartedEvent,
     ToolCall,
-    ToolMessage,
 )
 
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY, Fingerprinter
-from interrupt_widget.interrupts import INTERRUPT_KEY
+from interrupt_widget.interrupts import answered_call_ids, interrupt_id_of, interrupt_record
 from interrupt_widget.run_handle import AGUIAgent, RunHandle, as_run_handle
 
 logger = logging.getLogger(__name__)
@@ -56,19 +55,6 @@ class FingerprintProblem:
     """`fingerprint_missing` or `fingerprint_invalid`."""
     message: str
     """A sentence naming the call (and interrupt) at fault."""
-
-
-def interrupt_record(call: ToolCall) -> Mapping[str, Any] | None:
-    """The interrupt the adapter stores on a gated call's metadata, if any."""
-    record = (call.metadata or {}).get(INTERRUPT_KEY)
-    return record if isinstance(record, Mapping) else None
-
-
-def interrupt_id_of(call: ToolCall) -> str | None:
-    """The id of the interrupt recorded on a gated call, if any."""
-    record = interrupt_record(call)
-    value = None if record is None else record.get("id")
-    return value if isinstance(value, str) else None
 
 
 def _tool_calls(messages: Iterable[Message]) -> Iterable[ToolCall]:
@@ -109,7 +95,7 @@ class FingerprintGuard:
 
     def check(self, input: RunAgentInput) -> FingerprintProblem | None:
         """The first gated call in `input` the agent could run without proof, or None."""
-        answered = {m.tool_call_id for m in input.messages if isinstance(m, ToolMessage)}
+        answered = answered_call_ids(input.messages)
         targeted = {entry.interrupt_id for entry in input.resume or ()}
         for call in _tool_calls(input.messages):
             interrupt_id = interrupt_id_of(call)
@@ -175,7 +161,7 @@ class FingerprintGuard:
     ) -> MessagesSnapshotEvent:
         # A gated call still waiting for its result is one this run interrupted, or
         # one `check` verified on the way in: the adapter refuses any other.
-        answered = {m.tool_call_id for m in event.messages if isinstance(m, ToolMessage)}
+        answered = answered_call_ids(event.messages)
         gated_now = {
             call.id
             for call in _tool_calls(event.messages)
