@@ -48,7 +48,7 @@ def _row(name: str, memory: list[float], sqlite: list[float]) -> str:
 async def main(calls: int) -> None:
     keys = [(f"thread-{i % 7}", f"call-{i}") for i in range(calls)]
     with tempfile.TemporaryDirectory() as folder:
-        memory = ExecutionLedger(capacity=calls * 2)
+        memory = ExecutionLedger()
         sqlite = SQLiteLedger(Path(folder) / "calls.db")
         await _time(memory, keys[:20])  # warm both up on keys of their own
         await _time(sqlite, [(t, c + "-warm") for t, c in keys[:20]])

@@ -170,7 +170,7 @@ async def test_a_replica_that_dies_mid_call_leaves_it_in_doubt_never_run_twice(
     ledger = SQLiteLedger(db)
     assert ledger.in_doubt() == [KEY]
     here = Calls("ran twice")
-    with pytest.raises(CallInDoubt, match=r"exited before recording a result.*release"):
+    with pytest.raises(CallInDoubt, match=r"ended before recording its result.*release"):
         await ledger.run_once(KEY, here)
     assert here.runs == 0
     # An operator checked the effect and found it done: resumes get that output.
@@ -337,7 +337,7 @@ async def test_a_replica_that_gives_up_waiting_ends_in_run_error_and_runs_nothin
     done = await running
     error = refused[-1]
     assert isinstance(error, RunErrorEvent)
-    assert "is still running in process" in error.message
+    assert "is still running elsewhere" in error.message
     assert "not run again here" in error.message
     assert not any(isinstance(e, ToolCallResultEvent) for e in refused)
     assert [e.content for e in done if isinstance(e, ToolCallResultEvent)] == [

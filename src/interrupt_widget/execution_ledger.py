@@ -1,91 +1,109 @@
-"""Exactly-once for approved calls within one adapter, across threads and event loops.
+"""`ExecutionLedger`: exactly-once for approved calls in one process's memory.
 
-The first run to claim a (thread id, tool call id) runs the call; a run that
-claims it while it is in flight, or after it finished, gets the same output
-instead of running it again. Keyed on the thread and the call, never on the
-run id, since some clients reuse a run id when they resume.
-
-`CallLedger` is what the adapter needs from a ledger. `ExecutionLedger`, the
-default, lives in one process's memory: enough for one kernel or one server
-process. Replicas that may get the same resume share a `SQLiteLedger` instead
-(`interrupt_widget.sqlite_ledger`).
+Only when asked for by name (`ledger="memory"`, `serve --ledger memory`): its
+record ends with the process, so a restart would run an approved call again
+if the same resume came back. The default is the persistent per-user
+`SQLiteLedger` (`interrupt_widget.ledgers`). The once-only bookkeeping is the
+shared core's (`interrupt_widget.once`); this module holds only the record.
 """
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from concurrent.futures import Future
-from typing import Protocol
+import time
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, ClassVar
 
-Key = tuple[str, str]
-"""(thread id, tool call id)."""
+from interrupt_widget.once import (
+    DEFAULT_RETENTION,
+    MINE,
+    CallLedger,
+    Claim,
+    Held,
+    Key,
+    Look,
+    OnceOnlyLedger,
+    Recorded,
+    seconds,
+)
+
+__all__ = ["CallLedger", "ExecutionLedger", "Key"]
 
 
-class CallLedger(Protocol):
-    """Runs each approved call at most once per key, and hands its output to every asker."""
-
-    async def run_once(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
-        """`invoke()`'s output: run now if nobody claimed `key`, else the recorded output.
-
-        A call that raised may be tried again by a later resume; a waiter that is
-        cancelled never stops a call halfway.
-        """
-        ...
+@dataclass
+class _Entry:
+    answer: Any
+    claimed_at: float
+    output: str | None = None
+    finished_at: float | None = None
 
 
-class ExecutionLedger:
-    """Outputs of approved calls by (thread id, tool call id), bounded in size."""
+class ExecutionLedger(OnceOnlyLedger):
+    """Outputs of approved calls by (thread id, tool call id), kept `retention` after they ran."""
 
-    def __init__(self, *, capacity: int = 4096) -> None:
-        self._capacity = capacity
-        self._lock = threading.Lock()
-        self._entries: OrderedDict[Key, Future[str]] = OrderedDict()
+    blocking: ClassVar[bool] = False
 
-    async def run_once(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
-        """`invoke()`'s output, running it only if no run claimed `key` before.
+    def __init__(self, *, retention: timedelta = DEFAULT_RETENTION) -> None:
+        super().__init__()
+        self.retention = retention
+        """How long a call's record is kept after it ran (pruned as new calls come)."""
+        self._entries: dict[Key, _Entry] = {}
+        self._entries_lock = threading.Lock()
+        self._pruned_at = time.time()
 
-        The call runs in its own task: cancelling the waiting run does not stop
-        a tool halfway, and its output is still recorded for the next resume.
-        A call that raises is forgotten, so a later resume may try it again.
-        """
-        with self._lock:
-            future = self._entries.get(key)
-            owner = future is None
-            if future is None:
-                future = Future()
-                self._entries[key] = future
-                self._evict()
-            else:
-                self._entries.move_to_end(key)
-        if owner:
-            task = asyncio.ensure_future(invoke())
-            task.add_done_callback(lambda t: self._settle(key, future, t))
-        return await asyncio.shield(asyncio.wrap_future(future))
-
-    def _settle(self, key: Key, future: Future[str], task: asyncio.Task[str]) -> None:
-        if task.cancelled():
-            error: BaseException = RuntimeError("the tool call was cancelled before it finished")
-        else:
-            error_or_none = task.exception()
-            if error_or_none is None:
-                future.set_result(task.result())
-                return
-            error = error_or_none
-        with self._lock:
-            if self._entries.get(key) is future:
+    def prune(self, older_than: timedelta | float) -> int:
+        """Forget calls that finished more than `older_than` ago; how many were forgotten."""
+        cutoff = time.time() - seconds(older_than)
+        with self._entries_lock:
+            old = [
+                key
+                for key, entry in self._entries.items()
+                if entry.finished_at is not None and entry.finished_at < cutoff
+            ]
+            for key in old:
                 del self._entries[key]
-        future.set_exception(error)
-
-    def _evict(self) -> None:
-        while len(self._entries) > self._capacity:
-            oldest_key, oldest = next(iter(self._entries.items()))
-            if not oldest.done():
-                break
-            del self._entries[oldest_key]
+        return len(old)
 
     def __len__(self) -> int:
-        with self._lock:
+        with self._entries_lock:
             return len(self._entries)
+
+    def __repr__(self) -> str:
+        return "ExecutionLedger(in memory)"
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    def _claim(self, key: Key, answer: Any) -> Claim:
+        now = time.time()
+        if now - self._pruned_at > 60.0:  # by age, at most once a minute
+            self._pruned_at = now
+            self.prune(self.retention)
+        with self._entries_lock:
+            entry = self._entries.get(key)
+            if entry is None:
+                self._entries[key] = _Entry(answer=answer, claimed_at=now)
+                return MINE
+            return _found(entry)
+
+    def _look(self, key: Key) -> Look:
+        with self._entries_lock:
+            entry = self._entries.get(key)
+            return None if entry is None else _found(entry)
+
+    def _store(self, key: Key, output: str) -> None:
+        with self._entries_lock:
+            entry = self._entries[key]
+            entry.output, entry.finished_at = output, time.time()
+
+    def _unclaim(self, key: Key) -> None:
+        with self._entries_lock:
+            entry = self._entries.get(key)
+            if entry is not None and entry.output is None:
+                del self._entries[key]
+
+
+def _found(entry: _Entry) -> Recorded | Held:
+    if entry.output is None:
+        return Held()  # settled by this process's shared future; never in doubt here
+    return Recorded(entry.output, entry.answer)

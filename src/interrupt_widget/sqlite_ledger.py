@@ -4,8 +4,8 @@ A stateless server can be replicated, and a client may send the same resume
 to two replicas (a retry after a timeout, a load balancer that tries twice).
 Each replica's adapter then asks its ledger to run the approved call; with
 the in-memory default each one would run it. Replicas that share one SQLite
-file (`asgi_app(agent, ledger="calls.db")`, `serve --ledger calls.db`) share
-the record instead:
+file (`asgi_app(agent, ledger="calls.db")`, `serve --ledger calls.db`, and by
+default the per-user file of `interrupt_widget.ledgers`) share the record:
 
 1. **Claim before run.** A replica inserts a row keyed on (thread id, tool
    call id), the table's primary key, and commits it before the tool starts.
@@ -23,38 +23,53 @@ before the row was updated). The ledger never guesses: the call is *in doubt*
 and is not run again. A replica that finds a claim whose owner process has
 exited (owners are identified by host and process id, so this is checked for
 claims made on this host) stops waiting and raises `CallInDoubt`, which the
-adapter turns into a RUN_ERROR naming the call. After checking the tool's
+adapter turns into a RUN_ERROR with code `call_in_doubt` naming the call. After checking the tool's
 effect by hand, an operator calls `release(thread_id, call_id)` to let the
 next resume run it, or `record(thread_id, call_id, output)` to hand the next
 resume the output it should see. So a crash can cost one call's certainty,
 never a second run. (Process ids are reused in time; a claim whose pid was
 reused by a live process is waited on, which `wait_timeout` bounds.)
 
+**Retention.** A call's record is kept `retention` after it ran (365 days
+by default; rows older than that are pruned when a ledger opens the file),
+and `prune(older_than=...)` forgets older ones on demand. Claims in doubt are
+never pruned: only `release` or `record` settles them.
+
 SQLite's locking is only as good as the file system's: keep the file on a
 local disk shared by processes on one host, not on a network share. Each
 approved call costs two synced commits (claim, result), so that a claim
-survives a power cut as well as a crash: about 14 ms median on this project's
-test machine, against 0.03 ms in memory; a replay costs about 0.6 ms. Only
+survives a power cut as well as a crash: see `docs/performance.md` for the
+figures (`bench/ledger.py`). Only
 approved calls pay it, and they wait for a person anyway.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import json
 import os
 import socket
 import sqlite3
-import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
-from concurrent.futures import Future
-from dataclasses import dataclass
+from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
-from interrupt_widget.execution_ledger import Key
+from interrupt_widget.once import (
+    DEFAULT_RETENTION,
+    MINE,
+    CallInDoubt,
+    Claim,
+    Held,
+    InDoubt,
+    Key,
+    Look,
+    OnceOnlyLedger,
+    Recorded,
+    seconds,
+)
 
 __all__ = ["CallInDoubt", "SQLiteLedger"]
 
@@ -69,30 +84,13 @@ CREATE TABLE IF NOT EXISTS approved_calls (
     owner_pid   INTEGER NOT NULL,
     claimed_at  REAL NOT NULL,
     finished_at REAL,
+    answer      TEXT,
     PRIMARY KEY (thread_id, call_id)
 )
 """
 
 
-class CallInDoubt(RuntimeError):
-    """A claimed call has no recorded result and its owner is gone: it may have run."""
-
-    def __init__(self, key: Key, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-        """(thread id, tool call id)."""
-
-
-@dataclass(frozen=True)
-class _Row:
-    state: str
-    output: str | None
-    owner: str
-    owner_host: str
-    owner_pid: int
-
-
-class SQLiteLedger:
+class SQLiteLedger(OnceOnlyLedger):
     """A `CallLedger` in one SQLite file, shared by every process that opens it.
 
     ::
@@ -110,45 +108,29 @@ class SQLiteLedger:
         poll_interval: float = 0.02,
         max_poll_interval: float = 0.5,
         wait_timeout: float | None = None,
+        retention: timedelta = DEFAULT_RETENTION,
     ) -> None:
+        super().__init__(
+            poll_interval=poll_interval,
+            max_poll_interval=max_poll_interval,
+            wait_timeout=wait_timeout,
+        )
         self.path = Path(path)
         """The database file (created with its table if missing)."""
-        self.poll_interval = poll_interval
-        """First pause between two looks at a call another process is running (doubles)."""
-        self.max_poll_interval = max_poll_interval
-        """The longest pause between two looks."""
-        self.wait_timeout = wait_timeout
-        """How long to wait for another live process's call before giving up (None: as
-        long as it lives); giving up raises `CallInDoubt` and runs nothing."""
-        if poll_interval <= 0 or max_poll_interval < poll_interval:
-            raise ValueError("need 0 < poll_interval <= max_poll_interval")
+        self.retention = retention
+        """How long a call's record is kept after it ran (pruned when a ledger opens)."""
         self._host = socket.gethostname()
         self._owner = f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
-        self._lock = threading.Lock()
-        # Calls this ledger is settling, so askers in this process share one claim.
-        self._settling: dict[Key, Future[str]] = {}
         try:
             with self._connect() as db:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute(_SCHEMA)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(approved_calls)")}
+                if "answer" not in columns:  # a file made before answers were kept
+                    db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
+            self.prune(retention)
         except sqlite3.Error as exc:
             raise ValueError(f"cannot use {self.path} as a call ledger: {exc}") from exc
-
-    # -- CallLedger --------------------------------------------------------------------------
-
-    async def run_once(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
-        """`invoke()`'s output, run only if no process claimed `key` before (see module docs)."""
-        with self._lock:
-            future = self._settling.get(key)
-            first = future is None
-            if future is None:
-                future = Future()
-                self._settling[key] = future
-        if first:
-            # Its own task: a cancelled asker never leaves a claim half-settled.
-            task = asyncio.ensure_future(self._settle(key, invoke))
-            task.add_done_callback(lambda t: self._finish(key, future, t))
-        return await asyncio.shield(asyncio.wrap_future(future))
 
     # -- operator tools ----------------------------------------------------------------------
 
@@ -190,10 +172,22 @@ class SQLiteLedger:
             if host == self._host and not _alive(pid)
         ]
 
+    def prune(self, older_than: timedelta | float) -> int:
+        """Forget calls that finished more than `older_than` ago; how many were forgotten.
+
+        Claims without a result (running, or in doubt) are kept.
+        """
+        cutoff = time.time() - seconds(older_than)
+        with self._connect() as db:
+            cursor = db.execute(
+                "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
+            )
+            return cursor.rowcount
+
     def __repr__(self) -> str:
         return f"SQLiteLedger({str(self.path)!r})"
 
-    # -- internals ---------------------------------------------------------------------------
+    # -- hooks -------------------------------------------------------------------------------
 
     @contextlib.contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -204,30 +198,36 @@ class SQLiteLedger:
         finally:
             db.close()
 
-    def _claim(self, key: Key) -> _Row | None:
-        """None when this ledger now owns `key`; else the row that holds it."""
+    def _claim(self, key: Key, answer: Any) -> Claim:
         with self._connect() as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, owner, "
-                "owner_host, owner_pid, claimed_at) VALUES (?, ?, 'claimed', ?, ?, ?, ?)",
-                (*key, self._owner, self._host, os.getpid(), time.time()),
+                "owner_host, owner_pid, claimed_at, answer) "
+                "VALUES (?, ?, 'claimed', ?, ?, ?, ?, ?)",
+                (*key, self._owner, self._host, os.getpid(), time.time(), _json(answer)),
             )
             if cursor.rowcount == 1:
-                return None
-            return self._read(db, key)
+                return MINE
+            return self._read(db, key) or Held()  # released meanwhile: look again
 
-    def _look(self, key: Key) -> _Row | None:
+    def _look(self, key: Key) -> Look:
         with self._connect() as db:
             return self._read(db, key)
 
-    @staticmethod
-    def _read(db: sqlite3.Connection, key: Key) -> _Row | None:
+    def _read(self, db: sqlite3.Connection, key: Key) -> Look:
         row = db.execute(
-            "SELECT state, output, owner, owner_host, owner_pid FROM approved_calls "
+            "SELECT state, output, owner_host, owner_pid, answer FROM approved_calls "
             "WHERE thread_id = ? AND call_id = ?",
             key,
         ).fetchone()
-        return None if row is None else _Row(*row)
+        if row is None:
+            return None
+        state, output, host, pid, answer = row
+        if state == "done":
+            return Recorded(output or "", None if answer is None else json.loads(answer))
+        if host == self._host and not _alive(pid):
+            return InDoubt(f"{host}:{pid}")
+        return Held()
 
     def _store(self, key: Key, output: str) -> None:
         with self._connect() as db:
@@ -245,45 +245,9 @@ class SQLiteLedger:
                 (*key, self._owner),
             )
 
-    async def _settle(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
-        delay = self.poll_interval
-        deadline = None if self.wait_timeout is None else time.monotonic() + self.wait_timeout
-        while True:
-            row = await asyncio.to_thread(self._claim, key)
-            if row is None:
-                return await self._run_claimed(key, invoke)
-            # Another process holds it: wait for its result (or for its claim to go).
-            while row is not None:
-                if row.state == "done":
-                    return row.output or ""
-                if row.owner_host == self._host and not _alive(row.owner_pid):
-                    raise CallInDoubt(key, _in_doubt_message(key, row, self.path))
-                if deadline is not None and time.monotonic() > deadline:
-                    raise CallInDoubt(key, _still_claimed_message(key, row, self.wait_timeout))
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.max_poll_interval)
-                row = await asyncio.to_thread(self._look, key)
-            # The owner's call raised and its claim was dropped: claim it again.
 
-    async def _run_claimed(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
-        try:
-            output = await invoke()
-        except BaseException:
-            await asyncio.to_thread(self._unclaim, key)
-            raise
-        await asyncio.to_thread(self._store, key, output)
-        return output
-
-    def _finish(self, key: Key, future: Future[str], task: asyncio.Task[str]) -> None:
-        with self._lock:
-            if self._settling.get(key) is future:
-                del self._settling[key]  # the file holds the result from now on
-        if task.cancelled():
-            future.set_exception(RuntimeError("the tool call was cancelled before it finished"))
-        elif (error := task.exception()) is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(task.result())
+def _json(answer: Any) -> str | None:
+    return None if answer is None else json.dumps(answer, sort_keys=True, default=str)
 
 
 def _alive(pid: int) -> bool:
@@ -294,21 +258,3 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's process: alive
     return True
-
-
-def _in_doubt_message(key: Key, row: _Row, path: Path) -> str:
-    thread_id, call_id = key
-    return (
-        f"tool call {call_id!r} in thread {thread_id!r} was claimed by process "
-        f"{row.owner_pid}, which exited before recording a result: it may have run, so it "
-        f"is not run again. Check its effect, then SQLiteLedger({str(path)!r}).release"
-        f"({thread_id!r}, {call_id!r}) to let a resume run it, or .record(...) its output"
-    )
-
-
-def _still_claimed_message(key: Key, row: _Row, timeout: float | None) -> str:
-    thread_id, call_id = key
-    return (
-        f"tool call {call_id!r} in thread {thread_id!r} is still running in process "
-        f"{row.owner_pid} on {row.owner_host} after {timeout} s; not run again here"
-    )

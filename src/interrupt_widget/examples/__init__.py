@@ -6,12 +6,11 @@
   and a bounded amount, `issue_refund` gated above a limit, `check_budget`).
 
 Each factory returns a fresh `ExampleAgent` whose `executions` log records
-every tool body that ran.
+every tool body that ran (a `ToolRunLog`; `ExecutionLog` is its old name).
 """
 
 from __future__ import annotations
 
-from interrupt_widget.examples.execution_log import ExampleAgent, ExecutedCall, ExecutionLog
 from interrupt_widget.examples.expenses import (
     EXPENSE_CATEGORIES,
     EXPENSE_RESPONSE_SCHEMA,
@@ -19,6 +18,12 @@ from interrupt_widget.examples.expenses import (
     expense_agent,
 )
 from interrupt_widget.examples.meeting import MEETING_RESPONSE_SCHEMA, meeting_agent
+from interrupt_widget.examples.tool_runs import (
+    ExampleAgent,
+    ExecutedCall,
+    ExecutionLog,
+    ToolRunLog,
+)
 
 __all__ = [
     "EXPENSE_CATEGORIES",
@@ -28,6 +33,7 @@ __all__ = [
     "ExampleAgent",
     "ExecutedCall",
     "ExecutionLog",
+    "ToolRunLog",
     "expense_agent",
     "meeting_agent",
 ]

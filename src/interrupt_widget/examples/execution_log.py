@@ -1,61 +1,12 @@
-"""A record of every tool body the example agents actually ran."""
+"""Deprecated module name: the examples' record of tool runs is `tool_runs.ToolRunLog`."""
 
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass, field
-from typing import Any
+from interrupt_widget.examples.tool_runs import (
+    ExampleAgent,
+    ExecutedCall,
+    ExecutionLog,
+    ToolRunLog,
+)
 
-from agents import Agent
-
-
-@dataclass(frozen=True)
-class ExecutedCall:
-    """One run of a tool body."""
-
-    tool_name: str
-    """The tool that ran."""
-    call_id: str
-    """The SDK's tool call id."""
-    arguments: dict[str, Any]
-    """The arguments it ran with."""
-    payload: Any
-    """The human's answer it saw through `resume_payload` (None if not gated)."""
-
-
-class ExecutionLog:
-    """Thread-safe list of `ExecutedCall`s, so a test can check "ran exactly once"."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._calls: list[ExecutedCall] = []
-
-    def record(self, call: ExecutedCall) -> None:
-        with self._lock:
-            self._calls.append(call)
-
-    @property
-    def calls(self) -> list[ExecutedCall]:
-        """A copy of the calls so far, oldest first."""
-        with self._lock:
-            return list(self._calls)
-
-    def count(self, tool_name: str | None = None, *, call_id: str | None = None) -> int:
-        """How many times a tool (or one call) ran; every run when both are None."""
-        return sum(
-            1
-            for c in self.calls
-            if (tool_name is None or c.tool_name == tool_name)
-            and (call_id is None or c.call_id == call_id)
-        )
-
-    def __repr__(self) -> str:
-        return f"ExecutionLog({len(self.calls)} calls)"
-
-
-@dataclass
-class ExampleAgent(Agent[Any]):
-    """An `Agent` that also carries the log of its tools' executions."""
-
-    executions: ExecutionLog = field(default_factory=ExecutionLog)
-    """Every tool body this agent's tools ran."""
+__all__ = ["ExampleAgent", "ExecutedCall", "ExecutionLog", "ToolRunLog"]

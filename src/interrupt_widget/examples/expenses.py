@@ -12,7 +12,7 @@ from typing import Any
 from agents import Model, RunContextWrapper, function_tool
 from agents.tool_context import ToolContext
 
-from interrupt_widget.examples.execution_log import ExampleAgent, ExecutedCall, ExecutionLog
+from interrupt_widget.examples.tool_runs import ExampleAgent, ExecutedCall, ToolRunLog
 from interrupt_widget.interrupts import with_response_schema
 from interrupt_widget.offline_model import default_model
 from interrupt_widget.tool_answers import resume_payload
@@ -52,7 +52,7 @@ async def _refund_needs_approval(
 
 def expense_agent(model: Model | str | None = None) -> ExampleAgent:
     """A fresh expenses agent (its own `executions` log); `default_model()` if no model."""
-    log = ExecutionLog()
+    log = ToolRunLog()
 
     @function_tool(needs_approval=True)
     def submit_expense(ctx: ToolContext[Any], amount: float, description: str = "") -> str:

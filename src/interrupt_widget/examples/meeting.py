@@ -13,7 +13,7 @@ from typing import Any
 from agents import Model, function_tool
 from agents.tool_context import ToolContext
 
-from interrupt_widget.examples.execution_log import ExampleAgent, ExecutedCall, ExecutionLog
+from interrupt_widget.examples.tool_runs import ExampleAgent, ExecutedCall, ToolRunLog
 from interrupt_widget.interrupts import with_response_schema
 from interrupt_widget.offline_model import default_model
 from interrupt_widget.tool_answers import resume_payload
@@ -38,7 +38,7 @@ MEETING_INSTRUCTIONS = (
 
 def meeting_agent(model: Model | str | None = None) -> ExampleAgent:
     """A fresh scheduling agent (its own `executions` log); `default_model()` if no model."""
-    log = ExecutionLog()
+    log = ToolRunLog()
 
     @function_tool(needs_approval=True)
     def schedule_meeting(ctx: ToolContext[Any], topic: str, attendee: str = "") -> str:

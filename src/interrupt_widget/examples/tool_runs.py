@@ -1,0 +1,65 @@
+"""A record of every tool body the example agents actually ran."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents import Agent
+
+
+@dataclass(frozen=True)
+class ExecutedCall:
+    """One run of a tool body."""
+
+    tool_name: str
+    """The tool that ran."""
+    call_id: str
+    """The SDK's tool call id."""
+    arguments: dict[str, Any]
+    """The arguments it ran with."""
+    payload: Any
+    """The human's answer it saw through `resume_payload` (None if not gated)."""
+
+
+class ToolRunLog:
+    """Thread-safe list of `ExecutedCall`s, so a test can check "ran exactly once"."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._calls: list[ExecutedCall] = []
+
+    def record(self, call: ExecutedCall) -> None:
+        with self._lock:
+            self._calls.append(call)
+
+    @property
+    def calls(self) -> list[ExecutedCall]:
+        """A copy of the calls so far, oldest first."""
+        with self._lock:
+            return list(self._calls)
+
+    def count(self, tool_name: str | None = None, *, call_id: str | None = None) -> int:
+        """How many times a tool (or one call) ran; every run when both are None."""
+        return sum(
+            1
+            for c in self.calls
+            if (tool_name is None or c.tool_name == tool_name)
+            and (call_id is None or c.call_id == call_id)
+        )
+
+    def __repr__(self) -> str:
+        return f"ToolRunLog({len(self.calls)} calls)"
+
+
+ExecutionLog = ToolRunLog
+"""Deprecated alias of `ToolRunLog` (the old name read like the call ledger's)."""
+
+
+@dataclass
+class ExampleAgent(Agent[Any]):
+    """An `Agent` that also carries the log of its tools' executions."""
+
+    executions: ToolRunLog = field(default_factory=ToolRunLog)
+    """Every tool body this agent's tools ran."""

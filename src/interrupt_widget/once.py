@@ -1,0 +1,254 @@
+"""The once-only core every call ledger shares: claim, run, record, replay.
+
+An approved call runs at most once per key, (thread id, tool call id), never
+the run id (some clients reuse a run id when they resume). `OnceOnlyLedger`
+does the bookkeeping every ledger needs, in one place:
+
+- askers in one process that want the same key share one settlement (a
+  future), so only one of them claims;
+- the call runs in its own task, so a cancelled asker never stops a tool
+  halfway, and its output is still recorded for the next resume;
+- a claim held by someone else is waited on (polling with back-off) until
+  its result is recorded, its claim is dropped (the call raised: claim it
+  again), or it is found in doubt (`CallInDoubt`);
+- a call that raises drops its claim, so a later resume may try it again.
+
+A ledger supplies only where the record lives: `_claim` (take the key, or
+say who holds it), `_look` (the same without taking it), `_store` (the
+result), `_unclaim` (after a failure). `ExecutionLedger` keeps it in memory,
+`SQLiteLedger` in a file, `PostgresLedger` in a database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, ClassVar, Final, Protocol
+
+Key = tuple[str, str]
+"""(thread id, tool call id)."""
+
+DEFAULT_RETENTION: Final = timedelta(days=365)
+"""How long a ledger keeps a call's record after it ran, by default (see `prune`)."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a ledger holds for a call that ran."""
+
+    output: str
+    """The tool's output, as the model saw it."""
+    answer: Any = None
+    """The answer payload the call ran with (None when it is not known)."""
+
+
+@dataclass(frozen=True)
+class Held:
+    """The key is claimed by a run that is still going (here or elsewhere)."""
+
+
+@dataclass(frozen=True)
+class InDoubt:
+    """The key is claimed by a run that ended before recording a result."""
+
+    owner: str
+    """Who held the claim (host and process), for the operator's log, not for clients."""
+
+
+class _Mine:
+    """The claim succeeded: this ledger runs the call."""
+
+
+MINE: Final = _Mine()
+Claim = Recorded | Held | InDoubt | _Mine
+"""What `_claim` finds."""
+Look = Recorded | Held | InDoubt | None
+"""What `_look` finds (None: nobody claimed the key)."""
+
+
+class CallInDoubt(RuntimeError):
+    """A claimed call has no recorded result and its owner is gone: it may have run."""
+
+    def __init__(self, key: Key, message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        """(thread id, tool call id)."""
+
+
+class CallLedger(Protocol):
+    """Runs each approved call at most once per key, and hands its output to every asker."""
+
+    async def run_once(
+        self, key: Key, invoke: Callable[[], Awaitable[str]], *, answer: Any = None
+    ) -> str:
+        """`invoke()`'s output: run now if nobody claimed `key`, else the recorded output.
+
+        `answer` (JSON) is kept beside the claim, to show later which answer ran.
+        A call that raised may be tried again by a later resume; a waiter that is
+        cancelled never stops a call halfway.
+        """
+        ...
+
+    async def recorded(self, key: Key) -> Recorded | None:
+        """The record of `key` if it ran (waiting for a run in flight); None if never run.
+
+        Raises `CallInDoubt` when its run ended before recording a result.
+        """
+        ...
+
+
+class OnceOnlyLedger:
+    """The shared core; subclasses supply `_claim`, `_look`, `_store` and `_unclaim`."""
+
+    blocking: ClassVar[bool] = True
+    """Whether the hooks do blocking I/O (then they run in a worker thread)."""
+
+    def __init__(
+        self,
+        *,
+        poll_interval: float = 0.02,
+        max_poll_interval: float = 0.5,
+        wait_timeout: float | None = None,
+    ) -> None:
+        if poll_interval <= 0 or max_poll_interval < poll_interval:
+            raise ValueError("need 0 < poll_interval <= max_poll_interval")
+        self.poll_interval = poll_interval
+        """First pause between two looks at a call another run holds (doubles each time)."""
+        self.max_poll_interval = max_poll_interval
+        """The longest pause between two looks."""
+        self.wait_timeout = wait_timeout
+        """How long to wait for another live run's call before giving up (None: as long
+        as it lives); giving up raises `CallInDoubt` and runs nothing."""
+        self._lock = threading.Lock()
+        # Keys being settled by this ledger, so askers in this process share one claim.
+        self._settling: dict[Key, Future[str]] = {}
+
+    # -- CallLedger --------------------------------------------------------------------------
+
+    async def run_once(
+        self, key: Key, invoke: Callable[[], Awaitable[str]], *, answer: Any = None
+    ) -> str:
+        """`invoke()`'s output, running it only if no run claimed `key` before."""
+        with self._lock:
+            future = self._settling.get(key)
+            first = future is None
+            if future is None:
+                future = Future()
+                self._settling[key] = future
+        if first:
+            # Its own task: a cancelled asker never leaves a claim half-settled.
+            task = asyncio.ensure_future(self._settle(key, invoke, answer))
+            task.add_done_callback(lambda t: self._finish(key, future, t))
+        return await asyncio.shield(asyncio.wrap_future(future))
+
+    async def recorded(self, key: Key) -> Recorded | None:
+        """The record of `key` if it ran, waiting for a run in flight (see `CallLedger`)."""
+        with self._lock:
+            future = self._settling.get(key)
+        if future is not None:
+            # A failed run recorded nothing (or left a doubt the look below reports).
+            with contextlib.suppress(Exception):
+                await asyncio.shield(asyncio.wrap_future(future))
+        found = await self._waited(key, self._look)
+        return found if isinstance(found, Recorded) else None
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    def _claim(self, key: Key, answer: Any) -> Claim:
+        """Take `key` (`MINE`), or report what holds it."""
+        raise NotImplementedError
+
+    def _look(self, key: Key) -> Look:
+        """What holds `key`, without taking it."""
+        raise NotImplementedError
+
+    def _store(self, key: Key, output: str) -> None:
+        """Record the output of a call this ledger claimed."""
+        raise NotImplementedError
+
+    def _unclaim(self, key: Key) -> None:
+        """Drop this ledger's claim on `key` (its call raised)."""
+        raise NotImplementedError
+
+    def _in_doubt_message(self, key: Key, found: InDoubt) -> str:
+        thread_id, call_id = key
+        return (
+            f"Tool call {call_id!r} in thread {thread_id!r} was claimed by a run that ended "
+            "before recording its result: it may have run, so it is not run again. Check "
+            "whether its effect happened, then on the server's ledger call "
+            f"release({thread_id!r}, {call_id!r}) to let the next resume run it, or "
+            f"record({thread_id!r}, {call_id!r}, output) to give the next resume that output."
+        )
+
+    # -- internals ---------------------------------------------------------------------------
+
+    async def _io(self, hook: Callable[..., Any], *args: Any) -> Any:
+        if self.blocking:
+            return await asyncio.to_thread(hook, *args)
+        return hook(*args)
+
+    async def _settle(self, key: Key, invoke: Callable[[], Awaitable[str]], answer: Any) -> str:
+        while True:
+            found = await self._waited(key, lambda k: self._claim(k, answer))
+            if isinstance(found, Recorded):
+                return found.output
+            if found is MINE:
+                return await self._run_claimed(key, invoke)
+            # None: the holder's call raised and its claim went; claim it again.
+
+    async def _waited(self, key: Key, probe: Callable[[Key], Claim | None]) -> Claim | None:
+        """`probe(key)` until it finds something other than a live holder."""
+        delay = self.poll_interval
+        deadline = None if self.wait_timeout is None else time.monotonic() + self.wait_timeout
+        while True:
+            found: Claim | None = await self._io(probe, key)
+            if isinstance(found, InDoubt):
+                raise CallInDoubt(key, self._in_doubt_message(key, found))
+            if not isinstance(found, Held):
+                return found
+            if deadline is not None and time.monotonic() > deadline:
+                raise CallInDoubt(key, _still_held_message(key, self.wait_timeout))
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.max_poll_interval)
+
+    async def _run_claimed(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
+        try:
+            output = await invoke()
+        except BaseException:
+            await self._io(self._unclaim, key)
+            raise
+        await self._io(self._store, key, output)
+        return output
+
+    def _finish(self, key: Key, future: Future[str], task: asyncio.Task[str]) -> None:
+        with self._lock:
+            if self._settling.get(key) is future:
+                del self._settling[key]  # the record holds the result from now on
+        if task.cancelled():
+            future.set_exception(RuntimeError("the tool call was cancelled before it finished"))
+        elif (error := task.exception()) is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(task.result())
+
+
+def seconds(older_than: timedelta | float) -> float:
+    """`older_than` in seconds (a timedelta or a number of seconds), checked positive."""
+    value = older_than.total_seconds() if isinstance(older_than, timedelta) else older_than
+    if value < 0:
+        raise ValueError("older_than must not be negative")
+    return float(value)
+
+
+def _still_held_message(key: Key, timeout: float | None) -> str:
+    thread_id, call_id = key
+    return (
+        f"Tool call {call_id!r} in thread {thread_id!r} is still running elsewhere after "
+        f"{timeout} s; it is not run again here. Resume again once it has finished."
+    )
