@@ -19,10 +19,11 @@ from starlette.types import Receive, Scope, Send
 
 from interrupt_widget import responders
 from interrupt_widget.chat import AgentChat, ChatRunError
+from interrupt_widget.errors import ErrorCode
 from interrupt_widget.examples import ExampleAgent, meeting_agent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY
-from interrupt_widget.http.remote import CONNECTION_FAILED, RemoteAgent
+from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.http.serve import running_server
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.picker import AnswerRefused
@@ -170,7 +171,7 @@ async def test_an_unreachable_server_is_a_clear_error(recorder: CommRecorder) ->
     chat = AgentChat.remote(url)
     with pytest.raises(ChatRunError, match="Lost the agent") as caught:
         await chat.send("hello")
-    assert caught.value.code == CONNECTION_FAILED
+    assert caught.value.code == ErrorCode.CONNECTION_FAILED
     assert chat.status == "error"
     assert url in chat.status_line
 
@@ -194,7 +195,7 @@ async def test_a_connection_dropped_mid_run_keeps_what_arrived(recorder: CommRec
         chat = AgentChat.remote(url)
         with pytest.raises(ChatRunError, match="Lost the agent") as caught:
             await chat.send("hello")
-    assert caught.value.code == CONNECTION_FAILED
+    assert caught.value.code == ErrorCode.CONNECTION_FAILED
     assert chat.status == "error"
     assert [(m["role"], m.get("content")) for m in chat.messages] == [
         ("user", "hello"),

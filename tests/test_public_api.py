@@ -5,20 +5,32 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 import interrupt_widget
 
 PUBLIC = {
     "AGUIClient",
+    "AGUIClientError",
+    "AGUIConnectionError",
+    "AGUIHTTPError",
+    "AGUIStreamError",
     "AdapterError",
     "AdapterRun",
     "AgentChat",
+    "AnswerRefused",
     "CallInDoubt",
+    "ChatRunError",
     "ErrorCode",
     "InterruptPicker",
+    "InterruptsOpen",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "RemoteAgent",
+    "ResponderError",
+    "ResumeRefused",
     "SQLiteLedger",
+    "ThreadBusy",
     "__version__",
     "asgi_app",
     "default_model",
@@ -59,3 +71,25 @@ def test_the_base_install_imports_without_the_serve_extra() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "serve" in done.stdout
+
+
+def test_the_exceptions_a_user_catches_come_from_the_root() -> None:
+    from interrupt_widget.chat import ChatRunError
+    from interrupt_widget.picker import AnswerRefused
+    from interrupt_widget.responders import ResponderError
+    from interrupt_widget.thread import InterruptsOpen, ThreadBusy
+
+    assert interrupt_widget.ChatRunError is ChatRunError
+    assert interrupt_widget.AnswerRefused is AnswerRefused
+    assert interrupt_widget.ResponderError is ResponderError
+    assert interrupt_widget.ThreadBusy is ThreadBusy
+    assert interrupt_widget.InterruptsOpen is InterruptsOpen
+
+
+def test_the_old_name_of_resume_refused_still_works_and_says_so() -> None:
+    from interrupt_widget import thread
+
+    with pytest.warns(DeprecationWarning, match="ResumeRefused"):
+        old = thread.AnswersRefused
+    assert old is interrupt_widget.ResumeRefused
+    assert not issubclass(interrupt_widget.ResumeRefused, interrupt_widget.AnswerRefused)

@@ -25,9 +25,9 @@ from interrupt_widget.examples import meeting_agent
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.testing.stream_rules import assert_valid_thread
 from interrupt_widget.thread import (
-    AnswersRefused,
     ConversationThread,
     InterruptsOpen,
+    ResumeRefused,
     ThreadBusy,
 )
 from interrupt_widget.wire import messages_to_wire, to_wire
@@ -64,7 +64,7 @@ async def test_interrupt_then_resume_takes_the_answers_once() -> None:
     entry = ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload=APPROVE)
     resume = thread.resume_input([entry])
     assert resume.resume == [entry]
-    with pytest.raises(AnswersRefused, match="already taken"):
+    with pytest.raises(ResumeRefused, match="already taken"):
         thread.resume_input([entry])  # a second submission from another view
     done = await thread.start(resume)
     assert done.kind == "success"
@@ -77,11 +77,11 @@ async def test_resume_entries_must_cover_the_open_interrupts_exactly() -> None:
     await thread.start(thread.user_input(BOOK))
     [interrupt] = thread.interrupts
     ok = {"interruptId": interrupt.id, "status": "cancelled"}
-    with pytest.raises(AnswersRefused, match=f"no answer for {interrupt.id}; nothing was taken"):
+    with pytest.raises(ResumeRefused, match=f"no answer for {interrupt.id}; nothing was taken"):
         thread.resume_input([])
-    with pytest.raises(AnswersRefused, match="not open: nope"):
+    with pytest.raises(ResumeRefused, match="not open: nope"):
         thread.resume_input([ok, {"interruptId": "nope", "status": "cancelled"}])
-    with pytest.raises(AnswersRefused, match="more than one answer"):
+    with pytest.raises(ResumeRefused, match="more than one answer"):
         thread.resume_input([ok, ok])
     assert thread.interrupts == [interrupt]  # nothing was taken
     thread.resume_input([ok])

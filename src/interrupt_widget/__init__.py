@@ -10,7 +10,20 @@ from __future__ import annotations
 from . import responders
 from .adapter import AdapterRun, OpenAIAgentsAdapter
 from .chat import AgentChat
-from .errors import AdapterError, ErrorCode
+from .errors import (
+    AdapterError,
+    AGUIClientError,
+    AGUIConnectionError,
+    AGUIHTTPError,
+    AGUIStreamError,
+    AnswerRefused,
+    ChatRunError,
+    ErrorCode,
+    InterruptsOpen,
+    ResponderError,
+    ResumeRefused,
+    ThreadBusy,
+)
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .interrupts import with_response_schema
 from .offline_model import OfflineModel, default_model
@@ -22,16 +35,26 @@ __version__ = "0.1.0"
 
 __all__: list[str] = [
     "AGUIClient",
+    "AGUIClientError",
+    "AGUIConnectionError",
+    "AGUIHTTPError",
+    "AGUIStreamError",
     "AdapterError",
     "AdapterRun",
     "AgentChat",
+    "AnswerRefused",
     "CallInDoubt",
+    "ChatRunError",
     "ErrorCode",
     "InterruptPicker",
+    "InterruptsOpen",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "RemoteAgent",
+    "ResponderError",
+    "ResumeRefused",
     "SQLiteLedger",
+    "ThreadBusy",
     "__version__",
     "asgi_app",
     "default_model",

@@ -44,6 +44,7 @@ from . import responders as _responders
 from .adapter import OpenAIAgentsAdapter
 from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
+from .errors import ChatRunError, InterruptsOpen, ResumeRefused, ThreadBusy
 from .execution_ledger import ExecutionLedger
 from .http.remote import RemoteAgent
 from .interrupts import tool_name
@@ -51,12 +52,9 @@ from .picker import InterruptPicker
 from .responders import Responder, ResponderError
 from .run_handle import AGUIAgent
 from .thread import (
-    AnswersRefused,
     ConversationThread,
-    InterruptsOpen,
     OutcomeKind,
     RunOutcome,
-    ThreadBusy,
 )
 from .wire import messages_to_wire, to_wire
 
@@ -75,15 +73,6 @@ Shared, so two chats holding one conversation (a chat and `AgentChat.load` of
 its save, or a loaded file opened twice) run an approved call once between
 them: the second replays the first one's output.
 """
-
-
-class ChatRunError(RuntimeError):
-    """The run ended with RUN_ERROR; the message is the one the status line shows."""
-
-    def __init__(self, message: str, *, code: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        """The RUN_ERROR code, when the adapter gave one."""
 
 
 @dataclass(frozen=True)
@@ -397,7 +386,7 @@ class AgentChat(anywidget.AnyWidget):
         stop, self._stop_when_answered = self._stop_when_answered, False
         try:
             run_input = self._thread.resume_input(entries)
-        except AnswersRefused as exc:
+        except ResumeRefused as exc:
             self._set_status("error", f"Error: {exc}")
             raise
         return await self._run(run_input, stop_once_answered=stop)

@@ -1,13 +1,24 @@
-"""The stable error codes a run ends with, and the exception that carries one.
+"""The stable error codes a client sees, and the exception that carries one.
 
-Every RUN_ERROR the adapter emits has one of these codes, so a client can react
-to a kind of failure (show the answer form again, start over) without parsing
-the message. The message names the interrupt concerned, for a person to read.
+Every RUN_ERROR this kit emits (the adapter, the thread, the server, the remote
+agent) and every JSON error body the server answers with has one of these
+codes, so a client can react to a kind of failure (show the answer form again,
+start over, fix the request) without parsing the message. The message says
+what went wrong for a person to read, naming the interrupt when there is one.
+A `RemoteAgent` relays the code of the server it talks to, which may be another
+server's own.
+
+The exceptions a user catches live here too, and are exported from the package
+root: what a thread, a chat, a picker, a responder or an HTTP client refuses.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from interrupt_widget.answers import AnswerError
 
 
 class ErrorCode(StrEnum):
@@ -26,13 +37,49 @@ class ErrorCode(StrEnum):
     PENDING_INTERRUPTS = "pending_interrupts"
     """New input arrived while gated tool calls in the messages still wait for an answer."""
     INVALID_INPUT = "invalid_input"
-    """The messages cannot be continued (e.g. a gated call names a tool the agent lacks)."""
+    """The input cannot be run: messages that cannot be continued (a gated call names a tool
+    the agent lacks), or over HTTP (422) a body that is not a RunAgentInput."""
     MODEL_ERROR = "model_error"
     """The model raised; the message is the error's own."""
     TOOL_ERROR = "tool_error"
     """A tool raised and its failure policy re-raises instead of telling the model."""
     AGENT_ERROR = "agent_error"
     """The Agents SDK ended the run (max turns, a guardrail tripwire, ...)."""
+    ADAPTER_FAILED = "adapter_failed"
+    """In the kernel: the agent's event stream raised instead of ending (the message says how)."""
+
+    # Served over HTTP (`asgi_app`): refusals before the agent runs, and failures after.
+    FINGERPRINT_MISSING = "fingerprint_missing"
+    """A gated call that a resume would run carries no fingerprint."""
+    FINGERPRINT_INVALID = "fingerprint_invalid"
+    """A gated call's fingerprint does not match its thread, id, tool or arguments."""
+    AGENT_FAILED = "agent_failed"
+    """The served agent raised instead of ending its stream (the server log has the details)."""
+
+    # The server's JSON error bodies (`{"error": {"code", "message"}}`), which a
+    # `RemoteAgent` turns into RUN_ERROR with the same code.
+    UNAUTHORIZED = "unauthorized"
+    """401: no bearer token, or not this server's."""
+    MALFORMED_JSON = "malformed_json"
+    """400: the request body is not JSON (JSON that is no RunAgentInput: `invalid_input`)."""
+    BODY_TOO_LARGE = "body_too_large"
+    """413: the request body is over the server's limit."""
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    """415: the request body is not sent as JSON."""
+    NOT_FOUND = "not_found"
+    """404: no such path."""
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    """405: the path does not take that method."""
+    HTTP_ERROR = "http_error"
+    """Any other HTTP error status (from a server that sends no code of its own)."""
+    INTERNAL_ERROR = "internal_error"
+    """500: the server failed; its log has the details."""
+
+    # Calling an agent elsewhere (`RemoteAgent`).
+    CONNECTION_FAILED = "connection_failed"
+    """The server could not be reached, or the connection broke mid-run."""
+    INVALID_STREAM = "invalid_stream"
+    """The server's answer is not a well-formed AG-UI event stream."""
 
 
 class AdapterError(Exception):
@@ -46,3 +93,63 @@ class AdapterError(Exception):
         """What went wrong, naming the interrupt when there is one."""
         self.interrupt_id = interrupt_id
         """The interrupt concerned, if any."""
+
+
+class ThreadBusy(RuntimeError):
+    """A run is already going on this thread (or chat): await it or stop it first."""
+
+
+class InterruptsOpen(RuntimeError):
+    """New input while the last run still waits for answers."""
+
+
+class ResumeRefused(ValueError):
+    """Resume entries that do not answer the open interrupts exactly; nothing was taken."""
+
+
+class AnswerRefused(ValueError):
+    """An answer the picker did not record; nothing changed."""
+
+    def __init__(self, message: str, errors: list[AnswerError] | None = None) -> None:
+        super().__init__(message)
+        self.errors: list[AnswerError] = list(errors or [])
+        """Per-field reasons when the payload did not fit the schema."""
+
+
+class ResponderError(RuntimeError):
+    """A responder could not answer; the interrupts it names stay open."""
+
+
+class ChatRunError(RuntimeError):
+    """The run ended with RUN_ERROR; the message is the one the status line shows."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        """The RUN_ERROR code, when the run gave one (an `ErrorCode`, or a remote server's own)."""
+
+
+class AGUIClientError(Exception):
+    """A run over HTTP failed before its stream ended normally."""
+
+
+class AGUIConnectionError(AGUIClientError):
+    """The server could not be reached, or the connection broke mid-stream."""
+
+
+class AGUIHTTPError(AGUIClientError):
+    """The server answered with an HTTP error status."""
+
+    def __init__(self, status: int, code: str | None, message: str) -> None:
+        self.status = status
+        """The HTTP status code."""
+        self.code = code
+        """The server's error code (`unauthorized`, `invalid_input`, ...) when it sent one."""
+        self.message = message
+        """The server's explanation, or the start of its body."""
+        label = f"HTTP {status}" + (f" {code}" if code else "")
+        super().__init__(f"{label}: {message}")
+
+
+class AGUIStreamError(AGUIClientError):
+    """The answer is not a well-formed AG-UI event stream."""

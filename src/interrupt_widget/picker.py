@@ -30,7 +30,8 @@ import anywidget
 import traitlets
 from ag_ui.core import Interrupt, ResumeEntry
 
-from .answers import AnswerError, describe, is_expired, parse_instant, validate_payload
+from .answers import describe, is_expired, parse_instant, validate_payload
+from .errors import AnswerRefused
 from .interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON, tool_name, verdict
 from .picker_protocol import (
     AnswerResult,
@@ -51,15 +52,6 @@ _MIN_KERNEL = (7, 4)
 
 SubmitCallback = Callable[[list[ResumeEntry]], object]
 _EntriesFuture = asyncio.Future[list[ResumeEntry]]
-
-
-class AnswerRefused(ValueError):
-    """An answer the picker did not record; nothing changed."""
-
-    def __init__(self, message: str, errors: list[AnswerError] | None = None) -> None:
-        super().__init__(message)
-        self.errors: list[AnswerError] = list(errors or [])
-        """Per-field reasons when the payload did not fit the schema."""
 
 
 class InterruptPicker(anywidget.AnyWidget):

@@ -20,6 +20,7 @@ from ag_ui.core import Interrupt
 
 from .answers import describe, is_expired, validate_payload
 from .decisions import Decision, load_decisions
+from .errors import ResponderError
 from .interrupts import tool_arguments, tool_name
 from .picker import AnswerRefused, InterruptPicker
 
@@ -39,10 +40,6 @@ __all__ = [
 
 ENV_VAR = "INTERRUPT_WIDGET_RESPONDER"
 """Environment variable naming the responder for chats created without one."""
-
-
-class ResponderError(RuntimeError):
-    """A responder could not answer; the interrupts it names stay open."""
 
 
 @runtime_checkable

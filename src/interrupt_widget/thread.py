@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,6 +42,7 @@ from ag_ui.core import (
     UserMessage,
 )
 
+from .errors import ErrorCode, InterruptsOpen, ResumeRefused, ThreadBusy
 from .interrupts import answered_call_ids, tool_name
 from .messages import Transcript
 from .run_handle import AGUIAgent, RunHandle, as_run_handle, close_quietly, no_run
@@ -50,16 +52,15 @@ OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
 EventSink = Callable[[BaseEvent], object]
 
 
-class ThreadBusy(RuntimeError):
-    """A run is already going on this thread."""
-
-
-class InterruptsOpen(RuntimeError):
-    """New input while the last run still waits for answers."""
-
-
-class AnswersRefused(ValueError):
-    """Resume entries that do not answer the open interrupts exactly; nothing was taken."""
+def __getattr__(name: str) -> Any:
+    if name == "AnswersRefused":
+        warnings.warn(
+            "interrupt_widget.thread.AnswersRefused is now interrupt_widget.ResumeRefused",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return ResumeRefused
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ class ConversationThread:
         self._check_idle()
         parsed = [resume_entry_from_wire(e) for e in entries]
         if not self.interrupts:
-            raise AnswersRefused("no interrupt is open: these answers were already taken")
+            raise ResumeRefused("no interrupt is open: these answers were already taken")
         open_ids = [i.id for i in self.interrupts]
         given = [e.interrupt_id for e in parsed]
         missing = [i for i in open_ids if i not in given]
@@ -155,7 +156,7 @@ class ConversationThread:
         if repeated:
             problems.append(f"more than one answer for {', '.join(repeated)}")
         if problems:
-            raise AnswersRefused("; ".join(problems) + "; nothing was taken")
+            raise ResumeRefused("; ".join(problems) + "; nothing was taken")
         self._taken, self.interrupts = self.interrupts, []
         return self._input(resume=parsed)
 
@@ -252,8 +253,9 @@ class ConversationThread:
         except Exception as exc:  # the adapter itself broke: end the run as an error
             if outcome is None:
                 message = f"{type(exc).__name__}: {exc}"
-                emit(RunErrorEvent(message=message, code="adapter_failed"))
-                outcome = RunOutcome("error", record.run_id, error=message, code="adapter_failed")
+                code = ErrorCode.ADAPTER_FAILED
+                emit(RunErrorEvent(message=message, code=code))
+                outcome = RunOutcome("error", record.run_id, error=message, code=code)
         finally:
             task = asyncio.current_task()
             if self._stopping and task is not None and task.cancelling():

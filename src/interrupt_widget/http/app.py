@@ -30,6 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from interrupt_widget.errors import ErrorCode
 from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
@@ -73,13 +74,15 @@ def _unauthorized(server: _Server, request: Request) -> Response | None:
         else "this server needs `Authorization: Bearer <token>`"
     )
     return error_response(
-        401, "unauthorized", message, headers={"WWW-Authenticate": 'Bearer realm="agent"'}
+        401, ErrorCode.UNAUTHORIZED, message, headers={"WWW-Authenticate": 'Bearer realm="agent"'}
     )
 
 
 async def _read_body(request: Request, limit: int) -> bytes | Response:
     too_large = error_response(
-        413, "body_too_large", f"the request body is over this server's limit of {limit} bytes"
+        413,
+        ErrorCode.BODY_TOO_LARGE,
+        f"the request body is over this server's limit of {limit} bytes",
     )
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
@@ -103,10 +106,12 @@ def _parse_input(body: bytes) -> RunAgentInput | Response:
             if isinstance(exc, json.JSONDecodeError)
             else ""
         )
-        return error_response(400, "malformed_json", f"the request body is not valid JSON{where}")
+        return error_response(
+            400, ErrorCode.MALFORMED_JSON, f"the request body is not valid JSON{where}"
+        )
     if not isinstance(document, dict):
         return error_response(
-            422, "invalid_input", "the request body must be a RunAgentInput JSON object"
+            422, ErrorCode.INVALID_INPUT, "the request body must be a RunAgentInput JSON object"
         )
     try:
         return RunAgentInput.model_validate(document)
@@ -117,7 +122,10 @@ def _parse_input(body: bytes) -> RunAgentInput | Response:
         ]
         fields = ", ".join(d["path"] or "/" for d in details[:5])
         return error_response(
-            422, "invalid_input", f"the RunAgentInput is not valid at {fields}", details=details
+            422,
+            ErrorCode.INVALID_INPUT,
+            f"the RunAgentInput is not valid at {fields}",
+            details=details,
         )
 
 
@@ -230,7 +238,7 @@ def asgi_app(
         content_type = request.headers.get("content-type", "application/json")
         if "json" not in content_type.lower():
             return error_response(
-                415, "unsupported_media_type", "send the RunAgentInput as application/json"
+                415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the RunAgentInput as application/json"
             )
         try:
             body = await _read_body(request, server.max_body_bytes)
@@ -251,17 +259,19 @@ def asgi_app(
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
-        codes = {404: "not_found", 405: "method_not_allowed"}
+        codes = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
         return error_response(
             exc.status_code,
-            codes.get(exc.status_code, "http_error"),
+            codes.get(exc.status_code, ErrorCode.HTTP_ERROR),
             f"{request.method} {request.url.path}: {exc.detail}",
             headers=exc.headers,
         )
 
     async def internal_error(request: Request, exc: Exception) -> Response:
         logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-        return error_response(500, "internal_error", "the server failed; its log has the details")
+        return error_response(
+            500, ErrorCode.INTERNAL_ERROR, "the server failed; its log has the details"
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -24,39 +24,27 @@ from ag_ui.core import BaseEvent, Event, RunAgentInput, RunErrorEvent, RunFinish
 from httpx_sse import EventSource, SSEError
 from pydantic import TypeAdapter, ValidationError
 
+from interrupt_widget.errors import (
+    AGUIClientError,
+    AGUIConnectionError,
+    AGUIHTTPError,
+    AGUIStreamError,
+)
 from interrupt_widget.wire import to_wire
+
+__all__ = [
+    "AGUIClient",
+    "AGUIClientError",
+    "AGUIConnectionError",
+    "AGUIHTTPError",
+    "AGUIStreamError",
+]
 
 _EVENT: Final[TypeAdapter[Event]] = TypeAdapter(Event)
 _ERROR_BODY_LIMIT: Final = 64 * 1024
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=300.0, pool=300.0)
 """Ten seconds to connect and send; five minutes of silence between two events, or of
 waiting for a free connection when more runs are under way than the pool holds."""
-
-
-class AGUIClientError(Exception):
-    """A run over HTTP failed before its stream ended normally."""
-
-
-class AGUIConnectionError(AGUIClientError):
-    """The server could not be reached, or the connection broke mid-stream."""
-
-
-class AGUIHTTPError(AGUIClientError):
-    """The server answered with an HTTP error status."""
-
-    def __init__(self, status: int, code: str | None, message: str) -> None:
-        self.status = status
-        """The HTTP status code."""
-        self.code = code
-        """The server's error code (`unauthorized`, `invalid_input`, ...) when it sent one."""
-        self.message = message
-        """The server's explanation, or the start of its body."""
-        label = f"HTTP {status}" + (f" {code}" if code else "")
-        super().__init__(f"{label}: {message}")
-
-
-class AGUIStreamError(AGUIClientError):
-    """The answer is not a well-formed AG-UI event stream."""
 
 
 def _error_from_body(status: int, body: bytes, reason: str) -> AGUIHTTPError:

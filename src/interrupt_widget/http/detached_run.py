@@ -30,13 +30,11 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from interrupt_widget.errors import ErrorCode
 from interrupt_widget.interrupts import answered_call_ids, interrupt_id_of
 from interrupt_widget.run_handle import AGUIAgent, as_run_handle, close_quietly
 
 logger = logging.getLogger(__name__)
-
-AGENT_FAILED = "agent_failed"
-"""RUN_ERROR code: the agent raised instead of ending its stream."""
 
 _END = object()
 _QUEUE_SIZE = 256
@@ -160,7 +158,7 @@ class DetachedRun:
                 await self._deliver(
                     RunErrorEvent(
                         message="The agent failed while running; the server log has the details.",
-                        code=AGENT_FAILED,
+                        code=ErrorCode.AGENT_FAILED,
                     )
                 )
         finally:

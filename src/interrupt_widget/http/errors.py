@@ -7,10 +7,12 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from interrupt_widget.errors import ErrorCode
+
 
 def error_response(
     status: int,
-    code: str,
+    code: ErrorCode,
     message: str,
     *,
     details: Sequence[Mapping[str, Any]] | None = None,

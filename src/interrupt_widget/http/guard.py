@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -34,25 +34,20 @@ from ag_ui.core import (
     ToolCall,
 )
 
+from interrupt_widget.errors import ErrorCode
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY, Fingerprinter
 from interrupt_widget.interrupts import answered_call_ids, interrupt_id_of, interrupt_record
 from interrupt_widget.run_handle import AGUIAgent, RunHandle, as_run_handle
 
 logger = logging.getLogger(__name__)
 
-FINGERPRINT_MISSING: Final = "fingerprint_missing"
-"""RUN_ERROR code: a gated call that a resume would run carries no fingerprint."""
-
-FINGERPRINT_INVALID: Final = "fingerprint_invalid"
-"""RUN_ERROR code: a gated call's fingerprint does not match its thread, id, tool or arguments."""
-
 
 @dataclass(frozen=True)
 class FingerprintProblem:
     """Why a request was refused before the agent saw it."""
 
-    code: str
-    """`fingerprint_missing` or `fingerprint_invalid`."""
+    code: ErrorCode
+    """`FINGERPRINT_MISSING` or `FINGERPRINT_INVALID`."""
     message: str
     """A sentence naming the call (and interrupt) at fault."""
 
@@ -112,12 +107,12 @@ class FingerprintGuard:
             )
             if missing:
                 return FingerprintProblem(
-                    FINGERPRINT_MISSING,
+                    ErrorCode.FINGERPRINT_MISSING,
                     f"{what} has no fingerprint: only calls this server interrupted can be "
                     "resumed; send the messages exactly as the last MESSAGES_SNAPSHOT gave them",
                 )
             return FingerprintProblem(
-                FINGERPRINT_INVALID,
+                ErrorCode.FINGERPRINT_INVALID,
                 f"{what} does not match its fingerprint: the call or its interrupt was changed, "
                 "moved to another thread, or signed with another server secret; nothing was run",
             )

@@ -19,19 +19,13 @@ recorded and replayed to the next resume).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Final
 
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
 
+from interrupt_widget.errors import ErrorCode
 from interrupt_widget.run_handle import RunHandle, StreamRun
 
-__all__ = ["CONNECTION_FAILED", "INVALID_STREAM", "RemoteAgent"]
-
-CONNECTION_FAILED: Final = "connection_failed"
-"""RUN_ERROR code: the server could not be reached, or the connection broke mid-run."""
-
-INVALID_STREAM: Final = "invalid_stream"
-"""RUN_ERROR code: the server's answer is not a well-formed AG-UI event stream."""
+__all__ = ["RemoteAgent"]
 
 
 class RemoteAgent:
@@ -66,14 +60,14 @@ class RemoteAgent:
         except AGUIHTTPError as exc:
             yield RunErrorEvent(
                 message=f"The agent at {self.url} refused the request: {exc}",
-                code=exc.code or f"http_{exc.status}",
+                code=exc.code or ErrorCode.HTTP_ERROR,
             )
         except AGUIConnectionError as exc:
-            yield RunErrorEvent(message=f"Lost the agent: {exc}", code=CONNECTION_FAILED)
+            yield RunErrorEvent(message=f"Lost the agent: {exc}", code=ErrorCode.CONNECTION_FAILED)
         except AGUIStreamError as exc:
             yield RunErrorEvent(
                 message=f"The agent at {self.url} sent a broken stream: {exc}",
-                code=INVALID_STREAM,
+                code=ErrorCode.INVALID_STREAM,
             )
 
     def __repr__(self) -> str:
