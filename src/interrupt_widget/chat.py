@@ -7,12 +7,9 @@ agent has finished, interrupts answered. The conversation lives in a
 `ConversationThread` as AG-UI messages, so it can be saved and resumed in a
 new kernel.
 
-Front end <-> Python contract (mirrored in `js/chat/protocol.ts`): synced
-traits `kind`, `messages`, `status`, `status_line`, `picker`; custom messages
-from the front end `{"type": "prompt", "text", "requestId"}`, `{"type": "stop"}`,
-`{"type": "hello"}`; to it `{"type": "events", "events"}` (batched stream),
-`{"type": "catchup", "events"}` (the run so far, for a view that just opened)
-and `{"type": "prompt_result", "requestId", "ok", "error"}`.
+The front end <-> Python contract (synced traits `kind`, `messages`, `status`,
+`status_line`, `picker`, and the custom messages) is typed in `chat_protocol.py`,
+mirrored by `js/chat/protocol.ts`.
 """
 
 from __future__ import annotations
@@ -42,6 +39,15 @@ from ipywidgets import widget_serialization
 
 from . import responders as _responders
 from .adapter import OpenAIAgentsAdapter
+from .chat_protocol import (
+    Hello,
+    PromptResult,
+    ProtocolError,
+    Stop,
+    events_to_wire,
+    parse_front_end_message,
+    prompt_result_to_wire,
+)
 from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
 from .errors import ChatRunError, InterruptsOpen, ResumeRefused, ThreadBusy
@@ -466,31 +472,31 @@ class AgentChat(anywidget.AnyWidget):
             self._handle_front_end_message(content)
 
     def _handle_front_end_message(self, content: Any) -> None:
-        if not isinstance(content, Mapping):
-            _log.warning("ignored a chat message that is not an object")
+        try:
+            message = parse_front_end_message(content)
+        except ProtocolError as exc:
+            if exc.request_id is None:
+                _log.warning("ignored a chat message: %s", exc)
+            else:
+                self._reply(PromptResult(exc.request_id, ok=False, error=str(exc)))
             return
-        kind = content.get("type")
-        if kind == "hello":
+        if isinstance(message, Hello):
             self._batcher.flush()
             events = self._thread.runs[-1].events if self._thread.running else []
             live = [e for e in events if not isinstance(e, MessagesSnapshotEvent)]
-            self._to_front_end({"type": "catchup", "events": coalesce(live)})
-        elif kind == "stop":
+            self._to_front_end(events_to_wire("catchup", coalesce(live)))
+        elif isinstance(message, Stop):
             self.stop(by="user")
-        elif kind == "prompt":
-            request_id = content.get("requestId")
-            text = content.get("text")
-            try:
-                if not isinstance(text, str):
-                    raise ValueError("the message is empty")
-                self.send(text)
-            except (InterruptsOpen, ThreadBusy, ValueError, RuntimeError) as exc:
-                reply = {"type": "prompt_result", "requestId": request_id, "ok": False}
-                self._to_front_end({**reply, "error": str(exc)})
-            else:
-                self._to_front_end({"type": "prompt_result", "requestId": request_id, "ok": True})
         else:
-            _log.warning("ignored a chat message of type %r", kind)
+            try:
+                self.send(message.text)
+            except (InterruptsOpen, ThreadBusy, ValueError, RuntimeError) as exc:
+                self._reply(PromptResult(message.request_id, ok=False, error=str(exc)))
+            else:
+                self._reply(PromptResult(message.request_id, ok=True))
+
+    def _reply(self, result: PromptResult) -> None:
+        self._to_front_end(prompt_result_to_wire(result))
 
     # -- state -------------------------------------------------------------------------------
 

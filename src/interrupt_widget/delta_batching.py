@@ -20,10 +20,8 @@ from ag_ui.core import (
     ToolCallArgsEvent,
 )
 
+from .chat_protocol import events_to_wire
 from .wire import JsonDict, to_wire
-
-BATCH_MESSAGE = "events"
-"""`type` of the custom message carrying a batch: `{"type": "events", "events": [...]}`."""
 
 DEFAULT_INTERVAL = 0.04
 """Seconds between flushes: 25 a second, inside the 20-30 the browser keeps up with."""
@@ -58,15 +56,9 @@ def coalesce(events: Iterable[BaseEvent]) -> list[JsonDict]:
         close_run()
         parts = [delta]
         run_key = key
-        out.append(to_wire(event) if key is None else _delta_head(key))
+        out.append(to_wire(event))  # a run of deltas: its first event, its delta joined later
     close_run()
     return out
-
-
-def _delta_head(key: tuple[EventType, str]) -> JsonDict:
-    kind, ident = key
-    id_field = "messageId" if kind is EventType.TEXT_MESSAGE_CONTENT else "toolCallId"
-    return {"type": kind.value, id_field: ident, "delta": ""}
 
 
 class EventBatcher:
@@ -115,7 +107,7 @@ class EventBatcher:
         if not self._pending:
             return
         events, self._pending = self._pending, []
-        self._send({"type": BATCH_MESSAGE, "events": coalesce(events)})
+        self._send(events_to_wire("events", coalesce(events)))
         self.batches_sent += 1
 
     def close(self) -> None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from ag_ui.core import Interrupt, Message, ResumeEntry
+from ag_ui.core import BaseEvent, Event, Interrupt, Message, ResumeEntry
 from pydantic import BaseModel, TypeAdapter
 
 JsonDict = dict[str, Any]
 _M = TypeVar("_M", bound=BaseModel)
 _MESSAGE_ADAPTER: TypeAdapter[Message] = TypeAdapter(Message)
+_EVENT_ADAPTER: TypeAdapter[Event] = TypeAdapter(Event)
 
 
 def to_wire(model: BaseModel) -> JsonDict:
@@ -54,6 +55,14 @@ def message_from_wire(value: Message | Mapping[str, Any]) -> Message:
 
 def messages_to_wire(messages: Iterable[Message]) -> list[JsonDict]:
     return [to_wire(m) for m in messages]
+
+
+def event_from_wire(value: Mapping[str, Any]) -> BaseEvent:
+    """An AG-UI event from its wire dict; pydantic's `ValidationError` when it is none."""
+    event: BaseEvent = _EVENT_ADAPTER.validate_python(
+        value if isinstance(value, dict) else dict(value)
+    )
+    return event
 
 
 def json_pointer(path: Iterable[Any]) -> str:

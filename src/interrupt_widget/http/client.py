@@ -20,9 +20,9 @@ from types import TracebackType
 from typing import Any, Final
 
 import httpx
-from ag_ui.core import BaseEvent, Event, RunAgentInput, RunErrorEvent, RunFinishedEvent
+from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 from httpx_sse import EventSource, SSEError
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from interrupt_widget.errors import (
     AGUIClientError,
@@ -30,7 +30,7 @@ from interrupt_widget.errors import (
     AGUIHTTPError,
     AGUIStreamError,
 )
-from interrupt_widget.wire import to_wire
+from interrupt_widget.wire import event_from_wire, to_wire
 
 __all__ = [
     "AGUIClient",
@@ -40,7 +40,6 @@ __all__ = [
     "AGUIStreamError",
 ]
 
-_EVENT: Final[TypeAdapter[Event]] = TypeAdapter(Event)
 _ERROR_BODY_LIMIT: Final = 64 * 1024
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=300.0, pool=300.0)
 """Ten seconds to connect and send; five minutes of silence between two events, or of
@@ -73,7 +72,7 @@ def parse_event(data: str, *, position: int) -> BaseEvent | None:
     if not isinstance(document, dict) or not isinstance(document.get("type"), str):
         raise AGUIStreamError(f"event #{position} is not an object with a string `type`")
     try:
-        event: BaseEvent = _EVENT.validate_python(document)
+        event = event_from_wire(document)
     except ValidationError as exc:
         if any(e["type"] == "union_tag_invalid" for e in exc.errors()):
             warnings.warn(

@@ -16,7 +16,6 @@ from typing import Any
 from ag_ui.core import (
     AssistantMessage,
     BaseEvent,
-    Event,
     MessagesSnapshotEvent,
     RunErrorEvent,
     RunFinishedEvent,
@@ -30,12 +29,11 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from interrupt_widget.answers import parse_instant
-from interrupt_widget.wire import to_wire
+from interrupt_widget.wire import event_from_wire, to_wire
 
-_EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 _CONTENT_EVENTS = (
     TextMessageStartEvent,
     TextMessageContentEvent,
@@ -66,7 +64,7 @@ def parse_events(events: Iterable[BaseEvent | Mapping[str, Any]]) -> list[BaseEv
     parsed: list[BaseEvent] = []
     for event in events:
         wire = to_wire(event) if isinstance(event, BaseEvent) else dict(event)
-        parsed.append(_EVENT.validate_python(wire))
+        parsed.append(event_from_wire(wire))
     return parsed
 
 
