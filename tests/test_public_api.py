@@ -34,6 +34,7 @@ PUBLIC = {
     "__version__",
     "asgi_app",
     "default_model",
+    "editable",
     "responders",
     "resume_payload",
     "serve",

@@ -184,4 +184,7 @@ def test_error_codes_are_stable_strings() -> None:
         "model_error",
         "tool_error",
         "agent_error",
+        "edit_not_allowed",
+        "edit_outside_fields",
+        "invalid_edit",
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import responders
 from .adapter import AdapterRun, OpenAIAgentsAdapter
 from .chat import AgentChat
+from .edits import editable
 from .errors import (
     AdapterError,
     AGUIClientError,
@@ -58,6 +59,7 @@ __all__: list[str] = [
     "__version__",
     "asgi_app",
     "default_model",
+    "editable",
     "responders",
     "resume_payload",
     "serve",

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
@@ -79,6 +80,7 @@ from agents.tool import invoke_function_tool
 from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall
 
+from interrupt_widget.edits import EditSpec, check_edit, declared_edit, edited_note
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.execution_ledger import CallLedger, ExecutionLedger
 from interrupt_widget.interrupts import (
@@ -89,6 +91,7 @@ from interrupt_widget.interrupts import (
     attach,
     declared_response_schema,
     expiry,
+    parse_arguments,
     result_message_id,
     tool_call_interrupt,
 )
@@ -132,6 +135,8 @@ class OpenAIAgentsAdapter:
     ) -> None:
         self.agent = agent
         """The starting agent of every run."""
+        self.edits: dict[str, EditSpec] = _declared_edits(agent)
+        """What a person may change per editable tool name (`editable`)."""
         self.response_schemas: dict[str, Mapping[str, Any]] = {
             **_declared_schemas(agent),
             **dict(response_schemas or {}),
@@ -139,7 +144,10 @@ class OpenAIAgentsAdapter:
         """Extra answer fields per tool name (an object schema), added beside `approved`.
 
         Starts with the schemas declared on the agents' tools (`with_response_schema`);
-        `response_schemas` adds to and overrides them."""
+        `response_schemas` adds to and overrides them. An editable tool's schema also
+        holds `arguments`, the parameters a person may change."""
+        for name, spec in self.edits.items():
+            self.response_schemas[name] = _with_edit(self.response_schemas.get(name), spec)
         self.expires_in = expires_in
         """How long an interrupt stays answerable (seconds or a timedelta); None for ever."""
         self.run_config = run_config
@@ -174,6 +182,7 @@ class OpenAIAgentsAdapter:
                 input.resume,
                 schema_for=lambda g: self.schema_for(g.call.function.name),
                 now=self._clock(),
+                check_edit=self._check_edit,
             )
             approved_tools = {
                 r.gated.call_id: await self._tool_for(r.gated)
@@ -256,6 +265,16 @@ class OpenAIAgentsAdapter:
         finally:
             handle._cancel_sdk_run()
 
+    def _check_edit(self, gated: GatedCall, payload: Any) -> dict[str, Any] | None:
+        name = gated.call.function.name
+        return check_edit(
+            self.edits.get(name),
+            proposal=parse_arguments(gated.call.function.arguments),
+            payload=payload,
+            interrupt_id=gated.interrupt.id,
+            tool_name=name,
+        )
+
     async def _tool_for(self, gated: GatedCall) -> FunctionTool:
         agent = self._owner_of(gated)
         name = gated.call.function.name
@@ -300,26 +319,30 @@ class OpenAIAgentsAdapter:
             output = f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
         else:
             output = f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
+        marker: dict[str, Any] = {
+            "id": resolution.gated.interrupt.id,
+            "decision": resolution.decision,
+        }
+        if resolution.decision == "approved" and resolution.edited_arguments is not None:
+            marker["arguments"] = resolution.edited_arguments
         return ToolCallResultEvent(
             message_id=result_message_id(call.id),
             tool_call_id=call.id,
             content=output,
             role="tool",
-            metadata={
-                INTERRUPT_KEY: {
-                    "id": resolution.gated.interrupt.id,
-                    "decision": resolution.decision,
-                }
-            },
+            metadata={INTERRUPT_KEY: marker},
         )
 
     async def _invoke(self, tool: FunctionTool, resolution: Resolution) -> str:
         call = resolution.gated.call
+        edited = resolution.edited_arguments
+        # The proposal stays as the model made it; only the run sees the person's edit.
+        arguments = call.function.arguments if edited is None else json.dumps(edited)
         raw_call = ResponseFunctionToolCall(
             type="function_call",
             call_id=call.id,
             name=call.function.name,
-            arguments=call.function.arguments,
+            arguments=arguments,
         )
         context = ToolContext.from_agent_context(
             RunContextWrapper(context=self.context),
@@ -330,10 +353,11 @@ class OpenAIAgentsAdapter:
         )
         with answering(call.id, resolution.payload):
             output = await invoke_function_tool(
-                function_tool=tool, context=context, arguments=call.function.arguments
+                function_tool=tool, context=context, arguments=arguments
             )
         # Convert as the SDK would for the model, so a resumed call reads the same.
-        return output_text(ItemHelpers.tool_call_output_item(raw_call, output)["output"])
+        text = output_text(ItemHelpers.tool_call_output_item(raw_call, output)["output"])
+        return text if edited is None else edited_note(call.function.name, edited, text)
 
     def _interrupts(
         self, streamed: RunResultStreaming, transcript: Transcript, pending: list[BaseEvent]
@@ -452,6 +476,26 @@ def _declared_schemas(root: Agent[Any]) -> dict[str, Mapping[str, Any]]:
             if schema is not None and isinstance(tool, FunctionTool):
                 schemas.setdefault(tool.name, schema)
     return schemas
+
+
+def _declared_edits(root: Agent[Any]) -> dict[str, EditSpec]:
+    edits: dict[str, EditSpec] = {}
+    for agent in _agents(root):
+        for tool in agent.tools:
+            spec = declared_edit(tool)
+            if spec is not None and isinstance(tool, FunctionTool):
+                edits.setdefault(tool.name, spec)
+    return edits
+
+
+def _with_edit(extra: Mapping[str, Any] | None, spec: EditSpec) -> dict[str, Any]:
+    """The tool's extra answer fields with `arguments` added."""
+    merged = dict(extra or {})
+    merged["properties"] = {
+        **dict(merged.get("properties", {})),
+        **spec.answer_schema()["properties"],
+    }
+    return merged
 
 
 def _call_events(call_id: str, name: str, arguments: str) -> list[BaseEvent]:

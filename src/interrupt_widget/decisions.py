@@ -16,6 +16,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt
 
+from interrupt_widget.edits import executed_arguments
 from interrupt_widget.interrupts import tool_arguments, tool_name, verdict
 
 DECISIONS_FORMAT = "interrupt-widget/decisions@1"
@@ -46,6 +47,9 @@ class Decision:
     """The interrupt's reason (`tool_call`, `input_required`, ...)."""
     tool_call_id: str | None = None
     """The SDK call id for a tool approval."""
+    executed_arguments: Any = None
+    """The arguments an approved call ran with: `arguments` updated by the answer's edit
+    (equal to `arguments` when nothing was edited); None when it did not run."""
 
 
 def decisions_for(
@@ -70,9 +74,16 @@ def decisions_for(
                 interrupt_id=interrupt.id,
                 reason=interrupt.reason,
                 tool_call_id=interrupt.tool_call_id,
+                executed_arguments=_executed(interrupt, status, payload, by),
             )
         )
     return out
+
+
+def _executed(interrupt: Interrupt, status: str, payload: Any, by: str) -> Any:
+    if verdict(status, payload, by) != "approved":
+        return None
+    return executed_arguments(tool_arguments(interrupt), payload)
 
 
 def save_decisions(decisions: Iterable[Decision], path: str | pathlib.Path) -> pathlib.Path:

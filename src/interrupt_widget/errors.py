@@ -80,6 +80,12 @@ class ErrorCode(StrEnum):
     """The server could not be reached, or the connection broke mid-run."""
     INVALID_STREAM = "invalid_stream"
     """The server's answer is not a well-formed AG-UI event stream."""
+    EDIT_NOT_ALLOWED = "edit_not_allowed"
+    """An answer edits the arguments of a tool that is not `editable`."""
+    EDIT_OUTSIDE_FIELDS = "edit_outside_fields"
+    """An answer edits an argument outside the tool's editable `fields`."""
+    INVALID_EDIT = "invalid_edit"
+    """Edited arguments break the tool's parameter schema (or come without an approval)."""
 
 
 class AdapterError(Exception):

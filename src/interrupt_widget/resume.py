@@ -29,6 +29,7 @@ from interrupt_widget.interrupts import (
 logger = logging.getLogger(__name__)
 
 Decision = Literal["approved", "denied", "cancelled"]
+EditCheck = Callable[[GatedCall, Any], dict[str, Any] | None]
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Resolution:
     """Run it (`approved`), or tell the model it was `denied` or `cancelled`."""
     payload: Any
     """The resolved payload (None for a cancel)."""
+    edited_arguments: dict[str, Any] | None = None
+    """The arguments to run with when the answer edits the proposal; None to run it as proposed."""
 
 
 @dataclass(frozen=True)
@@ -61,11 +64,14 @@ def plan_resume(
     *,
     schema_for: Callable[[GatedCall], Mapping[str, Any] | None],
     now: datetime,
+    check_edit: EditCheck | None = None,
 ) -> ResumePlan:
     """Check `entries` against the gated calls in `messages`; raise `AdapterError` if bad.
 
     `schema_for` gives the answer schema to enforce for a call (the adapter
     rebuilds it from its own configuration rather than trusting the messages).
+    `check_edit` returns the edited arguments an answer asks to run with (or
+    None), raising `AdapterError` for an edit it refuses.
     """
     gated = gated_calls(list(messages))
     gated_ids = {g.call_id for g in gated}
@@ -97,7 +103,8 @@ def plan_resume(
             code = ErrorCode.INCOMPLETE_RESUME if given else ErrorCode.PENDING_INTERRUPTS
             raise AdapterError(code, _unanswered(call, bool(given)), interrupt_id=call.interrupt.id)
     resolutions = [
-        _resolve(call, answers[call.interrupt.id], schema_for(call), now) for call in open_calls
+        _resolve(call, answers[call.interrupt.id], schema_for(call), now, check_edit)
+        for call in open_calls
     ]
 
     for interrupt_id in answers:
@@ -169,7 +176,11 @@ def _tool_name(call: GatedCall) -> str:
 
 
 def _resolve(
-    call: GatedCall, entry: ResumeEntry, schema: Mapping[str, Any] | None, now: datetime
+    call: GatedCall,
+    entry: ResumeEntry,
+    schema: Mapping[str, Any] | None,
+    now: datetime,
+    check_edit: EditCheck | None,
 ) -> Resolution:
     interrupt_id = call.interrupt.id
     if entry.status == "cancelled":
@@ -181,6 +192,8 @@ def _resolve(
             f"{call.interrupt.expires_at}; it can only be cancelled now.",
             interrupt_id=interrupt_id,
         )
+    # An edit is judged first, so a refused edit gets its own code, not INVALID_PAYLOAD.
+    edited = check_edit(call, entry.payload) if check_edit is not None else None
     errors = validate_payload(schema, entry.payload)
     if errors:
         raise AdapterError(
@@ -190,4 +203,4 @@ def _resolve(
             interrupt_id=interrupt_id,
         )
     approved = isinstance(entry.payload, Mapping) and entry.payload.get("approved") is True
-    return Resolution(call, "approved" if approved else "denied", entry.payload)
+    return Resolution(call, "approved" if approved else "denied", entry.payload, edited)

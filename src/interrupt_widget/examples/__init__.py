@@ -2,6 +2,8 @@
 
 - `meeting_agent()`: the quickstart's scheduler (`schedule_meeting`, gated,
   answered with a time).
+- `bank_agent()`: money transfers (`transfer_funds` gated and `editable` in its
+  amount and memo, `check_balance`), for approval policies.
 - `expense_agent()`: expense approvals (`submit_expense` gated with a category
   and a bounded amount, `issue_refund` gated above a limit, `check_budget`).
 
@@ -11,6 +13,7 @@ every tool body that ran (a `ToolRunLog`; `ExecutionLog` is its old name).
 
 from __future__ import annotations
 
+from interrupt_widget.examples.bank import EDITABLE_TRANSFER_FIELDS, bank_agent, read_journal
 from interrupt_widget.examples.expenses import (
     EXPENSE_CATEGORIES,
     EXPENSE_RESPONSE_SCHEMA,
@@ -26,6 +29,7 @@ from interrupt_widget.examples.tool_runs import (
 )
 
 __all__ = [
+    "EDITABLE_TRANSFER_FIELDS",
     "EXPENSE_CATEGORIES",
     "EXPENSE_RESPONSE_SCHEMA",
     "MEETING_RESPONSE_SCHEMA",
@@ -34,6 +38,8 @@ __all__ = [
     "ExecutedCall",
     "ExecutionLog",
     "ToolRunLog",
+    "bank_agent",
     "expense_agent",
     "meeting_agent",
+    "read_journal",
 ]

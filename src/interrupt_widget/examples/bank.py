@@ -1,0 +1,91 @@
+"""A bank-style example: an editable money transfer, for approval policies.
+
+`transfer_funds(amount, to_account, memo="")` needs approval and is
+`editable`: the approver may change the amount and the memo (never the
+recipient). `check_balance` never needs approval. Each transfer that really
+runs is appended to a journal file (one JSON line per transfer), so a test or
+a notebook can count what ran, and with which arguments, from outside the
+process that ran it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import threading
+from typing import Any
+
+from agents import Model, function_tool
+from agents.tool_context import ToolContext
+
+from interrupt_widget.edits import editable
+from interrupt_widget.examples.tool_runs import ExampleAgent, ExecutedCall, ToolRunLog
+from interrupt_widget.offline_model import default_model
+from interrupt_widget.tool_answers import resume_payload
+
+BANK_INSTRUCTIONS = (
+    "You move money for the user. Call transfer_funds with the amount, the recipient account "
+    "and a memo from the request; a person approves each transfer in the tool's own form. "
+    "Report only what the tools returned."
+)
+
+EDITABLE_TRANSFER_FIELDS = ("amount", "memo")
+"""What an approver may change in a transfer: not the recipient."""
+
+_JOURNAL_LOCK = threading.Lock()
+
+
+def bank_agent(
+    model: Model | str | None = None, *, journal: str | os.PathLike[str] | None = None
+) -> ExampleAgent:
+    """A fresh bank agent; `default_model()` if no model.
+
+    `journal`, when given, is a file each executed transfer appends one JSON
+    line to (read it back with `read_journal`).
+    """
+    log = ToolRunLog()
+    journal_path = pathlib.Path(journal) if journal is not None else None
+
+    @function_tool(needs_approval=True)
+    def transfer_funds(
+        ctx: ToolContext[Any], amount: float, to_account: str, memo: str = ""
+    ) -> str:
+        """Send `amount` to `to_account`, once a person approves it."""
+        arguments = {"amount": amount, "to_account": to_account, "memo": memo}
+        log.record(ExecutedCall("transfer_funds", ctx.tool_call_id, arguments, resume_payload(ctx)))
+        if journal_path is not None:
+            _append(journal_path, {"call_id": ctx.tool_call_id, **arguments})
+        return f"Sent {amount:.2f} to {to_account}" + (f" ({memo})." if memo else ".")
+
+    @function_tool
+    def check_balance(ctx: ToolContext[Any]) -> str:
+        """The account's balance."""
+        log.record(ExecutedCall("check_balance", ctx.tool_call_id, {}, None))
+        return "The balance is 12500.00."
+
+    editable(transfer_funds, fields=EDITABLE_TRANSFER_FIELDS)
+    return ExampleAgent(
+        name="Bank",
+        instructions=BANK_INSTRUCTIONS,
+        tools=[transfer_funds, check_balance],
+        model=model if model is not None else default_model(),
+        executions=log,
+    )
+
+
+def _append(path: pathlib.Path, record: dict[str, Any]) -> None:
+    line = json.dumps(record, sort_keys=True) + "\n"
+    with _JOURNAL_LOCK, path.open("a", encoding="utf-8") as out:
+        out.write(line)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def read_journal(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every transfer a `bank_agent(journal=path)` ran, oldest first (empty if none)."""
+    source = pathlib.Path(path)
+    if not source.exists():
+        return []
+    lines = source.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
