@@ -1,4 +1,4 @@
-"""The stable error codes a client sees, and the exception that carries one.
+"""The stable error codes a client sees, and the exceptions a user catches.
 
 Every RUN_ERROR this kit emits (the adapter, the thread, the server, the remote
 agent) and every JSON error body the server answers with has one of these

@@ -52,14 +52,19 @@ OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
 EventSink = Callable[[BaseEvent], object]
 
 
+_RENAMED: dict[str, tuple[str, object]] = {
+    "AnswersRefused": ("interrupt_widget.ResumeRefused", ResumeRefused),
+    "AgentRunner": ("interrupt_widget.run_handle.AGUIAgent", AGUIAgent),
+}
+
+
 def __getattr__(name: str) -> Any:
-    if name == "AnswersRefused":
+    if name in _RENAMED:
+        new_name, value = _RENAMED[name]
         warnings.warn(
-            "interrupt_widget.thread.AnswersRefused is now interrupt_widget.ResumeRefused",
-            DeprecationWarning,
-            stacklevel=2,
+            f"interrupt_widget.thread.{name} is now {new_name}", DeprecationWarning, stacklevel=2
         )
-        return ResumeRefused
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
