@@ -3,7 +3,9 @@
 Everything that leaves Python for the front end, a file or the network goes
 through `to_wire`; everything that comes back goes through the `*_from_wire`
 parsers, which accept the camelCase wire form, the snake_case form and model
-instances alike.
+instances alike. The widgets' own custom messages (a prompt, an answer, their
+replies) are not AG-UI models: `picker_protocol.py` and `chat_protocol.py` type
+those, and carry AG-UI values inside them in this module's form.
 """
 
 from __future__ import annotations
