@@ -10,6 +10,7 @@ import pytest
 import interrupt_widget
 
 PUBLIC = {
+    "AGUIAgent",
     "AGUIClient",
     "AGUIClientError",
     "AGUIConnectionError",
@@ -29,6 +30,7 @@ PUBLIC = {
     "RemoteAgent",
     "ResponderError",
     "ResumeRefused",
+    "RunHandle",
     "SQLiteLedger",
     "ThreadBusy",
     "__version__",

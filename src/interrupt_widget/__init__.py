@@ -29,12 +29,14 @@ from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .interrupts import with_response_schema
 from .offline_model import OfflineModel, default_model
 from .picker import InterruptPicker
+from .run_handle import AGUIAgent, RunHandle
 from .sqlite_ledger import CallInDoubt, SQLiteLedger
 from .tool_answers import resume_payload
 
 __version__ = "0.1.0"
 
 __all__: list[str] = [
+    "AGUIAgent",
     "AGUIClient",
     "AGUIClientError",
     "AGUIConnectionError",
@@ -54,6 +56,7 @@ __all__: list[str] = [
     "RemoteAgent",
     "ResponderError",
     "ResumeRefused",
+    "RunHandle",
     "SQLiteLedger",
     "ThreadBusy",
     "__version__",
