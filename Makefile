@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 NB      := notebooks/01_quickstart.ipynb
 PORT    ?= 8888
 
-.PHONY: lab setup build lint test test-js test-py test-nb test-e2e bench wheel-check clean
+.PHONY: lab setup build lint test test-js test-py test-faults test-nb test-e2e bench wheel-check clean
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
@@ -35,7 +35,11 @@ test-js: setup
 	npm test
 
 test-py: setup
-	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e
+	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e --ignore=tests/faults
+
+## Faults: edited calls and saves, restarts, kill -9, stale saves in a new kernel, open binds.
+test-faults: setup
+	$(BIN)/pytest -q -p no:cacheprovider tests/faults
 
 ## Each notebook in its own kernel, offline, with no person: one with a decision file beside it
 ## (NAME.decisions.json) is answered by replaying that file, any other by approve_all.
@@ -53,7 +57,7 @@ test-e2e: setup
 	$(BIN)/pytest -q -p no:cacheprovider tests/e2e
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself.
-test: lint wheel-check test-js test-py test-nb test-e2e
+test: lint wheel-check test-js test-py test-faults test-nb test-e2e
 
 bench: setup
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

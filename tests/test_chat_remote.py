@@ -17,7 +17,7 @@ from agents import set_tracing_disabled
 from starlette.applications import Starlette
 from starlette.types import Receive, Scope, Send
 
-from interrupt_widget import responders
+from interrupt_widget import CallMismatch, responders
 from interrupt_widget.chat import AgentChat, ChatRunError
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.examples import ExampleAgent, meeting_agent
@@ -25,6 +25,7 @@ from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY
 from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.http.serve import running_server
+from interrupt_widget.interrupts import approval_message
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.picker import AnswerRefused
 from interrupt_widget.testing import CommRecorder, until
@@ -278,7 +279,7 @@ async def test_save_and_load_a_remote_chat_runs_the_tool_once(
     assert served.agent.executions.count() == 1
 
 
-async def test_an_edited_saved_call_is_refused_by_the_server(
+async def test_an_edited_saved_call_is_refused_on_load(
     recorder: CommRecorder, served: Served, tmp_path: pathlib.Path
 ) -> None:
     chat = served.chat()
@@ -288,6 +289,28 @@ async def test_an_edited_saved_call_is_refused_by_the_server(
     saved = json.loads(path.read_text(encoding="utf-8"))
     [call] = gated_calls(saved["messages"])
     call["function"]["arguments"] = json.dumps({"topic": "Q3 roadmap", "attendee": "Mallory"})
+    path.write_text(json.dumps(saved), encoding="utf-8")
+
+    with pytest.raises(CallMismatch, match=call["id"]) as caught:
+        AgentChat.load(path, RemoteAgent(served.url, token=TOKEN))
+    assert caught.value.code == "call_mismatch"
+    assert served.agent.executions.count() == 0
+
+
+async def test_a_saved_call_edited_with_its_record_is_refused_by_the_server(
+    recorder: CommRecorder, served: Served, tmp_path: pathlib.Path
+) -> None:
+    chat = served.chat()
+    chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    path = chat.save(tmp_path / "chat.json")
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    [call] = gated_calls(saved["messages"])
+    edited = {"topic": "Q3 roadmap", "attendee": "Mallory"}
+    call["function"]["arguments"] = json.dumps(edited)
+    for record in [call["metadata"]["interrupt"], *saved["interrupts"]]:
+        record["metadata"]["tool_input"] = edited
+        record["message"] = approval_message("schedule_meeting", edited)
     path.write_text(json.dumps(saved), encoding="utf-8")
 
     loaded = AgentChat.load(path, RemoteAgent(served.url, token=TOKEN))

@@ -36,6 +36,7 @@ from interrupt_widget.examples import ExampleAgent, meeting_agent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.client import AGUIClient
 from interrupt_widget.http.serve import running_server
+from interrupt_widget.interrupts import approval_message
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.testing import assert_valid_stream, assert_valid_thread
 from interrupt_widget.wire import to_wire
@@ -134,8 +135,9 @@ async def test_a_paused_run_resumes_over_http_and_the_tool_runs_once(
 @pytest.mark.parametrize(
     ("tamper", "code"),
     [
-        ("arguments", "fingerprint_invalid"),
-        ("tool_name", "fingerprint_invalid"),
+        ("arguments", "call_mismatch"),
+        ("tool_name", "call_mismatch"),
+        ("call_and_record", "fingerprint_invalid"),
         ("expiry", "fingerprint_invalid"),
         ("strip", "fingerprint_missing"),
         ("thread", "fingerprint_invalid"),
@@ -154,6 +156,13 @@ async def test_a_forged_resume_runs_nothing(
                     call["function"]["arguments"] = json.dumps({"topic": "wire all the money"})
                 elif tamper == "tool_name":
                     call["function"]["name"] = "delete_everything"
+                elif tamper == "call_and_record":  # both edited alike: only the HMAC tells
+                    record = call["metadata"]["interrupt"]
+                    call["function"]["arguments"] = json.dumps({"topic": "wire all the money"})
+                    record["metadata"]["tool_input"] = {"topic": "wire all the money"}
+                    record["message"] = approval_message(
+                        record["metadata"]["tool_name"], record["metadata"]["tool_input"]
+                    )
                 elif tamper == "expiry":
                     call["metadata"]["interrupt"]["expiresAt"] = "2999-01-01T00:00:00Z"
                 elif tamper == "strip":
@@ -162,7 +171,7 @@ async def test_a_forged_resume_runs_nothing(
     assert_valid_stream(refused)
     error = error_of(refused)
     assert error.code == code
-    assert "nothing was run" in error.message or "no fingerprint" in error.message
+    assert "nothing was run" in error.message.lower() or "no fingerprint" in error.message
     assert [e.type.value for e in refused] == ["RUN_STARTED", "RUN_ERROR"]
     assert agent.executions.count() == 0
 

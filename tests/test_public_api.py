@@ -22,6 +22,7 @@ PUBLIC = {
     "AnswerRefused",
     "CallInDoubt",
     "ChatRunError",
+    "CallMismatch",
     "ErrorCode",
     "InterruptPicker",
     "InterruptsOpen",

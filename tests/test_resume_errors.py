@@ -177,6 +177,7 @@ def test_error_codes_are_stable_strings() -> None:
         "incomplete_resume",
         "interrupt_expired",
         "invalid_payload",
+        "call_mismatch",
         "malformed_resume_entry",
         "conflicting_resume_entries",
         "pending_interrupts",

@@ -39,6 +39,7 @@ from ipywidgets import widget_serialization
 
 from . import responders as _responders
 from .adapter import OpenAIAgentsAdapter
+from .call_agreement import check_saved
 from .chat_protocol import (
     Hello,
     PromptResult,
@@ -50,7 +51,7 @@ from .chat_protocol import (
 )
 from .decisions import Decision, decisions_for, decisions_frame, save_decisions
 from .delta_batching import EventBatcher, coalesce
-from .errors import ChatRunError, InterruptsOpen, ResumeRefused, ThreadBusy
+from .errors import CallMismatch, ChatRunError, InterruptsOpen, ResumeRefused, ThreadBusy
 from .execution_ledger import ExecutionLedger
 from .http.remote import RemoteAgent
 from .interrupts import tool_name
@@ -62,7 +63,7 @@ from .thread import (
     OutcomeKind,
     RunOutcome,
 )
-from .wire import messages_to_wire, to_wire
+from .wire import interrupts_from_wire, message_from_wire, messages_to_wire, to_wire
 
 __all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError"]
 
@@ -306,11 +307,27 @@ class AgentChat(anywidget.AnyWidget):
 
     @classmethod
     def load(cls, path: str | pathlib.Path, agent: Any, **options: Any) -> AgentChat:
-        """A chat from `save(path)`, for the same agent; open interrupts ask again."""
+        """A chat from `save(path)`, for the same agent; open interrupts ask again.
+
+        A save is input like any other: a file whose open calls are not what their
+        interrupts show (edited arguments or tool) raises `CallMismatch`, naming the
+        call, and nothing is loaded.
+        """
         source = pathlib.Path(path)
         document = json.loads(source.read_text(encoding="utf-8"))
         if not isinstance(document, dict) or document.get("format") != SAVE_FORMAT:
             raise ValueError(f"{source} is not a saved chat (expected format {SAVE_FORMAT})")
+        try:
+            check_saved(
+                [message_from_wire(m) for m in document.get("messages", ())],
+                interrupts_from_wire(document.get("interrupts", ())),
+            )
+        except CallMismatch as mismatch:
+            raise CallMismatch(
+                f"{source}: {mismatch}",
+                call_id=mismatch.call_id,
+                interrupt_id=mismatch.interrupt_id,
+            ) from None
         return cls(agent, _state=document, **options)
 
     def __repr__(self) -> str:

@@ -36,6 +36,8 @@ class ErrorCode(StrEnum):
     """Two entries answer one interrupt differently."""
     PENDING_INTERRUPTS = "pending_interrupts"
     """New input arrived while gated tool calls in the messages still wait for an answer."""
+    CALL_MISMATCH = "call_mismatch"
+    """A gated call's tool or arguments differ from what its interrupt record shows; nothing ran."""
     INVALID_INPUT = "invalid_input"
     """The input cannot be run: messages that cannot be continued (a gated call names a tool
     the agent lacks), or over HTTP (422) a body that is not a RunAgentInput."""
@@ -99,6 +101,20 @@ class AdapterError(Exception):
         """What went wrong, naming the interrupt when there is one."""
         self.interrupt_id = interrupt_id
         """The interrupt concerned, if any."""
+
+
+class CallMismatch(ValueError):
+    """Saved messages hold a gated call that is not what its interrupt shows."""
+
+    code = ErrorCode.CALL_MISMATCH
+    """The same code a run refused for this reason ends with."""
+
+    def __init__(self, message: str, *, call_id: str, interrupt_id: str) -> None:
+        super().__init__(message)
+        self.call_id = call_id
+        """The tool call at fault."""
+        self.interrupt_id = interrupt_id
+        """The interrupt recorded on it."""
 
 
 class ThreadBusy(RuntimeError):

@@ -109,11 +109,16 @@ def tool_call_interrupt(
         id=interrupt_id_for(tool_call_id),
         reason=TOOL_CALL_REASON,
         tool_call_id=tool_call_id,
-        message=f"Allow {tool_name} to run with {_describe_input(tool_input)}?",
+        message=approval_message(tool_name, tool_input),
         response_schema=approval_schema(response_schema),
         expires_at=expires_at,
         metadata=metadata,
     )
+
+
+def approval_message(tool_name: str, tool_input: Any) -> str:
+    """The question an approval interrupt asks, built from the call it shows."""
+    return f"Allow {tool_name} to run with {_describe_input(tool_input)}?"
 
 
 def _describe_input(tool_input: Any) -> str:

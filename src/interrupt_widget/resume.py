@@ -3,7 +3,8 @@
 `plan_resume` either returns what to do with every open gated call (run it,
 tell the model it was denied, or cancelled) or raises `AdapterError` with the
 code of the first problem found. It runs before anything else, so a bad
-resume runs no tool and changes nothing.
+resume runs no tool and changes nothing. An open call that is not what its
+interrupt record shows (`call_agreement`) fails it before any entry is read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ag_ui.core import Message, ResumeEntry, ToolMessage
 from pydantic import ValidationError
 
 from interrupt_widget.answers import describe, is_expired, validate_payload
+from interrupt_widget.call_agreement import check_agreement
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.interrupts import (
     GatedCall,
@@ -78,6 +80,9 @@ def plan_resume(
     cleaned = [m for m in messages if not _is_duplicate_result(m, gated_ids)]
     done = answered_call_ids(cleaned)
     open_calls = [g for g in gated if g.call_id not in done]
+    # What would run must be what was shown, for every open call, before any is answered.
+    for call in open_calls:
+        check_agreement(call.call, call.interrupt)
     by_interrupt = {g.interrupt.id: g for g in gated}
 
     answers: dict[str, ResumeEntry] = {}

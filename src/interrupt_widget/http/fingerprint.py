@@ -25,6 +25,8 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
+from interrupt_widget.call_agreement import canonical_json
+
 SECRET_ENV: Final = "INTERRUPT_WIDGET_SECRET"
 """The environment variable a server reads its fingerprint secret from."""
 
@@ -58,21 +60,6 @@ def secret_from_env(environ: Mapping[str, str] | None = None) -> str | None:
     """The secret set in `INTERRUPT_WIDGET_SECRET`, or None when it is unset or blank."""
     value = (os.environ if environ is None else environ).get(SECRET_ENV, "").strip()
     return value or None
-
-
-def _integral(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
-        return {str(k): _integral(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_integral(v) for v in value]
-    return value
-
-
-def canonical_json(value: Any) -> str:
-    """`value` as JSON in the one spelling fingerprints are computed over."""
-    return json.dumps(_integral(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def canonical_arguments(arguments: str) -> str:

@@ -34,10 +34,12 @@ from ag_ui.core import (
     ToolCall,
 )
 
+from interrupt_widget.call_agreement import disagreement, mismatch_error
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY, Fingerprinter
 from interrupt_widget.interrupts import answered_call_ids, interrupt_id_of, interrupt_record
 from interrupt_widget.run_handle import AGUIAgent, RunHandle, as_run_handle
+from interrupt_widget.wire import interrupt_from_wire
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +49,7 @@ class FingerprintProblem:
     """Why a request was refused before the agent saw it."""
 
     code: ErrorCode
-    """`FINGERPRINT_MISSING` or `FINGERPRINT_INVALID`."""
+    """`FINGERPRINT_MISSING`, `FINGERPRINT_INVALID`, or `CALL_MISMATCH` (unlike its record)."""
     message: str
     """A sentence naming the call (and interrupt) at fault."""
 
@@ -60,6 +62,20 @@ def _tool_calls(messages: Iterable[Message]) -> Iterable[ToolCall]:
 
 def _fingerprint_of(call: ToolCall) -> object:
     return (call.metadata or {}).get(FINGERPRINT_KEY)
+
+
+def _mismatch(call: ToolCall) -> FingerprintProblem | None:
+    # Said before the fingerprint, which any change breaks: this names what changed.
+    record = interrupt_record(call)
+    try:
+        interrupt = interrupt_from_wire(record or {})
+    except ValueError:
+        return None  # not an interrupt at all: the fingerprint check refuses it
+    why = disagreement(call, interrupt)
+    if why is None:
+        return None
+    error = mismatch_error(call, interrupt, why)
+    return FingerprintProblem(error.code, error.message)
 
 
 class FingerprintGuard:
@@ -98,6 +114,9 @@ class FingerprintGuard:
                 continue
             if interrupt_id not in targeted and call.id in answered:
                 continue  # settled history: no resume can make it run
+            mismatch = _mismatch(call)
+            if mismatch is not None:
+                return mismatch
             if self._is_genuine(input.thread_id, call):
                 continue
             missing = _fingerprint_of(call) is None
