@@ -120,14 +120,14 @@ def test_prompt_picker_answer_and_resume_over_real_comms(kernel: BlockingKernelC
     setup_id = kernel.execute(SETUP)
     opened = front.read_until(front.opened("chat"))
     chat_id = opened["content"]["comm_id"]
+    # The chat's one picker opens with the chat, in the cell, never later from a run.
+    picker_id = front.read_until(front.opened("picker"))["content"]["comm_id"]
     shown = front.read_until(
         lambda m: m["msg_type"] == "display_data" and m["parent_header"]["msg_id"] == setup_id
     )
     assert shown["content"]["data"]["text/plain"] == "AgentChat (idle)"
 
     front.send(chat_id, {"type": "prompt", "text": BOOK, "requestId": "p1"})
-    picker_msg = front.read_until(front.opened("picker"))
-    picker_id = picker_msg["content"]["comm_id"]
     front.read_until(front.status_is(chat_id, "waiting"))
     assert front.states[chat_id]["picker"] == f"IPY_MODEL_{picker_id}"
     streamed = [c for cid, c in front.custom if cid == chat_id and c["type"] == "events"]
@@ -161,8 +161,9 @@ def test_prompt_picker_answer_and_resume_over_real_comms(kernel: BlockingKernelC
 def test_a_cell_awaiting_send_resumes_on_a_click(kernel: BlockingKernelClient) -> None:
     front = FrontEnd(kernel)
     front.execute(SETUP)
+    (picker_id,) = [cid for cid, kind in front.kinds.items() if kind == "picker"]
     awaiting = kernel.execute(f"result = await chat.send({BOOK!r})\nprint(result.text)")
-    picker_id = front.read_until(front.opened("picker"))["content"]["comm_id"]
+    front.read_until(lambda _m: bool(front.states[picker_id].get("interrupts")))
     front.answer(picker_id, "a1")  # sent while the cell is suspended in await
     front.read_until(
         lambda m: (

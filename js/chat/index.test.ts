@@ -215,6 +215,35 @@ describe("mountChat", () => {
     expect(order).toEqual(["user", "tool", "picker", "assistant"]);
   });
 
+  it("re-anchors the one picker when Python resets it for the next question", async () => {
+    const call = (id: string) => ({
+      id: `a-${id}`,
+      role: "assistant",
+      toolCalls: [{ id, function: { name: "book", arguments: "{}" } }],
+    });
+    const model = chatModel({ messages: [{ id: "u", role: "user", content: "book two" }, call("c1"), call("c2")] });
+    const picker = new FakeModel({ kind: "picker", interrupts: [{ id: "i1", reason: "tool_call", toolCallId: "c1" }] });
+    model.others.set("p", picker);
+    const unmount = vi.fn();
+    const mountPicker = vi.fn((slot: HTMLElement) => {
+      slot.textContent = "PICKER";
+      return unmount;
+    });
+    const { el, cleanup } = mount(model, { mountPicker });
+    model.set("picker", "IPY_MODEL_p");
+    await vi.waitFor(() => expect(mountPicker).toHaveBeenCalled());
+    const after = () => el.querySelector(".iw-chat-picker")?.previousElementSibling as HTMLElement | null;
+    expect(after()?.dataset.itemId).toBe("c1");
+
+    picker.set("interrupts", [{ id: "i2", reason: "tool_call", toolCallId: "c2" }]);
+    expect(after()?.dataset.itemId).toBe("c2");
+    expect(mountPicker).toHaveBeenCalledTimes(1); // the same mount redraws itself
+
+    cleanup();
+    expect(unmount).toHaveBeenCalledTimes(1);
+    expect(picker.listeners()).toBe(0);
+  });
+
   it("reads widget references", () => {
     expect(pickerModelId("IPY_MODEL_x1")).toBe("x1");
     expect(pickerModelId(null)).toBeNull();

@@ -83,11 +83,14 @@ export function mountChat(
 
   let pickerCleanup: (() => void) | void = undefined;
   let pickerGeneration = 0;
+  const unmountPicker = (): void => {
+    if (pickerCleanup) pickerCleanup();
+    pickerCleanup = undefined;
+  };
   const onPicker = (): void => {
     pickerGeneration += 1;
     const generation = pickerGeneration;
-    if (pickerCleanup) pickerCleanup();
-    pickerCleanup = undefined;
+    unmountPicker();
     view.pickerSlot.replaceChildren();
     view.anchorPicker([]);
     const id = pickerModelId(model.get("picker"));
@@ -100,8 +103,15 @@ export function mountChat(
     void model.widget_manager.get_model(id).then(
       (pickerModel) => {
         if (generation !== pickerGeneration) return; // a newer picker replaced this one
-        view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
-        pickerCleanup = mount(view.pickerSlot, pickerModel);
+        // The chat keeps one picker and resets it for each question: follow its interrupts.
+        const anchor = (): void => view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
+        anchor();
+        const unmount = mount(view.pickerSlot, pickerModel);
+        pickerModel.on("change:interrupts", anchor);
+        pickerCleanup = () => {
+          pickerModel.off("change:interrupts", anchor);
+          if (unmount) unmount();
+        };
       },
       () => {
         if (generation === pickerGeneration) view.notice("The picker for this run could not be loaded.");
@@ -126,7 +136,7 @@ export function mountChat(
     model.off("change:picker", onPicker);
     model.off("msg:custom", onCustom);
     pickerGeneration += 1;
-    if (pickerCleanup) pickerCleanup();
+    unmountPicker();
     view.destroy();
   };
 }

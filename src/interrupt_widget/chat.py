@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import logging
 import pathlib
@@ -132,7 +131,11 @@ class AgentChat(anywidget.AnyWidget):
     picker = traitlets.Instance(InterruptPicker, allow_none=True, read_only=True).tag(
         sync=True, **widget_serialization
     )
-    """The picker of the last interrupts (answered or not), drawn inline."""
+    """The picker of the last interrupts (answered or not), drawn inline; None between runs.
+
+    Always the same widget, built with the chat (marimo creates a widget's front end only
+    while a cell runs, and a run may pause long after): each new question resets it.
+    """
 
     def __init__(
         self,
@@ -183,20 +186,23 @@ class AgentChat(anywidget.AnyWidget):
             messages=state.get("messages", ()),
             interrupts=state.get("interrupts", ()),
         )
-        self._renderers = dict(renderers or {})
+        self._picker = InterruptPicker(
+            None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit
+        )
+        self._asked: frozenset[str] = frozenset()
+        """The ids of the interrupts the picker was last reset to."""
         self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
         self._batcher = EventBatcher(self._to_front_end)
         self._loop: asyncio.AbstractEventLoop | None = _running_loop()
         self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
-        self._picker_generation = 0
         self._stop_when_answered = False
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
         self.on_msg(self._on_front_end_message)
         self._sync_messages()
         if self._thread.interrupts:  # a loaded chat that was waiting: ask again
-            self._set_status("waiting", _waiting_line(self._thread.interrupts))
             self._open_picker(self._thread.interrupts)
+            self._set_status("waiting", _waiting_line(self._thread.interrupts))
             self._let_responder_answer()
 
     @classmethod
@@ -356,22 +362,26 @@ class AgentChat(anywidget.AnyWidget):
         self, first: RunAgentInput | list[ResumeEntry], decisions_before: int
     ) -> ChatResult:
         runs_before = len(self._thread.runs)
+        doing = "running the agent"
         try:
             if isinstance(first, RunAgentInput):
                 outcome = await self._run(first)
             else:
+                doing = "resuming the run"
                 outcome = await self._resume(first)
             while outcome.kind == "interrupt":
+                doing = "asking for an answer"
                 entries = await self._ask(outcome.interrupts)
+                doing = "resuming the run"
                 outcome = await self._resume(entries)
         except asyncio.CancelledError:
             self._thread.stop()
             raise
         except Exception as exc:  # a responder, or interrupts the picker refuses
-            self._set_status("error", f"Error: {exc}")
+            self._set_status("error", error_line(exc, doing))
             raise
         if outcome.kind == "error":
-            self._set_status("error", f"Error: {outcome.error}")
+            self._set_status("error", error_line(outcome.error, doing))
             if self._thread.interrupts:
                 # A resume that failed before its calls got results (a server that went
                 # away): ask again, so the answer can be given once the cause is fixed.
@@ -410,7 +420,7 @@ class AgentChat(anywidget.AnyWidget):
         try:
             run_input = self._thread.resume_input(entries)
         except ResumeRefused as exc:
-            self._set_status("error", f"Error: {exc}")
+            self._set_status("error", error_line(exc, "resuming the run"))
             raise
         return await self._run(run_input, stop_once_answered=stop)
 
@@ -418,8 +428,8 @@ class AgentChat(anywidget.AnyWidget):
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[list[ResumeEntry]] = loop.create_future()
         self._waiter = waiter
+        self._open_picker(interrupts)  # before `waiting`, so a view that sees it finds the picker
         self._set_status("waiting", _waiting_line(interrupts))
-        self._open_picker(interrupts)
         try:
             if self.responder is not None:
                 self.responder.respond(self._require_picker())
@@ -428,10 +438,9 @@ class AgentChat(anywidget.AnyWidget):
             self._waiter = None
 
     def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
-        self._picker_generation += 1
-        on_submit = functools.partial(self._on_picker_submit, self._picker_generation)
-        picker = InterruptPicker(interrupts, renderers=self._renderers, on_submit=on_submit)
-        self.set_trait("picker", picker)
+        self._picker.reset(interrupts)  # refuses bad interrupts before changing anything
+        self._asked = frozenset(i.id for i in interrupts)
+        self.set_trait("picker", self._picker)
 
     def _require_picker(self) -> InterruptPicker:
         picker = self.picker
@@ -445,22 +454,24 @@ class AgentChat(anywidget.AnyWidget):
         try:
             self.responder.respond(self.picker)
         except ResponderError as exc:
-            self._set_status("error", f"Error: {exc}")
+            self._set_status("error", error_line(exc, "answering with the responder"))
 
-    def _on_picker_submit(self, generation: int, entries: list[ResumeEntry]) -> None:
+    def _on_picker_submit(self, entries: list[ResumeEntry]) -> None:
         """From the picker, on whatever thread recorded the last answer."""
         loop = self._loop
         if loop is None:
-            raise RuntimeError("AgentChat has no event loop to resume on")
+            raise RuntimeError(
+                "AgentChat has no event loop to resume on: build it in a notebook cell"
+            )
         if _running_loop() is loop:
-            self._deliver(generation, entries)
+            self._deliver(entries)
         else:
-            loop.call_soon_threadsafe(self._deliver, generation, entries)
+            loop.call_soon_threadsafe(self._deliver, entries)
 
-    def _deliver(self, generation: int, entries: list[ResumeEntry]) -> None:
-        picker = self.picker
-        if generation != self._picker_generation or picker is None:
-            return  # a picker that was replaced meanwhile
+    def _deliver(self, entries: list[ResumeEntry]) -> None:
+        picker = self._picker
+        if frozenset(e.interrupt_id for e in entries) != self._asked:
+            return  # answers to an earlier question, delivered after the picker was reset
         before = len(self._decisions)
         interrupts = [i for i in self._thread.interrupts if i.id in picker.answers]
         self._decisions.extend(decisions_for(interrupts, picker.answers))
@@ -548,6 +559,15 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
 def _retrieve(task: asyncio.Task[ChatResult]) -> None:
     if not task.cancelled():
         task.exception()
+
+
+def error_line(problem: BaseException | str | None, doing: str) -> str:
+    """The status line of a failure; never a bare `Error: ` (some exceptions have no text)."""
+    if isinstance(problem, BaseException):
+        text = str(problem).strip()
+        return f"Error: {text}" if text else f"Error: {type(problem).__name__} while {doing}"
+    text = (problem or "").strip()
+    return f"Error: {text}" if text else f"Error: the run failed while {doing} (no message given)"
 
 
 def _last_reply(thread: ConversationThread) -> str:

@@ -50,6 +50,7 @@ _BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
 _MIN_KERNEL = (7, 4)
 """The `by` of an answer the picker recorded itself because time ran out."""
 
+_NOTHING_ASKED = "InterruptPicker: nothing asked yet"
 SubmitCallback = Callable[[list[ResumeEntry]], object]
 _EntriesFuture = asyncio.Future[list[ResumeEntry]]
 
@@ -88,41 +89,61 @@ class InterruptPicker(anywidget.AnyWidget):
 
     def __init__(
         self,
-        interrupts: Iterable[Interrupt | Mapping[str, Any]],
+        interrupts: Iterable[Interrupt | Mapping[str, Any]] | None,
         *,
         renderers: Mapping[str, str | pathlib.Path] | None = None,
         on_submit: SubmitCallback | None = None,
     ) -> None:
-        parsed = interrupts_from_wire(interrupts)
-        if not parsed:
-            raise ValueError("InterruptPicker needs at least one interrupt")
-        ids = [i.id for i in parsed]
-        duplicates = sorted({i for i in ids if ids.count(i) > 1})
-        if duplicates:
-            raise ValueError(f"interrupt ids must be unique; repeated: {', '.join(duplicates)}")
-        for interrupt in parsed:
-            _check_deadline(interrupt)
+        """`interrupts`: at least one; None for a picker that asks nothing until `reset`."""
+        parsed = [] if interrupts is None else _checked(interrupts)
         # Passed to the constructor so the opening message already carries them.
         super().__init__(
             interrupts=[to_wire(i) for i in parsed],
             renderers={str(k): _renderer_source(v) for k, v in (renderers or {}).items()},
         )
-        self._order = parsed
-        self._by_id = {i.id: i for i in parsed}
         self._on_submit = on_submit
         self._lock = threading.RLock()
-        self._recorded: dict[str, dict[str, Any]] = {}
-        self._entries: list[ResumeEntry] | None = None
         self._waiters: list[tuple[asyncio.AbstractEventLoop, _EntriesFuture]] = []
         self._timers: list[tuple[asyncio.AbstractEventLoop, asyncio.TimerHandle]] = []
-        self._armed = False
-        self._unsettled: list[ResumeEntry] | None = None
+        self._begin(parsed)
         self.on_msg(self._on_front_end_message)
+        self._sweep_expired()
+        self._settle()
+
+    def reset(self, interrupts: Iterable[Interrupt | Mapping[str, Any]]) -> None:
+        """Ask about `interrupts` instead: answers, errors and status start afresh.
+
+        One picker can serve question after question (the chat reuses its own:
+        marimo creates a widget's front end only while a cell runs). A view
+        redraws in place; an answer still on its way for an earlier interrupt is
+        refused as unknown. Coroutines in `wait()` get the next submission.
+        """
+        parsed = _checked(interrupts)
+        with self._lock:
+            timers, self._timers = self._timers, []
+            for loop, timer in timers:
+                _call_soon(loop, timer.cancel)
+            with self.hold_sync():
+                self.interrupts = [to_wire(i) for i in parsed]
+                self.answers = {}
+                self.errors = {}
+                self.error = ""
+                self.status = "waiting"
+            self._begin(parsed)
+            self._sweep_expired()
+        self._settle()
+
+    def _begin(self, parsed: list[Interrupt]) -> None:
+        """Start asking about `parsed` (under the lock, or before anyone else can call)."""
+        self._order = parsed
+        self._by_id = {i.id: i for i in parsed}
+        self._recorded: dict[str, dict[str, Any]] = {}
+        self._entries: list[ResumeEntry] | None = None
+        self._unsettled: list[ResumeEntry] | None = None
+        self._armed = False
         # With no running loop, expiry is still checked on each answer and in wait().
         with contextlib.suppress(RuntimeError):
             self._arm_expiry(asyncio.get_running_loop())
-        self._sweep_expired()
-        self._settle()
 
     # -- answering ---------------------------------------------------------------------------
 
@@ -203,7 +224,7 @@ class InterruptPicker(anywidget.AnyWidget):
 
     def __repr__(self) -> str:
         with self._lock:
-            lines = [self._describe(i) for i in self._order]
+            lines = [self._describe(i) for i in self._order] or [_NOTHING_ASKED]
             if self.status == "error" and self.error:
                 lines.append(f"Error: {self.error}")
         return "\n".join(lines)
@@ -280,6 +301,8 @@ class InterruptPicker(anywidget.AnyWidget):
             self.error = ""
 
     def _submit_if_complete(self) -> None:
+        if not self._order:
+            return  # nothing asked yet
         if self._entries is not None or len(self._recorded) < len(self._order):
             return
         self._entries = [
@@ -390,6 +413,20 @@ def _decision(record: Mapping[str, Any] | None) -> str:
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _checked(interrupts: Iterable[Interrupt | Mapping[str, Any]]) -> list[Interrupt]:
+    """The interrupts as models, refused whole when empty, repeated or badly timed."""
+    parsed = interrupts_from_wire(interrupts)
+    if not parsed:
+        raise ValueError("InterruptPicker needs at least one interrupt")
+    ids = [i.id for i in parsed]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise ValueError(f"interrupt ids must be unique; repeated: {', '.join(duplicates)}")
+    for interrupt in parsed:
+        _check_deadline(interrupt)
+    return parsed
 
 
 def _check_deadline(interrupt: Interrupt) -> None:

@@ -257,7 +257,8 @@ class ConversationThread:
                 raise
         except Exception as exc:  # the adapter itself broke: end the run as an error
             if outcome is None:
-                message = f"{type(exc).__name__}: {exc}"
+                detail = str(exc).strip() or "raised with no message while running the agent"
+                message = f"{type(exc).__name__}: {detail}"
                 code = ErrorCode.ADAPTER_FAILED
                 emit(RunErrorEvent(message=message, code=code))
                 outcome = RunOutcome("error", record.run_id, error=message, code=code)
