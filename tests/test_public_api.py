@@ -21,6 +21,7 @@ PUBLIC = {
     "AgentChat",
     "AnswerRefused",
     "CallInDoubt",
+    "CannotWaitHere",
     "ChatRunError",
     "CallMismatch",
     "ErrorCode",

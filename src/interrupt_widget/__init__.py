@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import responders
 from .adapter import AdapterRun, OpenAIAgentsAdapter
+from .awaiting import CannotWaitHere
 from .chat import AgentChat
 from .edits import editable
 from .errors import (
@@ -49,6 +50,7 @@ __all__: list[str] = [
     "AnswerRefused",
     "CallInDoubt",
     "CallMismatch",
+    "CannotWaitHere",
     "ChatRunError",
     "ErrorCode",
     "InterruptPicker",

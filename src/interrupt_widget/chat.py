@@ -19,7 +19,7 @@ import contextlib
 import json
 import logging
 import pathlib
-from collections.abc import Awaitable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -38,6 +38,7 @@ from ipywidgets import widget_serialization
 
 from . import responders as _responders
 from .adapter import OpenAIAgentsAdapter
+from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .call_agreement import check_saved
 from .chat_protocol import (
     Hello,
@@ -96,13 +97,39 @@ class ChatResult:
 
 
 class ChatRun:
-    """The handle `send` returns at once. Await it for the `ChatResult`."""
+    """The handle `send` returns at once. Await it for the `ChatResult`.
 
-    def __init__(self, task: asyncio.Task[ChatResult]) -> None:
+    Awaiting never cancels the run: a cell interrupted while it awaits leaves the run
+    going. In marimo, where a cell cannot receive a click while it awaits, awaiting a run
+    that waits for a person raises `CannotWaitHere` at once; use `add_done_callback`.
+    """
+
+    def __init__(self, task: asyncio.Task[ChatResult], person_needed: asyncio.Event) -> None:
         self._task = task
+        self._person_needed = person_needed
 
     def __await__(self) -> Generator[Any, None, ChatResult]:
-        return self._task.__await__()
+        return self._outcome().__await__()
+
+    async def _outcome(self) -> ChatResult:
+        if self._task.done() or not in_marimo():
+            return await asyncio.shield(self._task)
+        if not self._person_needed.is_set():
+            asked = asyncio.ensure_future(self._person_needed.wait())
+            try:  # asyncio.wait cancels neither the run nor the watch when this is cancelled
+                await asyncio.wait({self._task, asked}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                asked.cancel()
+            if self._task.done():
+                return self._task.result()
+        raise CannotWaitHere(
+            marimo_way(
+                "`await run`",
+                "call `run.add_done_callback(fn)`, or feed a `mo.state` setter from "
+                '`chat.observe(fn, names="status")` and read `chat.text` and `chat.decisions` '
+                "in a cell that uses that state.",
+            )
+        )
 
     def done(self) -> bool:
         return self._task.done()
@@ -110,6 +137,10 @@ class ChatRun:
     def result(self) -> ChatResult:
         """The result of a finished run (raises what the run raised)."""
         return self._task.result()
+
+    def add_done_callback(self, fn: Callable[[ChatRun], object]) -> None:
+        """Call `fn(run)` on the kernel's loop once the run ends (at once if it has)."""
+        self._task.add_done_callback(lambda _task: fn(self))
 
     def __repr__(self) -> str:
         return f"<ChatRun {'finished' if self._task.done() else 'running'}>"
@@ -195,6 +226,8 @@ class AgentChat(anywidget.AnyWidget):
         self._batcher = EventBatcher(self._to_front_end)
         self._loop: asyncio.AbstractEventLoop | None = _running_loop()
         self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
+        self._person_needed = asyncio.Event()
+        """Set while the run waits for a person (not a responder) to answer the picker."""
         self._stop_when_answered = False
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
@@ -355,7 +388,7 @@ class AgentChat(anywidget.AnyWidget):
 
         task = loop.create_task(main(), name="interrupt-widget chat")
         task.add_done_callback(_retrieve)  # the status line shows failures; no stray warning
-        self._last_run = ChatRun(task)
+        self._last_run = ChatRun(task, self._person_needed)
         return self._last_run
 
     async def _converse(
@@ -433,9 +466,12 @@ class AgentChat(anywidget.AnyWidget):
         try:
             if self.responder is not None:
                 self.responder.respond(self._require_picker())
+            if not waiter.done():
+                self._person_needed.set()
             return await waiter
         finally:
             self._waiter = None
+            self._person_needed.clear()
 
     def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
         self._picker.reset(interrupts)  # refuses bad interrupts before changing anything

@@ -31,6 +31,7 @@ import traitlets
 from ag_ui.core import Interrupt, ResumeEntry
 
 from .answers import describe, is_expired, parse_instant, validate_payload
+from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .errors import AnswerRefused
 from .interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON, tool_name, verdict
 from .picker_protocol import (
@@ -176,6 +177,15 @@ class InterruptPicker(anywidget.AnyWidget):
         """
         _require_awaitable_kernel()
         loop = asyncio.get_running_loop()
+        if in_marimo() and self._entries is None:
+            raise CannotWaitHere(
+                marimo_way(
+                    "`await picker.wait()`",
+                    "pass `on_submit=` to InterruptPicker, or feed a `mo.state` setter from "
+                    '`picker.observe(fn, names="answers")` and read `picker.entries` in a cell '
+                    "that uses that state.",
+                )
+            )
         with self._lock:
             self._arm_expiry(loop)
             self._sweep_expired()
