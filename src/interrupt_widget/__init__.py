@@ -31,6 +31,7 @@ from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .interrupts import with_response_schema
 from .offline_model import OfflineModel, default_model
 from .picker import InterruptPicker
+from .policy import Policy, approve, ask, deny
 from .run_handle import AGUIAgent, RunHandle
 from .sqlite_ledger import CallInDoubt, SQLiteLedger
 from .tool_answers import resume_payload
@@ -57,6 +58,7 @@ __all__: list[str] = [
     "InterruptsOpen",
     "OfflineModel",
     "OpenAIAgentsAdapter",
+    "Policy",
     "RemoteAgent",
     "ResponderError",
     "ResumeRefused",
@@ -64,8 +66,11 @@ __all__: list[str] = [
     "SQLiteLedger",
     "ThreadBusy",
     "__version__",
+    "approve",
     "asgi_app",
+    "ask",
     "default_model",
+    "deny",
     "editable",
     "responders",
     "resume_payload",

@@ -91,9 +91,12 @@ from interrupt_widget.interrupts import (
     attach,
     declared_response_schema,
     expiry,
+    gated_calls,
     parse_arguments,
     result_message_id,
+    tool_arguments,
     tool_call_interrupt,
+    tool_name,
 )
 from interrupt_widget.messages import (
     NOT_RUN_PREFIX,
@@ -102,6 +105,7 @@ from interrupt_widget.messages import (
     output_text,
     to_sdk_input,
 )
+from interrupt_widget.policy import Policy, Ruling
 from interrupt_widget.resume import Resolution, plan_resume
 from interrupt_widget.sdk_events import EventTranslator, MessageIds
 from interrupt_widget.tool_answers import answering
@@ -109,6 +113,9 @@ from interrupt_widget.tool_answers import answering
 logger = logging.getLogger(__name__)
 
 __all__ = ["AdapterRun", "OpenAIAgentsAdapter"]
+
+MAX_SETTLED_ROUNDS = 20
+"""How many rounds of calls the policy may settle in a row within one run."""
 
 
 class OpenAIAgentsAdapter:
@@ -132,6 +139,7 @@ class OpenAIAgentsAdapter:
         context: Any = None,
         clock: Callable[[], datetime] | None = None,
         ledger: CallLedger | None = None,
+        policy: Policy | None = None,
     ) -> None:
         self.agent = agent
         """The starting agent of every run."""
@@ -160,6 +168,12 @@ class OpenAIAgentsAdapter:
 
         In this process's memory by default; replicas that may get the same resume
         share a `SQLiteLedger` file."""
+
+        self.policy = policy
+        """Rules that settle calls without a person (`Policy`); None: a person answers all.
+
+        A settled call never pauses the run: an approved one runs at once (once,
+        through the ledger), a denied one is not run and the model is told why."""
 
     def run(self, input: RunAgentInput) -> AdapterRun:
         """The AG-UI events of one run, as an async iterator with a thread-safe `stop()`."""
@@ -220,9 +234,11 @@ class OpenAIAgentsAdapter:
                 transcript.apply(result)
                 yield result
 
-            if not handle.stop_requested:
+            agent = self._agent_for(plan.resolutions)
+            settled_rounds = 0
+            while not handle.stop_requested:
                 streamed = Runner.run_streamed(
-                    self._agent_for(plan.resolutions),
+                    agent,
                     to_sdk_input(history + transcript.messages),
                     context=self.context,
                     run_config=self.run_config,
@@ -232,20 +248,39 @@ class OpenAIAgentsAdapter:
                     for event in translator.translate(sdk_event):
                         transcript.apply(event)
                         yield event
-                if not handle.stop_requested:
-                    interrupts = self._interrupts(streamed, transcript, pending)
-                    for event in pending:
-                        yield event
-                    yield MessagesSnapshotEvent(messages=history + transcript.messages)
-                    outcome: Any = (
-                        RunFinishedInterruptOutcome(interrupts=interrupts)
-                        if interrupts
-                        else RunFinishedSuccessOutcome()
-                    )
-                    yield RunFinishedEvent(
-                        thread_id=input.thread_id, run_id=input.run_id, outcome=outcome
-                    )
-                    return
+                if handle.stop_requested:
+                    break
+                interrupts = self._interrupts(streamed, transcript, pending)
+                for event in pending:
+                    yield event
+                pending.clear()
+                asked, settled = self._settle(interrupts, history + transcript.messages)
+                for resolution, ruling in settled:
+                    tool = await self._tool_for(resolution.gated)
+                    result = await self._resolve(input.thread_id, resolution, tool, ruling)
+                    transcript.apply(result)
+                    yield result
+                if settled and not asked:
+                    # The policy settled every call: the model carries on in this same run.
+                    settled_rounds += 1
+                    if settled_rounds > MAX_SETTLED_ROUNDS:
+                        raise AdapterError(
+                            ErrorCode.AGENT_ERROR,
+                            f"The policy settled {MAX_SETTLED_ROUNDS} rounds of tool calls in "
+                            "a row; the run stops so that it cannot loop for ever.",
+                        )
+                    agent = self._agent_for([r for r, _ in settled])
+                    continue
+                yield MessagesSnapshotEvent(messages=history + transcript.messages)
+                outcome: Any = (
+                    RunFinishedInterruptOutcome(interrupts=asked)
+                    if asked
+                    else RunFinishedSuccessOutcome()
+                )
+                yield RunFinishedEvent(
+                    thread_id=input.thread_id, run_id=input.run_id, outcome=outcome
+                )
+                return
             for event in _cancelled(input, translator, history + transcript.messages):
                 yield event
         except asyncio.CancelledError:
@@ -297,8 +332,44 @@ class OpenAIAgentsAdapter:
         owners = {self._owner_of(r.gated).name: self._owner_of(r.gated) for r in resolutions}
         return next(iter(owners.values())) if len(owners) == 1 else self.agent
 
+    def _settle(
+        self, interrupts: list[Interrupt], messages: list[Message]
+    ) -> tuple[list[Interrupt], list[tuple[Resolution, Ruling]]]:
+        """Split the interrupts into those a person must answer and those the policy settles."""
+        policy = self.policy
+        if policy is None or not interrupts:
+            return interrupts, []
+        asked: list[Interrupt] = []
+        rulings: dict[str, Ruling] = {}
+        for interrupt in interrupts:
+            ruling = policy.decide(tool_name(interrupt), tool_arguments(interrupt))
+            if ruling.settled and interrupt.tool_call_id:
+                rulings[interrupt.tool_call_id] = ruling
+            else:
+                asked.append(interrupt)
+        if not rulings:
+            return asked, []
+        settled: list[tuple[Resolution, Ruling]] = []
+        for gated in gated_calls(messages):
+            found = rulings.get(gated.call_id)
+            if found is None:
+                continue
+            if found.verdict == "approve":
+                payload: dict[str, Any] = {"approved": True}
+            else:
+                payload = {"approved": False}
+                if found.rule is not None and found.rule.reason:
+                    payload[DENIAL_REASON] = found.rule.reason
+            decision: Any = "approved" if found.verdict == "approve" else "denied"
+            settled.append((Resolution(gated, decision, payload), found))
+        return asked, settled
+
     async def _resolve(
-        self, thread_id: str, resolution: Resolution, tool: FunctionTool | None
+        self,
+        thread_id: str,
+        resolution: Resolution,
+        tool: FunctionTool | None,
+        ruling: Ruling | None = None,
     ) -> ToolCallResultEvent:
         call = resolution.gated.call
         name = call.function.name
@@ -315,6 +386,10 @@ class OpenAIAgentsAdapter:
                     f"approved: {error}",
                     interrupt_id=resolution.gated.interrupt.id,
                 ) from error
+        elif resolution.decision == "denied" and ruling is not None:
+            rule = ruling.rule.name if ruling.rule is not None else "policy"
+            output = f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}."
+            output += _reason(resolution)
         elif resolution.decision == "denied":
             output = f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
         else:
@@ -325,6 +400,9 @@ class OpenAIAgentsAdapter:
         }
         if resolution.decision == "approved" and resolution.edited_arguments is not None:
             marker["arguments"] = resolution.edited_arguments
+        if ruling is not None:
+            # Recorded like a person's answer, so the decision log and the transcript show it.
+            marker.update(by=ruling.by, payload=resolution.payload, at=_instant(self._clock()))
         return ToolCallResultEvent(
             message_id=result_message_id(call.id),
             tool_call_id=call.id,
@@ -504,6 +582,10 @@ def _call_events(call_id: str, name: str, arguments: str) -> list[BaseEvent]:
         events.append(ToolCallArgsEvent(tool_call_id=call_id, delta=arguments))
     events.append(ToolCallEndEvent(tool_call_id=call_id))
     return events
+
+
+def _instant(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _run_error(code: ErrorCode, message: str) -> RunErrorEvent:

@@ -49,13 +49,20 @@ from .chat_protocol import (
     parse_front_end_message,
     prompt_result_to_wire,
 )
-from .decisions import Decision, decisions_for, decisions_frame, save_decisions
+from .decisions import (
+    Decision,
+    decisions_for,
+    decisions_frame,
+    save_decisions,
+    settled_decisions,
+)
 from .delta_batching import EventBatcher, coalesce
 from .errors import CallMismatch, ChatRunError, InterruptsOpen, ResumeRefused, ThreadBusy
 from .execution_ledger import ExecutionLedger
 from .http.remote import RemoteAgent
 from .interrupts import tool_name
 from .picker import InterruptPicker
+from .policy import Policy
 from .responders import Responder, ResponderError
 from .run_handle import AGUIAgent
 from .thread import (
@@ -178,22 +185,30 @@ class AgentChat(anywidget.AnyWidget):
         response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
         renderers: Mapping[str, str | pathlib.Path] | None = None,
         adapter: AGUIAgent | None = None,
+        policy: Policy | None = None,
         _state: Mapping[str, Any] | None = None,
     ) -> None:
         """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).
 
         `responder` answers interrupts with no human (see `interrupt_widget.responders`);
         without one, `INTERRUPT_WIDGET_RESPONDER` names it, else a person answers.
-        `expires_in` and `response_schemas` go to the adapter, `renderers` to the picker.
+        `expires_in`, `response_schemas` and `policy` (a `Policy` that settles the calls
+        its rules cover, shown as read-only cards) go to the adapter, `renderers` to the
+        picker.
         `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
         """
         super().__init__()
         if adapter is None and isinstance(agent, RemoteAgent):
-            if model is not None or expires_in is not None or response_schemas is not None:
+            if (
+                model is not None
+                or expires_in is not None
+                or response_schemas is not None
+                or policy is not None
+            ):
                 raise TypeError(
-                    "model, expires_in and response_schemas belong to the remote server's "
-                    "agent; set them where it is served"
+                    "model, expires_in, response_schemas and policy belong to the remote "
+                    "server's agent; set them where it is served"
                 )
             adapter = agent
         if adapter is None:
@@ -204,6 +219,7 @@ class AgentChat(anywidget.AnyWidget):
                 response_schemas=response_schemas,
                 expires_in=expires_in,
                 ledger=KERNEL_LEDGER,
+                policy=policy,
             )
         self.agent = agent
         self.responder: Responder | None = (
@@ -446,7 +462,14 @@ class AgentChat(anywidget.AnyWidget):
         finally:
             self._batcher.flush()
             self._sync_messages()
+            self._record_settled()
         return outcome
+
+    def _record_settled(self) -> None:
+        # Calls a policy settled inside the run are decisions too, recorded as they ran.
+        known = {d.interrupt_id for d in self._decisions}
+        found = settled_decisions(self._thread.messages)
+        self._decisions.extend(d for d in found if d.interrupt_id not in known)
 
     async def _resume(self, entries: list[ResumeEntry]) -> RunOutcome:
         stop, self._stop_when_answered = self._stop_when_answered, False

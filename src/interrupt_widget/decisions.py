@@ -14,10 +14,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from ag_ui.core import Interrupt
+from ag_ui.core import Interrupt, Message, ToolMessage
 
 from interrupt_widget.edits import executed_arguments
-from interrupt_widget.interrupts import tool_arguments, tool_name, verdict
+from interrupt_widget.interrupts import (
+    INTERRUPT_KEY,
+    gated_calls,
+    tool_arguments,
+    tool_name,
+    verdict,
+)
 
 DECISIONS_FORMAT = "interrupt-widget/decisions@1"
 """`format` of a decision file, checked when one is read back."""
@@ -78,6 +84,48 @@ def decisions_for(
             )
         )
     return out
+
+
+def settled_decisions(messages: Iterable[Message]) -> list[Decision]:
+    """Decisions a policy made inside runs, read from the result each settled call got.
+
+    The adapter marks such a result with who decided (`by="policy:<rule>"`), the
+    answer it stood for and when; the call keeps its interrupt record as usual.
+    """
+    listed = list(messages)
+    interrupts = {g.call_id: g.interrupt for g in gated_calls(listed)}
+    out: list[Decision] = []
+    for message in listed:
+        if not isinstance(message, ToolMessage):
+            continue
+        marker = (message.metadata or {}).get(INTERRUPT_KEY)
+        interrupt = interrupts.get(message.tool_call_id)
+        if not isinstance(marker, Mapping) or interrupt is None:
+            continue
+        by = marker.get("by")
+        if not isinstance(by, str) or not by.startswith(POLICY_BY):
+            continue
+        payload = marker.get("payload")
+        out.append(
+            Decision(
+                at=str(marker.get("at", "")),
+                tool=tool_name(interrupt),
+                arguments=tool_arguments(interrupt),
+                status="resolved",
+                verdict=verdict("resolved", payload, by),
+                payload=payload,
+                by=by,
+                interrupt_id=interrupt.id,
+                reason=interrupt.reason,
+                tool_call_id=interrupt.tool_call_id,
+                executed_arguments=_executed(interrupt, "resolved", payload, by),
+            )
+        )
+    return out
+
+
+POLICY_BY = "policy:"
+"""How `by` begins for a decision a policy rule made."""
 
 
 def _executed(interrupt: Interrupt, status: str, payload: Any, by: str) -> Any:

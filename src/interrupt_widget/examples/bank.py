@@ -22,6 +22,7 @@ from agents.tool_context import ToolContext
 from interrupt_widget.edits import editable
 from interrupt_widget.examples.tool_runs import ExampleAgent, ExecutedCall, ToolRunLog
 from interrupt_widget.offline_model import default_model
+from interrupt_widget.policy import Policy, approve, deny
 from interrupt_widget.tool_answers import resume_payload
 
 BANK_INSTRUCTIONS = (
@@ -33,6 +34,15 @@ BANK_INSTRUCTIONS = (
 EDITABLE_TRANSFER_FIELDS = ("amount", "memo")
 """What an approver may change in a transfer: not the recipient."""
 
+JOURNAL_ENV = "INTERRUPT_WIDGET_BANK_JOURNAL"
+"""The journal file `bank_agent()` writes to when none is given (e.g. under `serve`)."""
+
+SMALL_TRANSFER = 100
+"""Transfers up to this amount are what `starter_policy` approves alone."""
+
+BLOCKED_ACCOUNTS = frozenset({"OFFSHORE-9"})
+"""Accounts `starter_policy` never sends money to."""
+
 _JOURNAL_LOCK = threading.Lock()
 
 
@@ -41,10 +51,12 @@ def bank_agent(
 ) -> ExampleAgent:
     """A fresh bank agent; `default_model()` if no model.
 
-    `journal`, when given, is a file each executed transfer appends one JSON
-    line to (read it back with `read_journal`).
+    `journal`, when given (else `$INTERRUPT_WIDGET_BANK_JOURNAL`, if set), is a
+    file each executed transfer appends one JSON line to (read it back with
+    `read_journal`).
     """
     log = ToolRunLog()
+    journal = journal if journal is not None else (os.environ.get(JOURNAL_ENV) or None)
     journal_path = pathlib.Path(journal) if journal is not None else None
 
     @function_tool(needs_approval=True)
@@ -71,6 +83,27 @@ def bank_agent(
         tools=[transfer_funds, check_balance],
         model=model if model is not None else default_model(),
         executions=log,
+    )
+
+
+def starter_policy() -> Policy:
+    """A first approval policy for the bank agent: block some accounts, approve small sums.
+
+    Everything else asks a person. `serve interrupt_widget.examples:bank_agent
+    --policy interrupt_widget.examples.bank:starter_policy` serves the agent with it.
+    """
+    return Policy(
+        deny(
+            "transfer_funds",
+            when=lambda a: a.get("to_account") in BLOCKED_ACCOUNTS,
+            reason="that account is blocked",
+            name="blocked accounts",
+        ),
+        approve(
+            "transfer_funds",
+            when=lambda a: float(a.get("amount", 0)) <= SMALL_TRANSFER,
+            name="small transfers",
+        ),
     )
 
 

@@ -37,6 +37,7 @@ from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
+from interrupt_widget.policy import Policy
 from interrupt_widget.run_handle import AGUIAgent
 from interrupt_widget.wire import json_pointer
 
@@ -179,6 +180,7 @@ def asgi_app(
     ledger: CallLedger | str | os.PathLike[str] | None = None,
     keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
     shutdown_grace: float = 30.0,
+    policy: Policy | None = None,
 ) -> Starlette:
     """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
 
@@ -195,7 +197,8 @@ def asgi_app(
     runs once whichever replica gets it.
     `keepalive` is how many silent seconds pass before an SSE comment is sent
     (None: never). `shutdown_grace` is how long shutdown waits for runs whose
-    client has left.
+    client has left. `policy` settles the calls its rules cover without a person
+    (`Policy`; an SDK agent only).
     """
     if max_body_bytes <= 0:
         raise ValueError("max_body_bytes must be positive")
@@ -220,6 +223,7 @@ def asgi_app(
             expires_in=expires_in,
             run_config=run_config,
             ledger=ledger,
+            policy=policy,
         ),
         Fingerprinter(secret),
     )

@@ -19,15 +19,10 @@ class TargetError(Exception):
     """The `module:attribute` target cannot be loaded."""
 
 
-def load_target(target: str) -> Any:
-    """The object named by `package.module:attribute` (an attribute path may have dots).
-
-    A callable that is not itself an agent (a factory) is called with no
-    arguments; an Agents SDK `Agent` or an AG-UI agent is returned as is.
-    """
+def _resolve(target: str, what: str) -> Any:
     module_name, sep, attribute = target.partition(":")
     if not sep or not module_name or not attribute:
-        raise TargetError(f"expected package.module:agent, got {target!r}")
+        raise TargetError(f"expected package.module:{what}, got {target!r}")
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
@@ -37,6 +32,16 @@ def load_target(target: str) -> Any:
             obj = getattr(obj, part)
         except AttributeError:
             raise TargetError(f"{module_name!r} has no attribute {attribute!r}") from None
+    return obj
+
+
+def load_target(target: str) -> Any:
+    """The object named by `package.module:attribute` (an attribute path may have dots).
+
+    A callable that is not itself an agent (a factory) is called with no
+    arguments; an Agents SDK `Agent` or an AG-UI agent is returned as is.
+    """
+    obj = _resolve(target, "agent")
     from agents import Agent
 
     from interrupt_widget.run_handle import AGUIAgent
@@ -47,6 +52,18 @@ def load_target(target: str) -> Any:
         raise TargetError(
             f"{target} is a {type(obj).__name__}, not an agents.Agent or an AG-UI agent"
         )
+    return obj
+
+
+def load_policy(target: str) -> Any:
+    """The `Policy` named by `package.module:attribute` (a function returning one is called)."""
+    from interrupt_widget.policy import Policy
+
+    obj = _resolve(target, "policy")
+    if not isinstance(obj, Policy) and callable(obj):
+        obj = obj()
+    if not isinstance(obj, Policy):
+        raise TargetError(f"{target} is a {type(obj).__name__}, not an interrupt_widget.Policy")
     return obj
 
 
@@ -70,6 +87,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="SQLite file recording the approved calls already run; give replicas on one "
         "host the same file (and the same secret) so a resume sent to two runs the call once",
+    )
+    serve.add_argument(
+        "--policy",
+        metavar="MODULE:ATTR",
+        help="an approval Policy (or a function returning one) that settles the calls its "
+        "rules cover without a person",
     )
     serve.add_argument("--log-level", default="info")
     return parser
@@ -97,6 +120,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except TargetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    try:
+        policy = load_policy(args.policy) if args.policy else None
+    except TargetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     token = args.token or os.environ.get(TOKEN_ENV) or None
     try:
         serve(
@@ -107,6 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             secret=secret,
             ledger=args.ledger,
             log_level=args.log_level,
+            policy=policy,
         )
     except (FingerprintSecretError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.app import DEFAULT_MAX_BODY_BYTES, asgi_app
+from interrupt_widget.policy import Policy
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -36,6 +37,7 @@ def serve(
     run_config: Any = None,
     ledger: CallLedger | str | os.PathLike[str] | None = None,
     log_level: str = "info",
+    policy: Policy | None = None,
 ) -> None:
     """Serve `agent` over AG-UI on `host:port` until interrupted (blocks).
 
@@ -66,6 +68,7 @@ def serve(
         expires_in=expires_in,
         run_config=run_config,
         ledger=ledger,
+        policy=policy,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
 
