@@ -113,7 +113,9 @@ def test_the_official_typescript_client_pauses_resumes_and_is_refused_a_forgery(
     assert interrupt["toolName"] == "schedule_meeting"
     assert interrupt["hasFingerprint"] is True
 
-    assert report["forged"]["error"]["code"] == "fingerprint_invalid"
+    # The arguments were edited under an untouched record: refused as a mismatch
+    # with what the person was shown, before the fingerprint is even consulted.
+    assert report["forged"]["error"]["code"] == "call_mismatch"
     assert report["forged"]["toolResults"] == []
 
     resumed = report["resumed"]
