@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -11,7 +12,13 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 
 from interrupt_widget import OfflineModel, default_model
 from interrupt_widget.examples import expense_agent, meeting_agent
-from interrupt_widget.offline_model import DEFAULT_OPENAI_MODEL
+from interrupt_widget.offline_model import (
+    DEFAULT_OPENAI_MODEL,
+    MAX_ECHO_CHARS,
+    MAX_READ_CHARS,
+    MAX_REPLY_WORDS,
+    with_message_ids,
+)
 
 
 async def _respond(model: OfflineModel, input: Any, tools: list[Any] | None = None) -> list[Any]:
@@ -190,3 +197,72 @@ def test_default_model_with_a_key(monkeypatch: pytest.MonkeyPatch) -> None:
     assert default_model() == "gpt-5-nano"
     monkeypatch.setenv("INTERRUPT_WIDGET_MODEL", "offline")
     assert isinstance(default_model(), OfflineModel)
+
+
+def _reply(output: list[Any]) -> str:
+    (message,) = [item for item in output if isinstance(item, ResponseOutputMessage)]
+    return "".join(part.text for part in message.content)
+
+
+async def test_a_huge_request_is_read_and_echoed_only_up_to_the_caps() -> None:
+    huge = "x " * 950_000  # 1.9 MB
+    output = await _respond(OfflineModel(), huge + "the end")
+    reply = _reply(output)
+    assert reply.startswith("You said: x x")
+    assert reply.endswith("…")
+    assert len(reply) == len("You said: ") + MAX_ECHO_CHARS
+
+
+async def test_a_tool_named_past_the_read_cap_is_not_called() -> None:
+    tools = _tools(expense_agent(OfflineModel()))
+    far = " " * MAX_READ_CHARS + "submit_expense amount=5"
+    assert _calls(await _respond(OfflineModel(), far, tools)) == []
+    near = "submit_expense amount=5" + " " * 1_000_000
+    assert _calls(await _respond(OfflineModel(), near, tools)) == [
+        ("submit_expense", {"amount": 5.0, "description": ""})
+    ]
+
+
+@pytest.mark.parametrize(
+    "count", ["100000", "9" * 30, "9" * 5_000], ids=["large", "huge", "more-digits-than-int-reads"]
+)
+async def test_reply_length_is_capped(count: str) -> None:
+    output = await _respond(OfflineModel(), f"reply with {count} words")
+    assert len(_reply(output).split()) == MAX_REPLY_WORDS
+
+
+async def test_a_number_too_large_for_a_float_falls_back_to_the_default() -> None:
+    tools = _tools(expense_agent(OfflineModel()))
+    output = await _respond(OfflineModel(), "submit_expense amount=" + "9" * 400, tools)
+    [(_, arguments)] = _calls(output)
+    assert arguments["amount"] == 0  # not inf, which is no JSON
+
+
+async def test_a_tool_output_is_quoted_only_up_to_the_echo_cap() -> None:
+    tools = _tools(expense_agent(OfflineModel()))
+    history: list[Any] = [
+        {"role": "user", "content": "submit_expense 5"},
+        {"type": "function_call", "call_id": "c1", "name": "submit_expense", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "y" * 100_000},
+    ]
+    reply = _reply(await _respond(OfflineModel(), history, tools))
+    assert reply == "submit_expense reported: " + "y" * (MAX_ECHO_CHARS - 1) + "…"
+
+
+async def test_message_ids_make_a_new_conversation_new_ids() -> None:
+    tools = _tools(meeting_agent(OfflineModel()))
+    ask = "Book a call with Alice about the Q3 roadmap"
+
+    async def call_id(ids: list[str]) -> str:
+        # As in the SDK's run: a task started under `with_message_ids` sees them.
+        task = with_message_ids(
+            ids, lambda: asyncio.create_task(_respond(OfflineModel(), ask, tools))
+        )
+        output = await task
+        (item,) = [i for i in output if isinstance(i, ResponseFunctionToolCall)]
+        return item.call_id
+
+    first = await call_id(["user-1"])
+    assert await call_id(["user-1"]) == first  # deterministic
+    assert await call_id(["user-2"]) != first  # same words, another conversation
+    assert await call_id([]) == (await _respond(OfflineModel(), ask, tools))[0].call_id

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import threading
@@ -105,6 +106,7 @@ from interrupt_widget.messages import (
     output_text,
     to_sdk_input,
 )
+from interrupt_widget.offline_model import with_message_ids
 from interrupt_widget.policy import Policy, Ruling
 from interrupt_widget.resume import Resolution, plan_resume
 from interrupt_widget.sdk_events import EventTranslator, MessageIds
@@ -237,11 +239,17 @@ class OpenAIAgentsAdapter:
             agent = self._agent_for(plan.resolutions)
             settled_rounds = 0
             while not handle.stop_requested:
-                streamed = Runner.run_streamed(
-                    agent,
-                    to_sdk_input(history + transcript.messages),
-                    context=self.context,
-                    run_config=self.run_config,
+                conversation = history + transcript.messages
+                # The offline model's ids also depend on the message ids, not on words alone.
+                streamed = with_message_ids(
+                    (m.id for m in conversation),
+                    functools.partial(
+                        Runner.run_streamed,
+                        agent,
+                        to_sdk_input(conversation),
+                        context=self.context,
+                        run_config=self.run_config,
+                    ),
                 )
                 handle._attach(streamed)
                 async for sdk_event in streamed.stream_events():

@@ -12,18 +12,25 @@ fixed rules, so the same input always gives the same output and the same ids:
   `description`/`reason` from "for ...", numbers from the first number, enums
   from a value the text names; otherwise the schema's default. Text taken
   from the request is copied verbatim.
-- "reply with N words" streams a reply of exactly N word-sized chunks (or
-  pass `reply_words=N`), for streaming benchmarks.
+- "reply with N words" streams a reply of exactly N word-sized chunks, at
+  most `MAX_REPLY_WORDS` (or pass `reply_words=N`, not capped), for
+  streaming benchmarks.
 - After results of its own tools it replies from them: it quotes what each
   tool returned, and for a call that did not run says so ("The meeting was
   not scheduled."). It never claims what a tool did not report. (After a
   handoff, whose result is not its tool's, it acts on the request.)
 - Otherwise it answers `You said: <the request>`.
 
+Its work is bounded whatever a client sends: the rules read only the first
+`MAX_READ_CHARS` characters of the request, and text it repeats (the request,
+a tool's output) is cut to `MAX_ECHO_CHARS` characters, ending in "…".
+
 Ids: the response, message and tool call ids are `resp_<h>`, `msg_<h>` and
-`call_<h>_<n>`, where `<h>` is a hash of the input, so they are stable
-across runs and processes and unique within a conversation (the input grows
-every turn).
+`call_<h>_<n>`, where `<h>` is a hash of the input and of the AG-UI ids of
+the conversation's messages (which `OpenAIAgentsAdapter` hands it through
+`with_message_ids`), so they are stable across runs and processes, unique
+within a conversation (the input grows every turn), and new for a new
+conversation that repeats an old one's words in the same thread.
 
 `default_model()` chooses between it and a real OpenAI model: with
 `OPENAI_API_KEY` set, the model named by `INTERRUPT_WIDGET_MODEL` (default
@@ -35,13 +42,15 @@ network and a key).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import json
+import math
 import os
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Final, TypeVar, cast
 
 from agents import (
     FunctionTool,
@@ -77,6 +86,32 @@ from openai.types.responses.response_prompt_param import ResponsePromptParam
 from openai.types.responses.response_usage import InputTokensDetails, OutputTokensDetails
 
 from interrupt_widget.messages import NOT_RUN_PREFIX, REASON_LABEL
+
+MAX_REPLY_WORDS: Final = 20_000
+"""The longest reply "reply with N words" gets; a larger N gives this many."""
+MAX_READ_CHARS: Final = 8_000
+"""How much of the request the rules read (tool names, arguments, "reply with")."""
+MAX_ECHO_CHARS: Final = 1_000
+"""The most of a request or a tool's output a reply repeats."""
+
+_MESSAGE_IDS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "interrupt_widget_offline_message_ids", default=()
+)
+_T = TypeVar("_T")
+
+
+def with_message_ids(message_ids: Iterable[str], start: Callable[[], _T]) -> _T:
+    """Call `start()` where an `OfflineModel` folds `message_ids` into the ids it makes.
+
+    The SDK's input carries no AG-UI message ids; the adapter hands them over
+    this way so that a new conversation repeating an old one's words gets new
+    call ids. Tasks `start` creates (the SDK's run) see them; the caller's
+    context is left as it was.
+    """
+    context = contextvars.copy_context()
+    context.run(_MESSAGE_IDS.set, tuple(message_ids))
+    return context.run(start)
+
 
 SDK_REJECTION = "Tool execution was not approved."
 """What the SDK tells the model about a call rejected through `RunState.reject`."""
@@ -173,12 +208,15 @@ class OfflineModel(Model):
             _as_dict(i)
             for i in ([{"role": "user", "content": input}] if isinstance(input, str) else input)
         ]
+        ids = _MESSAGE_IDS.get()
+        hashed: Any = {"ids": list(ids), "items": items} if ids else items
         digest = hashlib.sha256(
-            json.dumps(items, sort_keys=True, default=str).encode()
+            json.dumps(hashed, sort_keys=True, default=str).encode()
         ).hexdigest()[:16]
         function_tools = [t for t in tools if isinstance(t, FunctionTool)]
         last_user = max((i for i, it in enumerate(items) if it.get("role") == "user"), default=-1)
-        request = _text(items[last_user].get("content")) if last_user >= 0 else ""
+        said = _text(items[last_user].get("content")) if last_user >= 0 else ""
+        request = said[:MAX_READ_CHARS]
         after = items[last_user + 1 :]
         own = {t.name for t in function_tools}
         if after and after[-1].get("type") == "function_call_output":
@@ -188,13 +226,14 @@ class OfflineModel(Model):
         words = self.reply_words
         asked = re.search(r"\breply with (\d+) words\b", request, re.IGNORECASE)
         if asked:
-            words = int(asked.group(1))
+            digits = asked.group(1).lstrip("0") or "0"
+            words = MAX_REPLY_WORDS if len(digits) > 6 else min(int(digits), MAX_REPLY_WORDS)
         if words is not None:
             return digest, _Plan(text=" ".join(_FILLER[i % len(_FILLER)] for i in range(words)))
         calls = _tool_calls(request, function_tools)
         if calls:
             return digest, _Plan(calls=calls)
-        return digest, _Plan(text=f"You said: {request}")
+        return digest, _Plan(text=f"You said: {_echo(said)}")
 
 
 class _Counter:
@@ -204,6 +243,10 @@ class _Counter:
     def __call__(self) -> int:
         self._next += 1
         return self._next - 1
+
+
+def _echo(text: str) -> str:
+    return text if len(text) <= MAX_ECHO_CHARS else text[: MAX_ECHO_CHARS - 1] + "…"
 
 
 def _as_dict(item: Any) -> dict[str, Any]:
@@ -248,7 +291,7 @@ def _report(after: list[dict[str, Any]], own: set[str]) -> str:
         output = _text(item.get("output"))
         ran = not (output.startswith(NOT_RUN_PREFIX) or output == SDK_REJECTION)
         if ran:
-            sentences.append(f"{name} reported: {output}")
+            sentences.append(f"{name} reported: {_echo(output)}")
         elif _is_scheduler(name):
             sentences.append(f"The meeting was not scheduled.{_because(output)}")
         else:
@@ -259,7 +302,7 @@ def _report(after: list[dict[str, Any]], own: set[str]) -> str:
 def _because(output: str) -> str:
     """The human's reason for a denial, repeated back, when the output carries one."""
     _, found, reason = output.partition(REASON_LABEL)
-    return f" You said: {reason.strip()}" if found and reason.strip() else ""
+    return f" You said: {_echo(reason.strip())}" if found and reason.strip() else ""
 
 
 def _tool_calls(request: str, tools: list[FunctionTool]) -> list[tuple[str, str]]:
@@ -277,13 +320,26 @@ def _tool_calls(request: str, tools: list[FunctionTool]) -> list[tuple[str, str]
     calls: list[tuple[str, str]] = []
     for index, (_, end, tool) in enumerate(mentions):
         stop = mentions[index + 1][0] if index + 1 < len(mentions) else len(request)
-        segment = _JOINER.sub("", request[end:stop] if end else request)
+        segment = _without_joiner(request[end:stop] if end else request)
         calls.append((tool.name, json.dumps(_arguments(tool.params_json_schema, segment))))
     return calls
 
 
 # Words that join one named tool to the next ("... and issue_refund").
-_JOINER = re.compile(r"[\s,;]*\b(?:and|then|also|plus)?[\s,;]*$", re.IGNORECASE)
+_JOINER = re.compile(r"\b(?:and|then|also|plus)$", re.IGNORECASE)
+_SEPARATORS = " \t\n\r\f\v,;"
+
+
+def _without_joiner(segment: str) -> str:
+    # Stripped step by step: one pattern anchored at the end backtracks in
+    # quadratic time over long runs of spaces.
+    trimmed = segment.rstrip(_SEPARATORS)
+    tail = trimmed[-8:]  # longer than any joiner, so `\b` sees the character before it
+    joiner = _JOINER.search(tail)
+    if joiner is None:
+        return trimmed
+    return trimmed[: len(trimmed) - len(tail) + joiner.start()].rstrip(_SEPARATORS)
+
 
 _PHRASES: dict[str, str] = {
     "topic": r"\babout\s+(.+?)(?=\s+with\s|$)",
@@ -345,8 +401,9 @@ def _coerce(raw: str, kind: str, prop: Mapping[str, Any]) -> Any:
         if kind == "number":
             # A float, as the schema says: an int would be "changed" by validation,
             # and the SDK then skips a callable `needs_approval`.
-            return float(raw)
-    except ValueError:
+            number = float(raw)
+            return number if math.isfinite(number) else prop.get("default", 0)
+    except (ValueError, OverflowError):  # not a number, or too large to be one
         return prop.get("default", 0)
     if kind == "boolean":
         return raw.lower() in ("true", "yes", "1")
