@@ -10,6 +10,7 @@ from ag_ui.core import Interrupt
 
 from interrupt_widget import responders
 from interrupt_widget.decisions import decisions_for, load_decisions, save_decisions
+from interrupt_widget.interrupts import approval_schema
 from interrupt_widget.picker import InterruptPicker
 from interrupt_widget.responders import CANCEL, ResponderError
 from interrupt_widget.testing import recording_comms
@@ -227,3 +228,41 @@ def test_a_refused_answer_leaves_every_interrupt_unanswered() -> None:
     picker.resolve({"approved": False}, first.id)
     picker.resolve({"approved": False}, second.id)
     assert picker.submitted
+
+
+def approval_with(fields: dict[str, Any], required: list[str]) -> Interrupt:
+    schema = approval_schema({"type": "object", "properties": fields, "required": required})
+    return Interrupt(
+        id="approve-c9",
+        reason="tool_call",
+        tool_call_id="c9",
+        message="Allow book?",
+        response_schema=schema,
+        metadata={"tool_name": "book", "tool_input": {}},
+    )
+
+
+def test_approve_all_fills_required_fields_default_then_enum_then_examples() -> None:
+    fields = {
+        "room": {"type": "string", "enum": ["Aurora", "Borealis"], "default": "Borealis"},
+        "floor": {"type": "integer", "enum": [3, 4]},
+        "when": {"type": "string", "format": "date-time", "examples": ["2030-01-08T10:00:00Z"]},
+        "note": {"type": "string"},  # optional: left out
+    }
+    picker = picker_for(approval_with(fields, ["room", "floor", "when"]))
+    responders.approve_all().respond(picker)
+    (entry,) = picker.entries or []
+    assert entry.payload == {
+        "approved": True,
+        "room": "Borealis",
+        "floor": 3,
+        "when": "2030-01-08T10:00:00Z",
+    }
+
+
+def test_approve_all_refuses_a_required_field_it_has_nothing_for_and_names_it() -> None:
+    fields = {"room": {"type": "string", "enum": ["A"]}, "code": {"type": "string"}}
+    picker = picker_for(approval_with(fields, ["room", "code"]))
+    with pytest.raises(ResponderError, match=r"required field 'code' has no default, enum or"):
+        responders.approve_all().respond(picker)
+    assert not picker.submitted

@@ -61,6 +61,8 @@ class PolicyChart:
 
 
 def _draw(figure: Any, report: PolicyReport, title: str | None) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     from interrupt_widget.policy_report import PERSON_VERDICTS, POLICY_VERDICTS
 
     counts = report.counts()
@@ -88,6 +90,7 @@ def _draw(figure: Any, report: PolicyReport, title: str | None) -> None:
         left = [a + b for a, b in zip(left, widths, strict=True)]
     axes.set_yticks(positions, [f"person {p}" for p in rows])
     axes.set_xlabel("recorded decisions")
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.spines[["top", "right"]].set_visible(False)
     axes.legend(loc="lower right", frameon=False, fontsize=8)
     agreement = "n/a" if report.agreement is None else f"{report.agreement:.0%}"

@@ -122,18 +122,62 @@ def _defaults(interrupt: Interrupt) -> dict[str, Any]:
     return {k: v["default"] for k, v in props.items() if isinstance(v, Mapping) and "default" in v}
 
 
+def _required(schema: Mapping[str, Any], approving: bool) -> list[str]:
+    """The fields an answer must have: `required`, plus those an approval requires."""
+    names = [n for n in schema.get("required", []) if isinstance(n, str)]
+    then = schema.get("then")
+    if approving and isinstance(then, Mapping):
+        names += [n for n in then.get("required", []) if isinstance(n, str) and n not in names]
+    return names
+
+
+_NO_VALUE = object()
+
+
+def _stand_in(prop: Any) -> Any:
+    """A value for a required field with no default: its first `enum` value or example."""
+    if not isinstance(prop, Mapping):
+        return _NO_VALUE
+    for key in ("enum", "examples"):
+        values = prop.get(key)
+        if isinstance(values, list) and values:
+            return values[0]
+    return _NO_VALUE
+
+
+def _filled(interrupt: Interrupt) -> dict[str, Any]:
+    """An approving answer: every default, then each required field still missing from
+    its first `enum` value or `examples` entry; refused, naming the field, past that."""
+    schema = interrupt.response_schema or {}
+    payload = _defaults(interrupt)
+    approving = _is_approval(interrupt)
+    if approving:
+        payload["approved"] = True
+    props = schema.get("properties", {})
+    for name in _required(schema, approving):
+        if name in payload:
+            continue
+        value = _stand_in(props.get(name) if isinstance(props, Mapping) else None)
+        if value is _NO_VALUE:
+            raise ResponderError(
+                f"responder approve_all could not answer {_label(interrupt)}: the required "
+                f"field {name!r} has no default, enum or examples in its schema"
+            )
+        payload[name] = value
+    return payload
+
+
 def approve_all() -> Responder:
     """Approve every tool (`{"approved": true}` plus the schema's defaults).
 
-    A question that is not an approval is answered with its schema's defaults;
-    when those do not make a valid answer the responder fails, naming it.
+    A required answer field is filled from its schema's `default`, then its first
+    `enum` value or `examples` entry; with none of those the responder fails,
+    naming the field. A question that is not an approval is answered the same
+    way, without `approved`.
     """
 
     def decide(interrupt: Interrupt) -> Any:
-        payload = _defaults(interrupt)
-        if _is_approval(interrupt):
-            payload["approved"] = True
-        return payload
+        return _filled(interrupt)
 
     return _Policy("approve_all", decide)
 
