@@ -191,6 +191,7 @@ def test_error_codes_are_stable_strings() -> None:
         "agent_failed",
         "unauthorized",
         "malformed_json",
+        "body_timeout",
         "body_too_large",
         "unsupported_media_type",
         "not_found",

@@ -63,7 +63,10 @@ class ErrorCode(StrEnum):
     UNAUTHORIZED = "unauthorized"
     """401: no bearer token, or not this server's."""
     MALFORMED_JSON = "malformed_json"
-    """400: the request body is not JSON (JSON that is no RunAgentInput: `invalid_input`)."""
+    """400: the request body is not JSON, or is nested too deeply to parse (JSON that is no
+    RunAgentInput: `invalid_input`)."""
+    BODY_TIMEOUT = "body_timeout"
+    """408: the request body did not arrive in full within the server's body read timeout."""
     BODY_TOO_LARGE = "body_too_large"
     """413: the request body is over the server's limit."""
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"

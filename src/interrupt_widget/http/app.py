@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -37,6 +36,7 @@ from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
+from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 from interrupt_widget.policy import Policy
 from interrupt_widget.run_handle import AGUIAgent
 from interrupt_widget.wire import json_pointer
@@ -45,6 +45,7 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
 """The default cap on a request body: a long conversation fits, a flood does not."""
+
 
 DEFAULT_KEEPALIVE_SECONDS = 15.0
 """How long a stream may stay silent before the server sends an SSE comment."""
@@ -57,6 +58,7 @@ class _Server:
     agent: AGUIAgent
     token: bytes | None
     max_body_bytes: int
+    body_timeout: float
     keepalive: float | None
     shutdown_grace: float
     runs: set[DetachedRun] = field(default_factory=set)
@@ -79,7 +81,7 @@ def _unauthorized(server: _Server, request: Request) -> Response | None:
     )
 
 
-async def _read_body(request: Request, limit: int) -> bytes | Response:
+async def _read_body(request: Request, limit: int, seconds: float) -> bytes | Response:
     too_large = error_response(
         413,
         ErrorCode.BODY_TOO_LARGE,
@@ -90,44 +92,49 @@ async def _read_body(request: Request, limit: int) -> bytes | Response:
         return too_large
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            return too_large
-        chunks.append(chunk)
+    try:
+        # One deadline for the whole body: a client trickling bytes cannot hold
+        # the connection any longer than one that sends nothing.
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    return too_large
+                chunks.append(chunk)
+    except TimeoutError:
+        return error_response(
+            408,
+            ErrorCode.BODY_TIMEOUT,
+            f"the request body did not arrive within this server's {seconds:g} s",
+            headers={"Connection": "close"},
+        )
     return b"".join(chunks)
 
 
 def _parse_input(body: bytes) -> RunAgentInput | Response:
+    # One pass (pydantic's own JSON parser) where json.loads + model_validate took two;
+    # its nesting limit turns a 10,000-deep body into a parse error, not a RecursionError.
     try:
-        document: Any = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        where = (
-            f" (line {exc.lineno}, column {exc.colno})"
-            if isinstance(exc, json.JSONDecodeError)
-            else ""
-        )
+        return RunAgentInput.model_validate_json(body)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+    if errors and errors[0]["type"] == "json_invalid":
+        reason = str(errors[0]["msg"]).removeprefix("Invalid JSON: ")
         return error_response(
-            400, ErrorCode.MALFORMED_JSON, f"the request body is not valid JSON{where}"
+            400, ErrorCode.MALFORMED_JSON, f"the request body is not valid JSON ({reason})"
         )
-    if not isinstance(document, dict):
+    if errors and errors[0]["type"] == "model_type" and not errors[0]["loc"]:
         return error_response(
             422, ErrorCode.INVALID_INPUT, "the request body must be a RunAgentInput JSON object"
         )
-    try:
-        return RunAgentInput.model_validate(document)
-    except ValidationError as exc:
-        details = [
-            {"path": json_pointer(e["loc"]), "message": e["msg"]}
-            for e in exc.errors(include_url=False, include_input=False)
-        ]
-        fields = ", ".join(d["path"] or "/" for d in details[:5])
-        return error_response(
-            422,
-            ErrorCode.INVALID_INPUT,
-            f"the RunAgentInput is not valid at {fields}",
-            details=details,
-        )
+    details = [{"path": json_pointer(e["loc"]), "message": e["msg"]} for e in errors]
+    fields = ", ".join(d["path"] or "/" for d in details[:5])
+    return error_response(
+        422,
+        ErrorCode.INVALID_INPUT,
+        f"the RunAgentInput is not valid at {fields}",
+        details=details,
+    )
 
 
 class _EventStreamResponse(StreamingResponse):
@@ -168,12 +175,27 @@ class _EventStreamResponse(StreamingResponse):
                 self._run.abandon()
 
 
+def _warn_if_forgetful(served: AGUIAgent) -> None:
+    # A lasting secret keeps open interrupts answerable across a restart; a ledger
+    # in memory forgets what ran, so the same resume would run its call again.
+    from interrupt_widget.adapter import OpenAIAgentsAdapter
+    from interrupt_widget.execution_ledger import ExecutionLedger
+
+    if isinstance(served, OpenAIAgentsAdapter) and isinstance(served.ledger, ExecutionLedger):
+        logger.warning(
+            "open interrupts survive a restart (the fingerprint secret is kept) but the record "
+            "of the calls already run is in memory: after a restart, the same resume runs its "
+            "call again; give a ledger that lasts (--ledger FILE)"
+        )
+
+
 def asgi_app(
     agent: Any,
     *,
     token: str | None = None,
     secret: str | bytes | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
     response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     expires_in: float | timedelta | None = None,
     run_config: Any = None,
@@ -195,6 +217,10 @@ def asgi_app(
     memory; replicas that may get the same resume share one, given as a
     `SQLiteLedger` or the path of its file (with the same `secret`), so the call
     runs once whichever replica gets it.
+    `max_body_bytes` caps a request body (413 over it); `body_timeout` is how
+    many seconds a body may take to arrive in full (408 after it, so a slow
+    client cannot hold a connection). A body that is not JSON, or is nested
+    too deeply to parse, gets 400 `malformed_json`.
     `keepalive` is how many silent seconds pass before an SSE comment is sent
     (None: never). `shutdown_grace` is how long shutdown waits for runs whose
     client has left. `policy` settles the calls its rules cover without a person
@@ -202,10 +228,13 @@ def asgi_app(
     """
     if max_body_bytes <= 0:
         raise ValueError("max_body_bytes must be positive")
+    if not body_timeout > 0:
+        raise ValueError("body_timeout must be a positive number of seconds")
     if token is not None and not token.strip():
         raise ValueError("token must not be blank; pass None for no authentication")
     if secret is None:
         secret = secret_from_env()
+    lasting_secret = secret is not None
     if secret is None:
         secret = random_secret()
         logger.warning(
@@ -216,21 +245,22 @@ def asgi_app(
         from interrupt_widget.sqlite_ledger import SQLiteLedger
 
         ledger = SQLiteLedger(ledger)
-    guarded = FingerprintGuard(
-        as_agui_agent(
-            agent,
-            response_schemas=response_schemas,
-            expires_in=expires_in,
-            run_config=run_config,
-            ledger=ledger,
-            policy=policy,
-        ),
-        Fingerprinter(secret),
+    served = as_agui_agent(
+        agent,
+        response_schemas=response_schemas,
+        expires_in=expires_in,
+        run_config=run_config,
+        ledger=ledger,
+        policy=policy,
     )
+    if lasting_secret:
+        _warn_if_forgetful(served)
+    guarded = FingerprintGuard(served, Fingerprinter(secret))
     server = _Server(
         agent=guarded,
         token=token.strip().encode() if token is not None else None,
         max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
         keepalive=keepalive,
         shutdown_grace=shutdown_grace,
     )
@@ -245,7 +275,7 @@ def asgi_app(
                 415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the RunAgentInput as application/json"
             )
         try:
-            body = await _read_body(request, server.max_body_bytes)
+            body = await _read_body(request, server.max_body_bytes, server.body_timeout)
         except ClientDisconnect:
             return Response(status_code=400)
         if isinstance(body, Response):

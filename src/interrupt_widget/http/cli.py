@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from interrupt_widget.http.bind import OPT_OUT_FLAG
+from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
+
 TOKEN_ENV = "INTERRUPT_WIDGET_TOKEN"
 """The environment variable `serve` reads its bearer token from when `--token` is not given."""
 
@@ -70,12 +73,29 @@ def load_policy(target: str) -> Any:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m interrupt_widget")
     commands = parser.add_subparsers(dest="command", required=True)
-    serve = commands.add_parser("serve", help="serve an agent over AG-UI (HTTP + SSE)")
+    serve = commands.add_parser(
+        "serve",
+        help="serve an agent over AG-UI (HTTP + SSE)",
+        description="Serve an agent over AG-UI (HTTP + SSE). Secure by default: on an address "
+        "outside the loopback range, serve refuses to start without a bearer token (--token or "
+        f"${TOKEN_ENV}) unless {OPT_OUT_FLAG} is given.",
+    )
     serve.add_argument("target", help="the agent, as package.module:attribute")
-    serve.add_argument("--host", default="127.0.0.1", help="interface to listen on")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="interface to listen on (default 127.0.0.1); any address outside the loopback "
+        "range (0.0.0.0, ::, a LAN address) needs --token",
+    )
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument(
         "--token", help=f"bearer token clients must send (default: ${TOKEN_ENV} if set)"
+    )
+    serve.add_argument(
+        OPT_OUT_FLAG,
+        action="store_true",
+        help="serve a non-loopback --host without a token (anyone who reaches it can approve "
+        "gated tools); only behind a layer that authenticates every request",
     )
     serve.add_argument(
         "--secret-file",
@@ -93,6 +113,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="MODULE:ATTR",
         help="an approval Policy (or a function returning one) that settles the calls its "
         "rules cover without a person",
+    )
+    serve.add_argument(
+        "--body-timeout",
+        type=float,
+        default=DEFAULT_BODY_TIMEOUT_SECONDS,
+        metavar="SECONDS",
+        help="how long a request body may take to arrive in full before the server answers "
+        f"408 (default {DEFAULT_BODY_TIMEOUT_SECONDS:g})",
     )
     serve.add_argument("--log-level", default="info")
     return parser
@@ -136,6 +164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             ledger=args.ledger,
             log_level=args.log_level,
             policy=policy,
+            insecure_no_token=args.insecure_no_token,
+            body_timeout=args.body_timeout,
         )
     except (FingerprintSecretError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.app import DEFAULT_MAX_BODY_BYTES, asgi_app
+from interrupt_widget.http.bind import check_bind
+from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 from interrupt_widget.policy import Policy
 
 if TYPE_CHECKING:
@@ -32,12 +34,14 @@ def serve(
     token: str | None = None,
     secret: str | bytes | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
     response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     expires_in: float | timedelta | None = None,
     run_config: Any = None,
     ledger: CallLedger | str | os.PathLike[str] | None = None,
     log_level: str = "info",
     policy: Policy | None = None,
+    insecure_no_token: bool = False,
 ) -> None:
     """Serve `agent` over AG-UI on `host:port` until interrupted (blocks).
 
@@ -46,6 +50,11 @@ def serve(
     options. The fingerprint secret comes from `secret`, else
     `INTERRUPT_WIDGET_SECRET`; with neither, a random one is made and a
     restart voids the interrupts that are open.
+
+    Secure by default: a `host` outside the loopback range (`0.0.0.0`, `::`, a
+    LAN address) needs a `token`, else `InsecureBindError` (a `ValueError`) is
+    raised before anything listens; `insecure_no_token=True` serves it without
+    one anyway, with a warning.
     """
     import uvicorn
 
@@ -59,11 +68,13 @@ def serve(
             "run `python -m interrupt_widget serve module:agent` in a terminal, or mount "
             "asgi_app(agent) in your own server"
         )
+    check_bind(host, token=token, insecure_no_token=insecure_no_token)
     app = asgi_app(
         agent,
         token=token,
         secret=secret,
         max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
         response_schemas=response_schemas,
         expires_in=expires_in,
         run_config=run_config,
