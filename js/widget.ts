@@ -1,9 +1,13 @@
 // The bundle's entry: one ES module for every widget of the kit, dispatching on
-// the model's `kind` trait to the view that draws it.
+// the model's `kind` trait to the view that draws it. The stylesheets imported
+// here become `static/widget.css`, which anywidget's `_css` loads: into the
+// document in JupyterLab, into the widget's shadow root in marimo.
 
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { mountPicker, type PickerModel } from "./picker/index";
 import { mountChat, type ChatModel } from "./chat/index";
+import "./picker/style.css";
+import "./chat/style.css";
 
 function render({ model, el }: RenderProps): () => void {
   const kind = model.get("kind");

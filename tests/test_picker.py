@@ -526,3 +526,17 @@ def test_a_schema_whose_ref_points_nowhere_refuses_the_answer_with_a_reply() -> 
     widget.cancel()
     assert widget.entries is not None
     assert widget.entries[0].status == "cancelled"
+
+
+def test_the_picker_and_the_chat_open_with_one_stylesheet_for_both() -> None:
+    """anywidget's `_css` carries the stylesheet, so a shadow root (marimo) gets it too."""
+    from interrupt_widget import AgentChat, OfflineModel
+    from interrupt_widget.examples import meeting_agent
+
+    with recording_comms() as recorder:
+        picker = InterruptPicker([])
+        chat = AgentChat(meeting_agent(OfflineModel()))
+    for widget in (picker, chat):
+        css = recorder.of(widget).messages[0].data["state"]["_css"]
+        assert ".iw-picker" in css
+        assert ".iw-chat-prompt" in css

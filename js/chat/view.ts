@@ -1,46 +1,9 @@
 // The chat's DOM: transcript, inline picker slot, status line, prompt box, Stop.
 // Every piece of agent or user text goes in through textContent, never as HTML.
+// Its stylesheet is `style.css`, bundled beside widget.js and loaded by anywidget's `_css`.
 
 import type { ChatStatus } from "./protocol";
 import type { ToolItem, Transcript, TranscriptItem } from "./transcript";
-
-const STYLE_ID = "iw-chat-style";
-
-const CSS = `
-.iw-chat { font-family: var(--jp-ui-font-family, system-ui, sans-serif); font-size: var(--jp-ui-font-size1, 13px);
-  color: var(--jp-ui-font-color1, #1f1f1f); background: var(--jp-layout-color1, #fff);
-  border: 1px solid var(--jp-border-color2, #ddd); border-radius: 6px; padding: 8px; display: flex;
-  flex-direction: column; gap: 8px; max-width: 52rem; }
-.iw-chat-log { display: flex; flex-direction: column; gap: 6px; max-height: 36rem; overflow-y: auto; position: relative; }
-.iw-chat-msg { padding: 6px 8px; border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; }
-.iw-chat-user { align-self: flex-end; background: var(--jp-brand-color3, #c3e0f8); max-width: 85%; }
-.iw-chat-assistant { align-self: flex-start; background: var(--jp-layout-color2, #f0f0f0); max-width: 85%; }
-.iw-chat-role { display: block; font-size: var(--jp-ui-font-size0, 11px); color: var(--jp-ui-font-color2, #616161); }
-.iw-chat-tool { border-left: 3px solid var(--jp-warn-color1, #f57c00); padding: 4px 8px;
-  background: var(--jp-layout-color2, #f6f6f6); }
-.iw-chat-tool pre { margin: 2px 0; font-family: var(--jp-code-font-family, monospace);
-  font-size: var(--jp-code-font-size, 12px); white-space: pre-wrap; overflow-wrap: anywhere; }
-.iw-chat-streaming::after { content: " \\2026"; color: var(--jp-ui-font-color2, #888); }
-.iw-chat-status { font-size: var(--jp-ui-font-size0, 11px); color: var(--jp-ui-font-color2, #616161); min-height: 1em; }
-.iw-chat-status[data-status="error"] { color: var(--jp-error-color1, #d32f2f); }
-.iw-chat-prompt { display: flex; gap: 6px; align-items: flex-end; }
-.iw-chat-prompt textarea { flex: 1; resize: vertical; min-height: 2.2em; font: inherit;
-  color: var(--jp-ui-font-color1, inherit); background: var(--jp-input-background, var(--jp-layout-color1, #fff));
-  border: 1px solid var(--jp-border-color1, #bbb); border-radius: 4px; padding: 4px 6px; }
-.iw-chat button { font: inherit; padding: 4px 12px; border-radius: 4px; cursor: pointer;
-  border: 1px solid var(--jp-border-color1, #bbb); background: var(--jp-layout-color2, #eee);
-  color: var(--jp-ui-font-color1, inherit); }
-.iw-chat button:focus-visible, .iw-chat textarea:focus-visible { outline: 2px solid var(--jp-brand-color1, #1976d2); }
-.iw-chat button:disabled { opacity: 0.5; cursor: default; }
-`;
-
-function ensureStyle(doc: Document): void {
-  if (doc.getElementById(STYLE_ID)) return;
-  const style = doc.createElement("style");
-  style.id = STYLE_ID;
-  style.textContent = CSS;
-  doc.head.appendChild(style);
-}
 
 export interface ChatViewState {
   transcript: Transcript;
@@ -137,7 +100,6 @@ class ItemNode {
 
 export function createChatView(container: HTMLElement, actions: ChatViewActions): ChatView {
   const doc = container.ownerDocument;
-  ensureStyle(doc);
   const root = el(doc, "div", "iw-chat");
   const log = el(doc, "div", "iw-chat-log");
   log.setAttribute("role", "log");

@@ -6,7 +6,6 @@ import type { AnyModel } from "@anywidget/types";
 import { answerMessage, parseAnswerResult, type AnswerResultMessage } from "./protocol";
 import type { ModuleLoader } from "./renderers";
 import { initialState, reduce, viewOf, type ModelState, type PickerEvent, type PickerState } from "./state";
-import { ensureStyle } from "./style";
 import type { PickerModel } from "./types";
 import { createPickerDom } from "./view";
 
@@ -42,7 +41,6 @@ export function mountPicker(
   options: MountOptions = {},
 ): () => void {
   const now = options.now ?? (() => Date.now());
-  ensureStyle(el);
   let state: PickerState = initialState(readModel(model), now());
   const waiting = new Map<string, (reply: AnswerResultMessage) => void>();
   let timer: ReturnType<typeof setInterval> | null = null;

@@ -37,6 +37,7 @@ from ag_ui.core import (
 from ipywidgets import widget_serialization
 
 from . import responders as _responders
+from ._bundle import CSS, ESM
 from .adapter import OpenAIAgentsAdapter
 from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .call_agreement import check_saved
@@ -75,7 +76,6 @@ from .wire import interrupts_from_wire, message_from_wire, messages_to_wire, to_
 __all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError"]
 
 _log = logging.getLogger(__name__)
-_BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
 SAVE_FORMAT = "interrupt-widget/chat@1"
 """`format` of a file written by `AgentChat.save`."""
 
@@ -156,7 +156,8 @@ class ChatRun:
 class AgentChat(anywidget.AnyWidget):
     """A chat with an OpenAI Agents SDK agent whose gated tools ask you first."""
 
-    _esm = _BUNDLE
+    _esm = ESM
+    _css = CSS
 
     kind = traitlets.Unicode("chat", read_only=True).tag(sync=True)
     """Which view the shared bundle draws for this model."""

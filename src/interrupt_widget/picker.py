@@ -30,6 +30,7 @@ import anywidget
 import traitlets
 from ag_ui.core import Interrupt, ResumeEntry
 
+from ._bundle import CSS, ESM
 from .answers import describe, is_expired, parse_instant, validate_payload
 from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .errors import AnswerRefused
@@ -47,7 +48,6 @@ from .wire import interrupts_from_wire, to_wire
 __all__ = ["AnswerRefused", "InterruptPicker"]
 
 _log = logging.getLogger(__name__)
-_BUNDLE = pathlib.Path(__file__).parent / "static" / "widget.js"
 _MIN_KERNEL = (7, 4)
 """The `by` of an answer the picker recorded itself because time ran out."""
 
@@ -71,7 +71,8 @@ class InterruptPicker(anywidget.AnyWidget):
     return a promise of Python's verdict, and `render` may return a cleanup.
     """
 
-    _esm = _BUNDLE
+    _esm = ESM
+    _css = CSS
 
     kind = traitlets.Unicode("picker", read_only=True).tag(sync=True)
     """Which view the shared bundle draws for this model."""
