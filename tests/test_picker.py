@@ -534,7 +534,7 @@ def test_the_picker_and_the_chat_open_with_one_stylesheet_for_both() -> None:
     from interrupt_widget.examples import meeting_agent
 
     with recording_comms() as recorder:
-        picker = InterruptPicker([])
+        picker = InterruptPicker([Interrupt(id="q", reason="input_required")])
         chat = AgentChat(meeting_agent(OfflineModel()))
     for widget in (picker, chat):
         css = recorder.of(widget).messages[0].data["state"]["_css"]
