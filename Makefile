@@ -30,6 +30,7 @@ lint: setup
 	$(BIN)/ruff format --check src tests bench
 	$(BIN)/mypy
 	npm run typecheck
+	npm run lint
 
 test-js: setup
 	npm test
