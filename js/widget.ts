@@ -13,7 +13,8 @@ function render({ model, el }: RenderProps): () => void {
   const kind = model.get("kind");
   if (kind === "picker") return mountPicker(el, model as unknown as AnyModel<PickerModel>);
   if (kind === "chat") {
-    const embed = (slot: HTMLElement, picker: AnyModel) => mountPicker(slot, picker as unknown as AnyModel<PickerModel>);
+    const embed = (slot: HTMLElement, picker: AnyModel) =>
+      mountPicker(slot, picker as unknown as AnyModel<PickerModel>);
     return mountChat(el, model as unknown as AnyModel<ChatModel>, { mountPicker: embed });
   }
   el.textContent = `interrupt-widget: unknown widget kind ${JSON.stringify(kind)}`;

@@ -67,8 +67,7 @@ function mount(model: FakeModel, options = {}): { el: HTMLElement; cleanup: () =
   return { el, cleanup };
 }
 
-const texts = (el: HTMLElement) =>
-  [...el.querySelectorAll<HTMLElement>(".iw-chat-text")].map((n) => n.textContent);
+const texts = (el: HTMLElement) => [...el.querySelectorAll<HTMLElement>(".iw-chat-text")].map((n) => n.textContent);
 
 describe("mountChat", () => {
   beforeEach(() => {
@@ -194,7 +193,10 @@ describe("mountChat", () => {
         { id: "a", role: "assistant", toolCalls: [{ id: "c", function: { name: "book", arguments: "{}" } }] },
       ],
     });
-    model.others.set("p", new FakeModel({ kind: "picker", interrupts: [{ id: "i", reason: "tool_call", toolCallId: "c" }] }));
+    model.others.set(
+      "p",
+      new FakeModel({ kind: "picker", interrupts: [{ id: "i", reason: "tool_call", toolCallId: "c" }] }),
+    );
     const mountPicker = vi.fn((slot: HTMLElement) => {
       slot.textContent = "PICKER";
     });

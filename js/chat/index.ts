@@ -35,11 +35,7 @@ export function toolCallIdsOf(interrupts: unknown): string[] {
 
 let requestCounter = 0;
 
-export function mountChat(
-  el: HTMLElement,
-  model: AnyModel<ChatModel>,
-  options: MountChatOptions = {},
-): () => void {
+export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: MountChatOptions = {}): () => void {
   const send = (msg: ToKernel): void => model.send(msg);
   const view = createChatView(el, {
     prompt(text: string): void {

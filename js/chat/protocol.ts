@@ -45,10 +45,7 @@ export type ToFrontEnd =
   | { type: "prompt_result"; requestId: string; ok: boolean; error?: string };
 
 /** JS -> Python. */
-export type ToKernel =
-  | { type: "prompt"; text: string; requestId: string }
-  | { type: "stop" }
-  | { type: "hello" };
+export type ToKernel = { type: "prompt"; text: string; requestId: string } | { type: "stop" } | { type: "hello" };
 
 export function isToFrontEnd(msg: unknown): msg is ToFrontEnd {
   if (typeof msg !== "object" || msg === null) return false;

@@ -12,7 +12,9 @@ describe("fromMessages", () => {
       {
         id: "a1",
         role: "assistant",
-        toolCalls: [{ id: "c1", type: "function", function: { name: "schedule_meeting", arguments: '{"topic":"Q3"}' } }],
+        toolCalls: [
+          { id: "c1", type: "function", function: { name: "schedule_meeting", arguments: '{"topic":"Q3"}' } },
+        ],
       },
       { id: "t1", role: "tool", toolCallId: "c1", content: "Scheduled for Tue 10:00" },
       { id: "a2", role: "assistant", content: "Done." },
@@ -70,9 +72,7 @@ describe("reduce", () => {
   });
 
   it("reads the outcome of RUN_FINISHED and the message of RUN_ERROR", () => {
-    expect(run([{ type: "RUN_FINISHED", outcome: { type: "interrupt", interrupts: [] } }]).phase).toBe(
-      "interrupted",
-    );
+    expect(run([{ type: "RUN_FINISHED", outcome: { type: "interrupt", interrupts: [] } }]).phase).toBe("interrupted");
     expect(run([{ type: "RUN_FINISHED", outcome: { type: "cancelled" } }]).phase).toBe("cancelled");
     const failed = run([
       { type: "TEXT_MESSAGE_START", messageId: "m" },

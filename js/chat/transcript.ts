@@ -177,11 +177,7 @@ export function reduce(state: Transcript, event: WireEvent): Transcript {
     case "RUN_FINISHED": {
       const outcome = event.outcome as { type?: unknown } | undefined;
       const phase: RunPhase =
-        outcome?.type === "interrupt"
-          ? "interrupted"
-          : outcome?.type === "cancelled"
-            ? "cancelled"
-            : "finished";
+        outcome?.type === "interrupt" ? "interrupted" : outcome?.type === "cancelled" ? "cancelled" : "finished";
       return { ...state, phase, items: state.items.map(settle) };
     }
     case "RUN_ERROR":
@@ -196,9 +192,6 @@ function settle(item: TranscriptItem): TranscriptItem {
 }
 
 /** The transcript a view draws: the committed conversation, then the live run on top. */
-export function transcriptOf(
-  messages: readonly WireMessage[],
-  live: readonly WireEvent[],
-): Transcript {
+export function transcriptOf(messages: readonly WireMessage[], live: readonly WireEvent[]): Transcript {
   return live.reduce(reduce, { ...emptyTranscript, items: fromMessages(messages) });
 }

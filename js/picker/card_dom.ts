@@ -48,7 +48,8 @@ const CUSTOM_FAILED = "The custom renderer failed";
 function head(doc: Document, card: CardView, titleId: string): [HTMLElement, HTMLElement] {
   const row = h(doc, "div", { class: "iw-head" });
   row.appendChild(h(doc, "h3", { class: "iw-title", id: titleId }, card.title));
-  if (card.title !== card.interrupt.reason) row.appendChild(h(doc, "span", { class: "iw-reason" }, card.interrupt.reason));
+  if (card.title !== card.interrupt.reason)
+    row.appendChild(h(doc, "span", { class: "iw-reason" }, card.interrupt.reason));
   const countdown = h(doc, "span", { class: "iw-countdown", "aria-live": "off" });
   row.appendChild(countdown);
   return [row, countdown];

@@ -13,7 +13,16 @@ export class FakeModel {
   private handlers = new Map<string, Set<Handler>>();
 
   constructor(interrupts: WireInterrupt[], extra: Partial<PickerModel> = {}) {
-    this.state = { kind: "picker", interrupts, answers: {}, status: "waiting", error: "", errors: {}, renderers: {}, ...extra };
+    this.state = {
+      kind: "picker",
+      interrupts,
+      answers: {},
+      status: "waiting",
+      error: "",
+      errors: {},
+      renderers: {},
+      ...extra,
+    };
   }
 
   get<K extends keyof PickerModel>(key: K): PickerModel[K] {
@@ -65,7 +74,14 @@ export class FakeModel {
       this.set("answers", answers);
       if (Object.keys(answers).length === this.state.interrupts.length) this.set("status", "submitted");
     }
-    this.emit("msg:custom", { type: "answer_result", requestId: request.requestId, ok, error: "", errors: [], ...result });
+    this.emit("msg:custom", {
+      type: "answer_result",
+      requestId: request.requestId,
+      ok,
+      error: "",
+      errors: [],
+      ...result,
+    });
   }
 
   listeners(): number {

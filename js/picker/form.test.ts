@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { collect, denial, formFromSchema, initialValues, isoToLocal, localToIso, timeToIso, type Control } from "./form";
+import {
+  collect,
+  denial,
+  formFromSchema,
+  initialValues,
+  isoToLocal,
+  localToIso,
+  timeToIso,
+  type Control,
+} from "./form";
 import type { JsonSchema } from "./types";
 
 function only(schema: JsonSchema): Control {
@@ -12,8 +21,17 @@ describe("formFromSchema", () => {
   it("maps each schema type to a control", () => {
     expect(only({ type: "string" })).toMatchObject({ kind: "text", multiline: false });
     expect(only({ type: "string", maxLength: 1000 })).toMatchObject({ kind: "text", multiline: true });
-    expect(only({ type: "integer", minimum: 1, maximum: 9 })).toMatchObject({ kind: "number", integer: true, minimum: 1, maximum: 9 });
-    expect(only({ type: "number", exclusiveMaximum: 1 })).toMatchObject({ kind: "number", integer: false, exclusiveMaximum: 1 });
+    expect(only({ type: "integer", minimum: 1, maximum: 9 })).toMatchObject({
+      kind: "number",
+      integer: true,
+      minimum: 1,
+      maximum: 9,
+    });
+    expect(only({ type: "number", exclusiveMaximum: 1 })).toMatchObject({
+      kind: "number",
+      integer: false,
+      exclusiveMaximum: 1,
+    });
     expect(only({ type: "boolean" })).toEqual({ kind: "boolean" });
     expect(only({ type: "string", enum: ["a", "b"] })).toEqual({ kind: "choice", style: "radio", options: ["a", "b"] });
     expect(only({ enum: [1, 2, 3, 4, 5] })).toMatchObject({ kind: "choice", style: "select" });
@@ -26,7 +44,13 @@ describe("formFromSchema", () => {
     const group = only({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
     expect(group.kind).toBe("group");
     if (group.kind === "group") {
-      expect(group.fields[0]).toMatchObject({ key: "city", pointer: "/x/city", dataField: "x.city", required: true, label: "City" });
+      expect(group.fields[0]).toMatchObject({
+        key: "city",
+        pointer: "/x/city",
+        dataField: "x.city",
+        required: true,
+        label: "City",
+      });
     }
   });
 
@@ -53,7 +77,11 @@ describe("formFromSchema", () => {
   it("draws an approval schema's optional reason beside Deny, not among the fields", () => {
     const spec = formFromSchema({
       type: "object",
-      properties: { approved: { type: "boolean" }, reason: { type: "string", maxLength: 10 }, seats: { type: "integer" } },
+      properties: {
+        approved: { type: "boolean" },
+        reason: { type: "string", maxLength: 10 },
+        seats: { type: "integer" },
+      },
       required: ["approved"],
     });
     expect(spec.fields.map((f) => f.key)).toEqual(["seats"]);
@@ -157,7 +185,11 @@ describe("collect", () => {
   });
 
   it("adds approved to an approval form", () => {
-    const approval = formFromSchema({ type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] });
+    const approval = formFromSchema({
+      type: "object",
+      properties: { approved: { type: "boolean" } },
+      required: ["approved"],
+    });
     expect(collect(approval, {}).payload).toEqual({ approved: true });
   });
 });

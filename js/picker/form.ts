@@ -57,7 +57,10 @@ export type RawValues = Record<string, RawValue>;
 const RADIO_MAX = 4;
 
 export function humanize(key: string): string {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/[_-]+/g, " ").trim();
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_-]+/g, " ")
+    .trim();
   return words ? words.charAt(0).toUpperCase() + words.slice(1).toLowerCase() : "Answer";
 }
 
@@ -188,7 +191,14 @@ const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.
 export function localToIso(value: string): string | null {
   const m = LOCAL_DATETIME.exec(value);
   if (!m) return null;
-  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = m.slice(1).map((x) => Number(x ?? 0)) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const date = new Date(y, mo - 1, d, h, mi, s);
   if (Number.isNaN(date.getTime()) || date.getMonth() !== mo - 1 || date.getDate() !== d) return null;
   return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${offsetOf(date)}`;
@@ -323,9 +333,7 @@ function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
     }
     case "choice": {
       const index = Number(text);
-      return index >= 0 && index < c.options.length
-        ? { present: true, value: c.options[index] }
-        : { present: false };
+      return index >= 0 && index < c.options.length ? { present: true, value: c.options[index] } : { present: false };
     }
     case "datetime": {
       const iso = localToIso(text);

@@ -35,11 +35,7 @@ function readModel(model: AnyModel<PickerModel>): ModelState {
   };
 }
 
-export function mountPicker(
-  el: HTMLElement,
-  model: AnyModel<PickerModel>,
-  options: MountOptions = {},
-): () => void {
+export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, options: MountOptions = {}): () => void {
   const now = options.now ?? (() => Date.now());
   let state: PickerState = initialState(readModel(model), now());
   const waiting = new Map<string, (reply: AnswerResultMessage) => void>();

@@ -9,12 +9,21 @@ import type { WireInterrupt } from "./types";
 
 const SCHEMA = {
   type: "object",
-  properties: { approved: { type: "boolean" }, chosen_time: { type: "string", format: "date-time" }, chosen_label: { type: "string" } },
+  properties: {
+    approved: { type: "boolean" },
+    chosen_time: { type: "string", format: "date-time" },
+    chosen_label: { type: "string" },
+  },
   required: ["approved"],
 };
 
 function meeting(toolInput: Record<string, unknown> = { topic: "roadmap" }): WireInterrupt {
-  return { id: "m", reason: "tool_call", responseSchema: SCHEMA, metadata: { tool_name: "schedule_meeting", tool_input: toolInput } };
+  return {
+    id: "m",
+    reason: "tool_call",
+    responseSchema: SCHEMA,
+    metadata: { tool_name: "schedule_meeting", tool_input: toolInput },
+  };
 }
 
 let cleanup: (() => void) | null = null;
@@ -66,7 +75,9 @@ describe("the meeting-time renderer", () => {
     expect(payload.chosen_label).toBe(slot?.textContent);
     expect(slot?.disabled).toBe(true);
     model.reply({ ok: false, error: "schedule_meeting: /chosen_time: must be in the future" });
-    await vi.waitFor(() => expect(el.querySelector(".iw-custom [role=status]")?.textContent).toContain("must be in the future"));
+    await vi.waitFor(() =>
+      expect(el.querySelector(".iw-custom [role=status]")?.textContent).toContain("must be in the future"),
+    );
     expect(slot?.disabled).toBe(false);
   });
 

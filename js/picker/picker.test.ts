@@ -113,7 +113,9 @@ describe("the meeting scheduler", () => {
     ]);
     expect(c.querySelector("img")).toBeNull();
     model.reply();
-    expect(c.querySelector(".iw-decision")?.textContent).toContain("Reason: <img src=x onerror=alert(1)> Alice is away");
+    expect(c.querySelector(".iw-decision")?.textContent).toContain(
+      "Reason: <img src=x onerror=alert(1)> Alice is away",
+    );
     expect(c.querySelector("img")).toBeNull();
 
     const other = new FakeModel([withReason]);
@@ -158,7 +160,11 @@ describe("the meeting scheduler", () => {
     const c = card("int-1");
     field(c, "chosen_time").value = "2026-12-08T10:30";
     button(c, "Approve").click();
-    model.reply({ ok: false, error: "schedule_meeting: /chosen_time: must be in the future", errors: [{ path: "/chosen_time", message: "must be in the future" }] });
+    model.reply({
+      ok: false,
+      error: "schedule_meeting: /chosen_time: must be in the future",
+      errors: [{ path: "/chosen_time", message: "must be in the future" }],
+    });
     const time = field(c, "chosen_time");
     expect(time.getAttribute("aria-invalid")).toBe("true");
     const errorId = time.getAttribute("aria-describedby")?.split(" ").pop() ?? "";
@@ -171,7 +177,14 @@ describe("the meeting scheduler", () => {
   it("draws a saved summary with no kernel: answers and status alone", () => {
     const model = new FakeModel([meeting()], {
       status: "submitted",
-      answers: { "int-1": { status: "resolved", payload: { approved: false }, by: "responder:deny_all", at: "2026-12-02T10:00:00Z" } },
+      answers: {
+        "int-1": {
+          status: "resolved",
+          payload: { approved: false },
+          by: "responder:deny_all",
+          at: "2026-12-02T10:00:00Z",
+        },
+      },
     });
     mount(model);
     const c = card("int-1");

@@ -6,7 +6,12 @@ import { labelFor } from "./form";
 
 const model = (extra: Partial<ModelState> = {}): ModelState => ({
   interrupts: [
-    { id: "a", reason: "tool_call", expiresAt: "2026-12-02T10:00:10Z", metadata: { tool_name: "pay", tool_input: { amount: 5, to: { iban: "X" } } } },
+    {
+      id: "a",
+      reason: "tool_call",
+      expiresAt: "2026-12-02T10:00:10Z",
+      metadata: { tool_name: "pay", tool_input: { amount: 5, to: { iban: "X" } } },
+    },
     { id: "b", reason: "input_required" },
   ],
   answers: {},
@@ -40,7 +45,13 @@ describe("the reducer", () => {
     expect(reduce(state, { type: "reply", reply: other })).toBe(state);
     state = reduce(state, {
       type: "reply",
-      reply: { type: "answer_result", requestId: "r1", ok: false, error: "bad", errors: [{ path: "/n", message: "must be >= 1" }] },
+      reply: {
+        type: "answer_result",
+        requestId: "r1",
+        ok: false,
+        error: "bad",
+        errors: [{ path: "/n", message: "must be >= 1" }],
+      },
     });
     const card = viewOf(state).cards[0];
     expect([card?.phase, card?.error, card?.fieldErrors]).toEqual(["open", "bad", { "/n": ["must be >= 1"] }]);
@@ -80,9 +91,17 @@ describe("the reducer", () => {
 describe("decisions", () => {
   it("reads each kind of answer", () => {
     const at = "";
-    expect(decisionOf({ status: "cancelled", payload: null, by: "expiry", at })).toMatchObject({ verdict: "Expired", by: "time ran out" });
-    expect(decisionOf({ status: "cancelled", payload: null, by: "user", at })).toMatchObject({ verdict: "Cancelled", by: "in the widget" });
-    expect(decisionOf({ status: "resolved", payload: { approved: false }, by: "responder:deny_all", at })).toMatchObject({
+    expect(decisionOf({ status: "cancelled", payload: null, by: "expiry", at })).toMatchObject({
+      verdict: "Expired",
+      by: "time ran out",
+    });
+    expect(decisionOf({ status: "cancelled", payload: null, by: "user", at })).toMatchObject({
+      verdict: "Cancelled",
+      by: "in the widget",
+    });
+    expect(
+      decisionOf({ status: "resolved", payload: { approved: false }, by: "responder:deny_all", at }),
+    ).toMatchObject({
       verdict: "Denied",
       by: "by responder deny_all",
     });
@@ -96,9 +115,19 @@ describe("decisions", () => {
 
   it("shows a chosen time in local time, and a label that repeats it only once", () => {
     const time = "2026-12-08T10:30:00+01:00";
-    const derived = decisionOf({ status: "resolved", payload: { approved: true, chosen_time: time, chosen_label: labelFor(time) }, by: "user", at: "" });
+    const derived = decisionOf({
+      status: "resolved",
+      payload: { approved: true, chosen_time: time, chosen_label: labelFor(time) },
+      by: "user",
+      at: "",
+    });
     expect(derived.details).toEqual([["Chosen time", labelFor(time)]]);
-    const typed = decisionOf({ status: "resolved", payload: { approved: true, chosen_time: time, chosen_label: "Tue morning" }, by: "user", at: "" });
+    const typed = decisionOf({
+      status: "resolved",
+      payload: { approved: true, chosen_time: time, chosen_label: "Tue morning" },
+      by: "user",
+      at: "",
+    });
     expect(typed.details).toEqual([
       ["Chosen time", labelFor(time)],
       ["Chosen label", "Tue morning"],
@@ -108,12 +137,12 @@ describe("decisions", () => {
 
 describe("formatRemaining", () => {
   it("rounds up to the second", () => {
-    expect([formatRemaining(0), formatRemaining(1), formatRemaining(59_001), formatRemaining(3_600_000), formatRemaining(90_061_000)]).toEqual([
-      "0:00",
-      "0:01",
-      "1:00",
-      "1:00:00",
-      "1 d 1:01:01",
-    ]);
+    expect([
+      formatRemaining(0),
+      formatRemaining(1),
+      formatRemaining(59_001),
+      formatRemaining(3_600_000),
+      formatRemaining(90_061_000),
+    ]).toEqual(["0:00", "0:01", "1:00", "1:00:00", "1 d 1:01:01"]);
   });
 });

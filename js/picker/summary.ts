@@ -50,6 +50,7 @@ export function decisionOf(record: AnswerRecord): Decision {
     }
     return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details, by };
   }
-  const details: Array<[string, string]> = payload === null || payload === undefined ? [] : [["Answer", asText(payload)]];
+  const details: Array<[string, string]> =
+    payload === null || payload === undefined ? [] : [["Answer", asText(payload)]];
   return { verdict: "Answered", tone: "ok", details, by };
 }

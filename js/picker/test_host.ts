@@ -48,7 +48,9 @@ export function pickerHost(): PickerHost {
 
 /** The visible button named `name` inside `root`. */
 export function buttonIn(root: ParentNode, name: string): HTMLButtonElement {
-  const found = [...root.querySelectorAll("button")].find((b) => b.textContent === name && !b.classList.contains("iw-hidden"));
+  const found = [...root.querySelectorAll("button")].find(
+    (b) => b.textContent === name && !b.classList.contains("iw-hidden"),
+  );
   if (!found) throw new Error(`no button ${name}`);
   return found;
 }

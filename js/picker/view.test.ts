@@ -53,7 +53,9 @@ describe("built-in forms", () => {
     expect(labelText(ok as Element)).toBe("Send a reminder");
     const size = c.querySelector('[data-field="size"]');
     expect(size?.getAttribute("role")).toBe("radiogroup");
-    expect([...(size?.querySelectorAll("input[type=radio]") ?? [])].map((r) => r.closest("label")?.textContent)).toEqual(["S", "M", "L"]);
+    expect(
+      [...(size?.querySelectorAll("input[type=radio]") ?? [])].map((r) => r.closest("label")?.textContent),
+    ).toEqual(["S", "M", "L"]);
     expect(c.querySelector('[data-field="city"]')?.tagName).toBe("SELECT");
     expect(c.querySelector<HTMLInputElement>('[data-field="day"]')?.type).toBe("date");
     expect(c.querySelector<HTMLInputElement>('[data-field="at"]')?.type).toBe("time");
@@ -90,7 +92,9 @@ describe("built-in forms", () => {
   });
 
   it("submits on Enter, as a form does", () => {
-    const model = new FakeModel([ask("q", { type: "object", properties: { n: { type: "integer" } }, required: ["n"] })]);
+    const model = new FakeModel([
+      ask("q", { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }),
+    ]);
     mount(model);
     const input = cardOf("q").querySelector<HTMLInputElement>('[data-field="n"]');
     if (!input) throw new Error("no input");
@@ -150,7 +154,9 @@ describe("a model whose interrupts change", () => {
     model.set("interrupts", [ask("b", undefined), ask("c", undefined)]);
     const ids = [...host.el.querySelectorAll("[data-interrupt-id]")].map((c) => c.getAttribute("data-interrupt-id"));
     expect(ids).toEqual(["b", "c"]);
-    expect(new Set([...host.el.querySelectorAll("[id]")].map((n) => n.id)).size).toBe(host.el.querySelectorAll("[id]").length);
+    expect(new Set([...host.el.querySelectorAll("[id]")].map((n) => n.id)).size).toBe(
+      host.el.querySelectorAll("[id]").length,
+    );
   });
 });
 
@@ -249,7 +255,14 @@ describe("custom renderers", () => {
       };
     };
     const model = new FakeModel(
-      [{ id: "m", reason: "tool_call", responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] }, metadata: { tool_name: "schedule_meeting" } }],
+      [
+        {
+          id: "m",
+          reason: "tool_call",
+          responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
+          metadata: { tool_name: "schedule_meeting" },
+        },
+      ],
       { renderers: { schedule_meeting: "export function render() {}" } },
     );
     mount(model, { loader });
@@ -270,7 +283,9 @@ describe("custom renderers", () => {
     const loader = async (): Promise<unknown> => ({ nothing: true });
     const model = new FakeModel([ask("q", { type: "string" })], { renderers: { input_required: "broken" } });
     mount(model, { loader });
-    await vi.waitFor(() => expect(cardOf("q").querySelector(".iw-card-error")?.textContent).toContain("custom renderer failed"));
+    await vi.waitFor(() =>
+      expect(cardOf("q").querySelector(".iw-card-error")?.textContent).toContain("custom renderer failed"),
+    );
     expect(buttonIn(cardOf("q"), "Submit").classList.contains("iw-hidden")).toBe(false);
   });
 });

@@ -23,13 +23,21 @@ function isoWithOffset(date) {
 }
 
 function label(date) {
-  return date.toLocaleString(undefined, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" });
+  return date.toLocaleString(undefined, {
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    hour: "2-digit",
+    minute: "2-digit",
+  });
 }
 
 export function suggestedSlots(interrupt, now = new Date()) {
   const given = interrupt?.metadata?.tool_input?.suggested_times;
   if (Array.isArray(given)) {
-    const dates = given.map((t) => new Date(t)).filter((d) => typeof d.getTime === "function" && !Number.isNaN(d.getTime()));
+    const dates = given
+      .map((t) => new Date(t))
+      .filter((d) => typeof d.getTime === "function" && !Number.isNaN(d.getTime()));
     if (dates.length) return dates.map((d) => ({ iso: isoWithOffset(d), label: label(d) }));
   }
   const slots = [];
