@@ -4,8 +4,8 @@
 // document in JupyterLab, into the widget's shadow root in marimo.
 
 import type { AnyModel, RenderProps } from "@anywidget/types";
+import { type ChatModel, mountChat } from "./chat/index";
 import { mountPicker, type PickerModel } from "./picker/index";
-import { mountChat, type ChatModel } from "./chat/index";
 import "./picker/style.css";
 import "./chat/style.css";
 

@@ -3,13 +3,14 @@
 
 import type { AnyModel } from "@anywidget/types";
 
-import { isToFrontEnd, type ChatModel, type ToKernel, type WireMessage } from "./protocol";
+import { type ChatModel, isToFrontEnd, type ToKernel, type WireMessage } from "./protocol";
 import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
 import { createChatView } from "./view";
 
 export type { ChatModel } from "./protocol";
 
 /** Mounts a picker bound to its own model (the picker's `mountPicker`). */
+// biome-ignore lint/suspicious/noConfusingVoidType: a mounter may return nothing, as anywidget's render may
 export type PickerMounter = (el: HTMLElement, model: AnyModel) => (() => void) | void;
 
 export interface MountChatOptions {
@@ -77,7 +78,7 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
     }
   };
 
-  let pickerCleanup: (() => void) | void = undefined;
+  let pickerCleanup: (() => void) | undefined;
   let pickerGeneration = 0;
   const unmountPicker = (): void => {
     if (pickerCleanup) pickerCleanup();

@@ -236,7 +236,9 @@ function updateDecision(doc: Document, dom: CardDom, card: CardView): void {
     h(doc, "span", { class: "iw-by" }, `(${d.by})`),
   ];
   // Spaces between the parts, so the summary reads as a sentence when copied or spoken.
-  parts.forEach((part, i) => dom.decision.append(...(i ? [doc.createTextNode(" "), part] : [part])));
+  parts.forEach((part, i) => {
+    dom.decision.append(...(i ? [doc.createTextNode(" "), part] : [part]));
+  });
   const hadFocus = dom.root.contains(doc.activeElement);
   dom.decision.classList.remove("iw-hidden");
   if (hadFocus) dom.decision.focus();

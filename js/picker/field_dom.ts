@@ -56,9 +56,9 @@ function singleControl(
     case "choice": {
       const select = h(doc, "select", { id });
       select.appendChild(h(doc, "option", { value: "" }, field.required ? "Choose…" : "(none)"));
-      c.options.forEach((option, index) =>
-        select.appendChild(h(doc, "option", { value: String(index) }, String(option))),
-      );
+      c.options.forEach((option, index) => {
+        select.appendChild(h(doc, "option", { value: String(index) }, String(option)));
+      });
       select.value = text;
       return select;
     }

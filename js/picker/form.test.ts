@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  type Control,
   collect,
   denial,
   formFromSchema,
@@ -7,7 +8,6 @@ import {
   isoToLocal,
   localToIso,
   timeToIso,
-  type Control,
 } from "./form";
 import type { JsonSchema } from "./types";
 
@@ -221,6 +221,7 @@ describe("the kit's approval schema with fields required only when approved", ()
     },
     required: ["approved"],
     if: { properties: { approved: { const: true } }, required: ["approved"] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
     then: { required: ["chosen_time", "chosen_label"] },
   };
 

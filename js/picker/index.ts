@@ -3,17 +3,17 @@
 // model, obtained from the widget manager). Returns the cleanup.
 
 import type { AnyModel } from "@anywidget/types";
-import { answerMessage, parseAnswerResult, type AnswerResultMessage } from "./protocol";
+import { type AnswerResultMessage, answerMessage, parseAnswerResult } from "./protocol";
 import type { ModuleLoader } from "./renderers";
-import { initialState, reduce, viewOf, type ModelState, type PickerEvent, type PickerState } from "./state";
+import { initialState, type ModelState, type PickerEvent, type PickerState, reduce, viewOf } from "./state";
 import type { PickerModel } from "./types";
 import { createPickerDom } from "./view";
 
-export type { PickerModel, WireInterrupt, AnswerRecord, FieldError, PickerStatus, JsonSchema } from "./types";
+export { collect, formFromSchema } from "./form";
 export type { AnswerMessage, AnswerResultMessage } from "./protocol";
 export type { RendererProps, RenderFn } from "./renderers";
-export { formFromSchema, collect } from "./form";
-export { reduce, viewOf, initialState } from "./state";
+export { initialState, reduce, viewOf } from "./state";
+export type { AnswerRecord, FieldError, JsonSchema, PickerModel, PickerStatus, WireInterrupt } from "./types";
 
 export interface MountOptions {
   /** Replaces the Blob-URL import of custom renderers (tests). */

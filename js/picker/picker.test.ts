@@ -83,7 +83,7 @@ describe("the meeting scheduler", () => {
     field(c, "chosen_time").value = "2026-12-08T10:30";
     field(c, "chosen_label").value = "Tue morning";
     button(c, "Approve").click();
-    expect((model.sent[0]?.payload as Record<string, unknown>).chosen_label).toBe("Tue morning");
+    expect((model.sent[0]?.payload as Record<string, unknown> | undefined)?.chosen_label).toBe("Tue morning");
   });
 
   it("denies with {approved: false} alone, whatever the other fields hold", () => {

@@ -13,6 +13,7 @@ export interface RendererProps {
   el: HTMLElement;
 }
 
+// biome-ignore lint/suspicious/noConfusingVoidType: a renderer may return nothing, as anywidget's render may
 export type RenderFn = (props: RendererProps) => void | (() => void) | Promise<void | (() => void)>;
 
 export type ModuleLoader = (source: string) => Promise<unknown>;

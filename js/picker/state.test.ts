@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { formatRemaining } from "./countdown";
-import { initialState, reduce, viewOf, type ModelState } from "./state";
-import { decisionOf } from "./summary";
 import { labelFor } from "./form";
+import { initialState, type ModelState, reduce, viewOf } from "./state";
+import { decisionOf } from "./summary";
 
 const model = (extra: Partial<ModelState> = {}): ModelState => ({
   interrupts: [

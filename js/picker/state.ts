@@ -2,7 +2,7 @@
 
 import { remainingMs } from "./countdown";
 import type { AnswerResultMessage } from "./protocol";
-import { decisionOf, type Decision } from "./summary";
+import { type Decision, decisionOf } from "./summary";
 import type { AnswerRecord, FieldError, PickerModel, PickerStatus, WireInterrupt } from "./types";
 
 export type ModelState = Pick<PickerModel, "interrupts" | "answers" | "status" | "error" | "errors" | "renderers">;
@@ -120,7 +120,11 @@ function argsOf(interrupt: WireInterrupt): Array<[string, string]> {
 
 function groupErrors(errors: FieldError[]): Record<string, string[]> {
   const grouped: Record<string, string[]> = {};
-  for (const e of errors) (grouped[e.path] ??= []).push(e.message);
+  for (const e of errors) {
+    const list = grouped[e.path] ?? [];
+    list.push(e.message);
+    grouped[e.path] = list;
+  }
   return grouped;
 }
 

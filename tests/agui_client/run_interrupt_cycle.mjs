@@ -4,7 +4,7 @@
 //
 // Usage: node run_interrupt_cycle.mjs <url>   (token in AGUI_TOKEN)
 // Prints one JSON object on stdout for the calling test to check.
-import { HttpAgent, buildResumeArray } from "@ag-ui/client";
+import { buildResumeArray, HttpAgent } from "@ag-ui/client";
 
 const url = process.argv[2];
 const token = process.env.AGUI_TOKEN;
