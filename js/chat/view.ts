@@ -2,6 +2,7 @@
 // Every piece of agent or user text goes in through textContent, never as HTML.
 // Its stylesheet is `style.css`, bundled beside widget.js and loaded by anywidget's `_css`.
 
+import { h } from "../dom";
 import type { ChatStatus } from "./protocol";
 import type { ToolItem, Transcript, TranscriptItem } from "./transcript";
 
@@ -28,18 +29,6 @@ export interface ChatView {
   destroy(): void;
 }
 
-function el<K extends keyof HTMLElementTagNameMap>(
-  doc: Document,
-  tag: K,
-  className?: string,
-  text?: string,
-): HTMLElementTagNameMap[K] {
-  const node = doc.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
 function formatArgs(args: string): string {
   try {
     return JSON.stringify(JSON.parse(args), null, 2);
@@ -57,17 +46,15 @@ class ItemNode {
 
   constructor(doc: Document, item: TranscriptItem) {
     if (item.kind === "tool") {
-      this.node = el(doc, "div", "iw-chat-tool");
-      this.node.appendChild(el(doc, "span", "iw-chat-role", `Tool call: ${item.name}`));
-      this.body = el(doc, "pre", "iw-chat-args");
-      this.body.setAttribute("aria-label", "Arguments");
-      this.result = el(doc, "pre", "iw-chat-result");
-      this.result.setAttribute("aria-label", "Result");
+      this.node = h(doc, "div", { class: "iw-chat-tool" });
+      this.node.appendChild(h(doc, "span", { class: "iw-chat-role" }, `Tool call: ${item.name}`));
+      this.body = h(doc, "pre", { class: "iw-chat-args", "aria-label": "Arguments" });
+      this.result = h(doc, "pre", { class: "iw-chat-result", "aria-label": "Result" });
       this.node.append(this.body, this.result);
     } else {
-      this.node = el(doc, "div", `iw-chat-msg iw-chat-${item.kind}`);
-      this.node.appendChild(el(doc, "span", "iw-chat-role", item.kind === "user" ? "You" : "Agent"));
-      this.body = el(doc, "div", "iw-chat-text");
+      this.node = h(doc, "div", { class: `iw-chat-msg iw-chat-${item.kind}` });
+      this.node.appendChild(h(doc, "span", { class: "iw-chat-role" }, item.kind === "user" ? "You" : "Agent"));
+      this.body = h(doc, "div", { class: "iw-chat-text" });
       this.node.appendChild(this.body);
     }
     this.node.dataset.itemId = item.id;
@@ -100,23 +87,18 @@ class ItemNode {
 
 export function createChatView(container: HTMLElement, actions: ChatViewActions): ChatView {
   const doc = container.ownerDocument;
-  const root = el(doc, "div", "iw-chat");
-  const log = el(doc, "div", "iw-chat-log");
-  log.setAttribute("role", "log");
-  log.setAttribute("aria-live", "polite");
-  log.setAttribute("aria-label", "Conversation");
-  const pickerSlot = el(doc, "div", "iw-chat-picker");
-  const status = el(doc, "div", "iw-chat-status");
-  status.setAttribute("role", "status");
-  const form = el(doc, "form", "iw-chat-prompt");
-  const input = el(doc, "textarea");
-  input.rows = 2;
-  input.placeholder = "Message the agent (Enter to send, Shift+Enter for a new line)";
-  input.setAttribute("aria-label", "Message");
-  const send = el(doc, "button", "iw-chat-send", "Send");
-  send.type = "submit";
-  const stop = el(doc, "button", "iw-chat-stop", "Stop");
-  stop.type = "button";
+  const root = h(doc, "div", { class: "iw-chat" });
+  const log = h(doc, "div", { class: "iw-chat-log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
+  const pickerSlot = h(doc, "div", { class: "iw-chat-picker" });
+  const status = h(doc, "div", { class: "iw-chat-status", role: "status" });
+  const form = h(doc, "form", { class: "iw-chat-prompt" });
+  const input = h(doc, "textarea", {
+    rows: "2",
+    placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
+    "aria-label": "Message",
+  });
+  const send = h(doc, "button", { class: "iw-chat-send", type: "submit" }, "Send");
+  const stop = h(doc, "button", { class: "iw-chat-stop", type: "button" }, "Stop");
   form.append(input, send, stop);
   root.append(log, status, form);
   log.appendChild(pickerSlot);

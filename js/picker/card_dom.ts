@@ -1,8 +1,8 @@
 // One interrupt's card: title, message, arguments, the form its schema asks for
 // (or a custom renderer), the buttons, and the read-only summary once decided.
 
+import { h } from "../dom";
 import { formatRemaining } from "./countdown";
-import { h } from "./dom";
 import { buildField, type FieldDom, readValues } from "./field_dom";
 import { collect, denial, type FormSpec, formFromSchema, initialValues, leafFields, type RawValues } from "./form";
 import type { AnswerResultMessage } from "./protocol";

@@ -1,7 +1,7 @@
 // One form field of a card: a labelled control (or a fieldset of them) built from
 // a `FieldSpec`, with its description and error line, and reading it back.
 
-import { h } from "./dom";
+import { h } from "../dom";
 import type { FieldSpec, RawValue, RawValues } from "./form";
 
 /** A drawn field: the controls its value is read from, and where its error goes. */

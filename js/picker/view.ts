@@ -3,8 +3,8 @@
 // through textContent / attributes (never innerHTML): messages, arguments and
 // labels come from an agent and are untrusted.
 
+import { h } from "../dom";
 import { buildCard, type CardDom, updateCard, type ViewActions } from "./card_dom";
-import { h } from "./dom";
 import type { ModuleLoader } from "./renderers";
 import type { PickerView } from "./state";
 

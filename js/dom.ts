@@ -1,4 +1,4 @@
-// The one DOM helper the picker's builders share: an element with attributes and
+// The one DOM helper the picker and the chat share: an element with attributes and
 // text, set through setAttribute and textContent (never innerHTML).
 
 export type Attrs = Record<string, string>;
