@@ -234,11 +234,11 @@ describe("mountChat", () => {
     const { el, cleanup } = mount(model, { mountPicker });
     model.set("picker", "IPY_MODEL_p");
     await vi.waitFor(() => expect(mountPicker).toHaveBeenCalled());
-    const after = () => el.querySelector(".iw-chat-picker")?.previousElementSibling as HTMLElement | null;
-    expect(after()?.dataset.itemId).toBe("c1");
+    const anchoredAfter = () => el.querySelector(".iw-chat-picker")?.previousElementSibling as HTMLElement | null;
+    expect(anchoredAfter()?.dataset.itemId).toBe("c1");
 
     picker.set("interrupts", [{ id: "i2", reason: "tool_call", toolCallId: "c2" }]);
-    expect(after()?.dataset.itemId).toBe("c2");
+    expect(anchoredAfter()?.dataset.itemId).toBe("c2");
     expect(mountPicker).toHaveBeenCalledTimes(1); // the same mount redraws itself
 
     cleanup();
