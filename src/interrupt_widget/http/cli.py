@@ -104,7 +104,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--ledger",
-        type=Path,
         help="SQLite file recording the approved calls already run; give replicas on one "
         "host the same file (and the same secret) so a resume sent to two runs the call once",
     )
@@ -121,6 +120,14 @@ def _parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="how long a request body may take to arrive in full before the server answers "
         f"408 (default {DEFAULT_BODY_TIMEOUT_SECONDS:g})",
+    )
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes (default 1); with more than one, every worker shares one secret "
+        "(--secret-file, $INTERRUPT_WIDGET_SECRET, or one made at start) and one --ledger",
     )
     serve.add_argument("--log-level", default="info")
     return parser
@@ -143,13 +150,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not secret:
             print(f"error: --secret-file {args.secret_file} is empty", file=sys.stderr)
             return 2
+    # Worker processes import the agent and the policy themselves, by name.
+    agent: Any = args.target
+    policy: Any = args.policy
     try:
-        agent = load_target(args.target)
-    except TargetError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        policy = load_policy(args.policy) if args.policy else None
+        if args.workers <= 1:
+            agent = load_target(args.target)
+            policy = load_policy(args.policy) if args.policy else None
     except TargetError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -166,6 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             policy=policy,
             insecure_no_token=args.insecure_no_token,
             body_timeout=args.body_timeout,
+            workers=args.workers,
         )
     except (FingerprintSecretError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

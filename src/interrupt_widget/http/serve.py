@@ -40,8 +40,9 @@ def serve(
     run_config: Any = None,
     ledger: CallLedger | str | os.PathLike[str] | None = None,
     log_level: str = "info",
-    policy: Policy | None = None,
+    policy: Policy | str | None = None,
     insecure_no_token: bool = False,
+    workers: int = 1,
 ) -> None:
     """Serve `agent` over AG-UI on `host:port` until interrupted (blocks).
 
@@ -55,6 +56,12 @@ def serve(
     LAN address) needs a `token`, else `InsecureBindError` (a `ValueError`) is
     raised before anything listens; `insecure_no_token=True` serves it without
     one anyway, with a warning.
+
+    `workers` > 1 runs that many processes on one socket. Each imports the
+    agent (and `policy`) itself, so give them as `"package.module:attribute"`;
+    all share one secret (the one given, else one made here) and one `ledger`,
+    which must be a SQLite file's path or a database URL: a ledger in memory,
+    or a ledger object, is refused (`WorkersRefused`, a `ValueError`) saying why.
     """
     import uvicorn
 
@@ -69,6 +76,32 @@ def serve(
             "asgi_app(agent) in your own server"
         )
     check_bind(host, token=token, insecure_no_token=insecure_no_token)
+    if workers < 1:
+        raise ValueError("workers must be at least 1")
+    if workers > 1:
+        from interrupt_widget.http.workers import run_workers, worker_config
+
+        config = worker_config(
+            agent,
+            secret=secret,
+            ledger=ledger,
+            token=token,
+            policy=policy,
+            max_body_bytes=max_body_bytes,
+            body_timeout=body_timeout,
+            expires_in=expires_in,
+            response_schemas=response_schemas,
+            run_config=run_config,
+        )
+        run_workers(config, workers=workers, host=host, port=port, log_level=log_level)
+        return
+    if isinstance(agent, str):
+        from interrupt_widget.http.cli import load_target
+
+        agent = load_target(agent)
+    from interrupt_widget.http.cli import load_policy
+
+    chosen: Policy | None = load_policy(policy) if isinstance(policy, str) else policy
     app = asgi_app(
         agent,
         token=token,
@@ -79,7 +112,7 @@ def serve(
         expires_in=expires_in,
         run_config=run_config,
         ledger=ledger,
-        policy=policy,
+        policy=chosen,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
 
