@@ -70,6 +70,10 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
         {"launch_training": {"approved": True, "gpu": "t4", "max_hours": 2}},
     ],
     "05_agui_events.ipynb": [],
+    "06_approval_policies.ipynb": [
+        {"transfer_funds": {"approved": True, "arguments": {"amount": 2500}}},
+        {"transfer_funds": {"approved": True}},  # the invoice the policy leaves to a person
+    ],
 }
 
 # Facts checked in the kernel once every cell ran: expression -> expected value.
@@ -84,6 +88,11 @@ AFTERWARDS: dict[str, dict[str, Any]] = {
         "agent.executions.count('issue_refund')": 0,
         "[d.verdict for d in chat.decisions]": ["approved", "denied"],
         "meetings.executions.count()": 0,
+    },
+    "06_approval_policies.ipynb": {
+        "[t['amount'] for t in read_journal(journal)]": [2500.0, 60.0, 1200.0],
+        "[d.by for d in live.decisions]": ["policy:small transfers to known payees", "user"],
+        "chat.decisions[0].executed_arguments['amount']": 2500,
     },
     "04_custom_forms.ipynb": {
         "[dataset for dataset, _ in launched]": ["churn", "fraud"],
