@@ -4,7 +4,7 @@
 // document in JupyterLab, into the widget's shadow root in marimo.
 
 import type { AnyModel, RenderProps } from "@anywidget/types";
-import { type ChatModel, mountChat } from "./chat/index";
+import { type ChatModel, mountChat, type PickerMounter } from "./chat/index";
 import { mountPicker, type PickerModel } from "./picker/index";
 import "./picker/style.css";
 import "./chat/style.css";
@@ -13,9 +13,9 @@ function render({ model, el }: RenderProps): () => void {
   const kind = model.get("kind");
   if (kind === "picker") return mountPicker(el, model as unknown as AnyModel<PickerModel>);
   if (kind === "chat") {
-    const embed = (slot: HTMLElement, picker: AnyModel) =>
-      mountPicker(slot, picker as unknown as AnyModel<PickerModel>);
-    return mountChat(el, model as unknown as AnyModel<ChatModel>, { mountPicker: embed });
+    const mountInChat: PickerMounter = (slot, picker, options) =>
+      mountPicker(slot, picker as unknown as AnyModel<PickerModel>, options);
+    return mountChat(el, model as unknown as AnyModel<ChatModel>, { mountPicker: mountInChat });
   }
   el.textContent = `interrupt-widget: unknown widget kind ${JSON.stringify(kind)}`;
   return () => {

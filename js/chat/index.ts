@@ -10,8 +10,12 @@ import { createChatView } from "./view";
 export type { ChatModel } from "./protocol";
 
 /** Mounts a picker bound to its own model (the picker's `mountPicker`). */
-// biome-ignore lint/suspicious/noConfusingVoidType: a mounter may return nothing, as anywidget's render may
-export type PickerMounter = (el: HTMLElement, model: AnyModel) => (() => void) | void;
+export type PickerMounter = (
+  el: HTMLElement,
+  model: AnyModel,
+  options: { callNames: (toolCallId: string) => string | undefined },
+  // biome-ignore lint/suspicious/noConfusingVoidType: a mounter may return nothing, as anywidget's render may
+) => (() => void) | void;
 
 export interface MountChatOptions {
   /** Draws the inline picker; without it the slot says an answer is awaited. */
@@ -103,7 +107,12 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
         // The chat keeps one picker and resets it for each question: follow its interrupts.
         const anchor = (): void => view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
         anchor();
-        const unmount = mount(view.pickerSlot, pickerModel);
+        // The picker names a tool from the call its interrupt points at, when its server did not.
+        const callNames = (id: string): string | undefined => {
+          for (const item of transcript.items) if (item.kind === "tool" && item.id === id) return item.name;
+          return undefined;
+        };
+        const unmount = mount(view.pickerSlot, pickerModel, { callNames });
         pickerModel.on("change:interrupts", anchor);
         pickerCleanup = () => {
           pickerModel.off("change:interrupts", anchor);

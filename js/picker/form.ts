@@ -139,17 +139,33 @@ function fieldFor(key: string, schema: JsonSchema, path: string[], required: boo
   };
 }
 
+const isBoolean = (schema: JsonSchema | undefined): boolean => schema !== undefined && typeOf(schema) === "boolean";
+
+/** The alternatives of `anyOf` / `oneOf`, where other servers put what they require. */
+const branchesOf = (schema: JsonSchema): JsonSchema[] => [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])];
+
+/**
+ * `approved` is required outright (the kit's schemas, Strands) or by one of the
+ * alternatives (Microsoft Agent Framework: `approved` or its alias `accepted`).
+ */
+function requiresApproved(schema: JsonSchema): boolean {
+  if ((schema.required ?? []).includes("approved")) return true;
+  return branchesOf(schema).some((branch) => (branch.required ?? []).includes("approved"));
+}
+
+/** Booleans another alternative requires instead of `approved`: aliases the buttons answer for. */
+function aliasesOf(schema: JsonSchema): string[] {
+  const required = branchesOf(schema).flatMap((branch) => branch.required ?? []);
+  return required.filter((key) => key !== "approved" && isBoolean(schema.properties?.[key]));
+}
+
 /** The form for an interrupt's `response_schema`. */
 export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec {
   if (!schema || typeof schema !== "object") {
     return { approval: false, canDeny: false, object: false, hasSchema: false, fields: [], denyReason: null };
   }
   if (typeOf(schema) === "object" || schema.properties) {
-    const approvedSchema = schema.properties?.approved;
-    const approval =
-      approvedSchema !== undefined &&
-      typeOf(approvedSchema) === "boolean" &&
-      (schema.required ?? []).includes("approved");
+    const approval = isBoolean(schema.properties?.approved) && requiresApproved(schema);
     // Approve is the only path that sends the tool's fields, so what the schema
     // requires `if` approved is simply required in the form.
     const whenApproved =
@@ -159,7 +175,7 @@ export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec 
       reasonSchema && typeOf(reasonSchema) === "string" && !whenApproved.includes(DENY_REASON)
         ? fieldFor(DENY_REASON, reasonSchema, [DENY_REASON], false)
         : null;
-    const skip = approval ? ["approved", ...(denyReason ? [DENY_REASON] : [])] : [];
+    const skip = approval ? ["approved", ...aliasesOf(schema), ...(denyReason ? [DENY_REASON] : [])] : [];
     const fields = fieldsOf(schema, [], skip, whenApproved);
     // A hand-written schema may require a field unconditionally; a Deny button
     // that the answer check must refuse would only frustrate.
@@ -358,12 +374,29 @@ function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
   }
 }
 
-function collectObject(fields: FieldSpec[], raw: RawValues, errors: FieldError[]): Record<string, unknown> {
+/** Whether the person gave anything in these fields: a value, a ticked box, a choice. */
+function touched(fields: FieldSpec[], raw: RawValues): boolean {
+  return leafFields(fields).some((field) => {
+    const value = raw[field.dataField];
+    return Array.isArray(value) ? value.length > 0 : value === true || (typeof value === "string" && value !== "");
+  });
+}
+
+function collectObject(
+  fields: FieldSpec[],
+  raw: RawValues,
+  errors: FieldError[],
+  sparse = false,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const leaves = new Map<FieldSpec, Leaf>();
   for (const field of fields) {
     if (field.control.kind === "group") continue;
-    const leaf = readLeaf(field, raw[field.dataField]);
+    let leaf = readLeaf(field, raw[field.dataField]);
+    // Where a box left unticked would change something (an approval's optional
+    // edits, an object that may be left out), it is no answer at all.
+    const unticked = field.control.kind === "boolean" && leaf.value === false && !field.required;
+    if (sparse && unticked && field.default === undefined) leaf = { present: false };
     leaves.set(field, leaf);
     if (!leaf.error && leaf.present) out[field.key] = leaf.value;
   }
@@ -371,8 +404,9 @@ function collectObject(fields: FieldSpec[], raw: RawValues, errors: FieldError[]
   deriveLabels(fields, out);
   for (const field of fields) {
     if (field.control.kind === "group") {
-      const inner = collectObject(field.control.fields, raw, errors);
-      if (Object.keys(inner).length > 0 || field.required) out[field.key] = inner;
+      // An optional object the person left empty is left out, with whatever it would require.
+      if (!field.required && !touched(field.control.fields, raw)) continue;
+      out[field.key] = collectObject(field.control.fields, raw, errors, sparse || !field.required);
       continue;
     }
     const leaf = leaves.get(field);
@@ -411,7 +445,7 @@ export function collect(spec: FormSpec, raw: RawValues, options: { approved?: bo
     else if (!leaf.present) errors.push({ path: "", message: "is required" });
     return { payload: leaf.value ?? null, errors };
   }
-  const body = collectObject(spec.fields, raw, errors);
+  const body = collectObject(spec.fields, raw, errors, spec.approval);
   const payload = spec.approval ? { approved: options.approved ?? true, ...body } : body;
   return { payload, errors };
 }

@@ -6,6 +6,7 @@ import type { AnyModel } from "@anywidget/types";
 import { type AnswerResultMessage, answerMessage, parseAnswerResult } from "./protocol";
 import type { ModuleLoader } from "./renderers";
 import { initialState, type ModelState, type PickerEvent, type PickerState, reduce, viewOf } from "./state";
+import type { CallNames } from "./tool";
 import type { PickerModel } from "./types";
 import { createPickerDom } from "./view";
 
@@ -20,6 +21,8 @@ export interface MountOptions {
   loader?: ModuleLoader;
   /** Clock for countdowns (tests). */
   now?: () => number;
+  /** Names of the conversation's tool calls by id: the chat passes its transcript's. */
+  callNames?: CallNames;
 }
 
 const TRAITS = ["interrupts", "answers", "status", "error", "errors", "renderers"] as const;
@@ -37,7 +40,7 @@ function readModel(model: AnyModel<PickerModel>): ModelState {
 
 export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, options: MountOptions = {}): () => void {
   const now = options.now ?? (() => Date.now());
-  let state: PickerState = initialState(readModel(model), now());
+  let state: PickerState = initialState(readModel(model), now(), options.callNames);
   const waiting = new Map<string, (reply: AnswerResultMessage) => void>();
   let timer: ReturnType<typeof setInterval> | null = null;
 

@@ -3,6 +3,7 @@
 import { remainingMs } from "./countdown";
 import type { AnswerResultMessage } from "./protocol";
 import { type Decision, decisionOf } from "./summary";
+import { type CallNames, toolArgsOf, toolNameOf } from "./tool";
 import type { AnswerRecord, FieldError, PickerModel, PickerStatus, WireInterrupt } from "./types";
 
 export type ModelState = Pick<PickerModel, "interrupts" | "answers" | "status" | "error" | "errors" | "renderers">;
@@ -14,6 +15,8 @@ export interface PickerState {
   /** Problems found (in the browser or in Python's reply) with this view's last attempt. */
   refusals: Record<string, { error: string; errors: FieldError[] }>;
   now: number;
+  /** Names of the conversation's tool calls, when a chat holds the picker. */
+  callNames?: CallNames;
 }
 
 export type PickerEvent =
@@ -58,8 +61,8 @@ export interface PickerView {
   progress: string;
 }
 
-export function initialState(model: ModelState, now: number): PickerState {
-  return { model, pending: {}, refusals: {}, now };
+export function initialState(model: ModelState, now: number, callNames?: CallNames): PickerState {
+  return { model, pending: {}, refusals: {}, now, callNames };
 }
 
 function without<T>(record: Record<string, T>, key: string): Record<string, T> {
@@ -104,13 +107,8 @@ export function reduce(state: PickerState, event: PickerEvent): PickerState {
   }
 }
 
-function titleOf(interrupt: WireInterrupt): string {
-  const tool = interrupt.metadata?.tool_name;
-  return typeof tool === "string" && tool ? tool : interrupt.reason;
-}
-
 function argsOf(interrupt: WireInterrupt): Array<[string, string]> {
-  const input = interrupt.metadata?.tool_input;
+  const input = toolArgsOf(interrupt);
   if (typeof input !== "object" || input === null || Array.isArray(input)) return [];
   return Object.entries(input as Record<string, unknown>).map(([key, value]): [string, string] => [
     key,
@@ -128,10 +126,8 @@ function groupErrors(errors: FieldError[]): Record<string, string[]> {
   return grouped;
 }
 
-function rendererFor(model: ModelState, interrupt: WireInterrupt): string | null {
-  const tool = interrupt.metadata?.tool_name;
-  const byTool = typeof tool === "string" ? model.renderers[tool] : undefined;
-  return byTool ?? model.renderers[interrupt.reason] ?? null;
+function rendererFor(model: ModelState, interrupt: WireInterrupt, tool: string): string | null {
+  return model.renderers[tool] ?? model.renderers[interrupt.reason] ?? null;
 }
 
 function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
@@ -145,10 +141,11 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
   else if (state.pending[interrupt.id]) phase = "pending";
   else if (remaining !== null && remaining <= 0) phase = "expired";
   const errors = phase === "decided" ? [] : refusal ? refusal.errors : modelErrors;
+  const title = toolNameOf(interrupt, state.callNames);
   return {
     id: interrupt.id,
     interrupt,
-    title: titleOf(interrupt),
+    title,
     message: interrupt.message ?? "",
     args: argsOf(interrupt),
     phase,
@@ -156,7 +153,7 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
     fieldErrors: groupErrors(errors),
     error: phase === "decided" ? "" : (refusal?.error ?? ""),
     remaining,
-    renderer: rendererFor(model, interrupt),
+    renderer: rendererFor(model, interrupt, title),
   };
 }
 

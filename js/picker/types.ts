@@ -26,6 +26,10 @@ export interface JsonSchema {
   /** Conditional parts: the kit's approval schemas require a tool's fields only `if` approved. */
   if?: JsonSchema;
   then?: JsonSchema;
+  /** Alternatives: other servers require `approved` (or an alias) through these. */
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  additionalProperties?: boolean | JsonSchema;
 }
 
 /** An AG-UI 1.0 interrupt in its camelCase wire form (`metadata` keeps its own keys). */

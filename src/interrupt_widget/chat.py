@@ -30,6 +30,7 @@ from ag_ui.core import (
     AssistantMessage,
     BaseEvent,
     Interrupt,
+    Message,
     MessagesSnapshotEvent,
     ResumeEntry,
     RunAgentInput,
@@ -252,7 +253,9 @@ class AgentChat(anywidget.AnyWidget):
         self._sync_messages()
         if self._thread.interrupts:  # a loaded chat that was waiting: ask again
             self._open_picker(self._thread.interrupts)
-            self._set_status("waiting", _waiting_line(self._thread.interrupts))
+            self._set_status(
+                "waiting", _waiting_line(self._thread.interrupts, self._thread.messages)
+            )
             self._let_responder_answer()
 
     @classmethod
@@ -486,7 +489,7 @@ class AgentChat(anywidget.AnyWidget):
         waiter: asyncio.Future[list[ResumeEntry]] = loop.create_future()
         self._waiter = waiter
         self._open_picker(interrupts)  # before `waiting`, so a view that sees it finds the picker
-        self._set_status("waiting", _waiting_line(interrupts))
+        self._set_status("waiting", _waiting_line(interrupts, self._thread.messages))
         try:
             if self.responder is not None:
                 self.responder.respond(self._require_picker())
@@ -641,5 +644,7 @@ def _last_reply(thread: ConversationThread) -> str:
     return ""
 
 
-def _waiting_line(interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> str:
-    return "Waiting for your answer: " + ", ".join(tool_name(i) for i in interrupts)
+def _waiting_line(
+    interrupts: tuple[Interrupt, ...] | list[Interrupt], messages: list[Message]
+) -> str:
+    return "Waiting for your answer: " + ", ".join(tool_name(i, messages) for i in interrupts)

@@ -183,15 +183,62 @@ def answered_call_ids(messages: Iterable[Message]) -> set[str]:
     return {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
 
 
-def tool_name(interrupt: Interrupt) -> str:
-    """The gated tool's name, or the reason of an interrupt that is not a tool approval."""
-    name = (interrupt.metadata or {}).get("tool_name")
-    return name if isinstance(name, str) and name else interrupt.reason
+CONFIRMATION_CALLS = frozenset({"adk_request_confirmation", "confirm_changes"})
+"""Calls a framework makes to ask for a confirmation: they name the asking, not the tool."""
+
+
+def _framework_call(metadata: Mapping[str, Any]) -> tuple[str | None, Any]:
+    """The call a framework describes in its own metadata, as (name, arguments).
+
+    Microsoft Agent Framework sends `agent_framework.function_call` (`name`,
+    `arguments`), Google ADK `adk.originalFunctionCall` (`name`, `args`).
+    """
+    for outer, inner, args_key in (
+        ("agent_framework", "function_call", "arguments"),
+        ("adk", "originalFunctionCall", "args"),
+    ):
+        holder = metadata.get(outer)
+        call = holder.get(inner) if isinstance(holder, Mapping) else None
+        if isinstance(call, Mapping):
+            name = call.get("name")
+            return (name if isinstance(name, str) and name else None), call.get(args_key)
+    return None, None
+
+
+def _called_name(tool_call_id: str | None, messages: Iterable[Message]) -> str | None:
+    if not tool_call_id:
+        return None
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for call in message.tool_calls or []:
+                if call.id == tool_call_id:
+                    return call.function.name
+    return None
+
+
+def tool_name(interrupt: Interrupt, messages: Iterable[Message] = ()) -> str:
+    """How a person reads which tool an interrupt asks about, whatever server sent it.
+
+    `metadata.tool_name` (the kit, Strands), else the tool call in `messages` that
+    `tool_call_id` points at (unless that is a framework's own confirmation call),
+    else the framework's metadata (Agent Framework, ADK), else the interrupt's reason.
+    """
+    metadata = interrupt.metadata or {}
+    name = metadata.get("tool_name")
+    if isinstance(name, str) and name:
+        return name
+    called = _called_name(interrupt.tool_call_id, messages)
+    if called and called not in CONFIRMATION_CALLS:
+        return called
+    return _framework_call(metadata)[0] or called or interrupt.reason
 
 
 def tool_arguments(interrupt: Interrupt) -> Any:
-    """The call's arguments as the adapter put them in the interrupt, or None."""
-    return (interrupt.metadata or {}).get("tool_input")
+    """The call's arguments as the interrupt carries them (`tool_input`, else a framework's)."""
+    metadata = interrupt.metadata or {}
+    if "tool_input" in metadata:
+        return metadata["tool_input"]
+    return _framework_call(metadata)[1]
 
 
 ANSWERED_BY_EXPIRY = "expiry"
