@@ -198,9 +198,9 @@ describe("mountChat", () => {
     mount(model, { mountPicker });
     model.set("picker", "IPY_MODEL_p");
     await vi.waitFor(() => expect(mountPicker).toHaveBeenCalled());
-    const { callNames } = mountPicker.mock.calls[0]?.[2] as { callNames: (id: string) => string | undefined };
-    expect(callNames("c")).toBe("book");
-    expect(callNames("nope")).toBeUndefined();
+    const options = mountPicker.mock.calls[0]?.[2] as { callNames: (id: string) => string | undefined } | undefined;
+    expect(options?.callNames("c")).toBe("book");
+    expect(options?.callNames("nope")).toBeUndefined();
   });
 
   it("places the picker after the tool call it asks about, and later text below it", async () => {
