@@ -267,4 +267,62 @@ describe("mountChat", () => {
     expect(pickerModelId("IPY_MODEL_x1")).toBe("x1");
     expect(pickerModelId(null)).toBeNull();
   });
+
+  it("shows a call a policy settled as a read-only card naming the rule, live and committed", () => {
+    const model = chatModel({ status: "running" });
+    const { el } = mount(model);
+    const rule = "<img src=x onerror=window.__pwned=1> small transfers";
+    model.custom({
+      type: "events",
+      events: [
+        { type: "TOOL_CALL_START", toolCallId: "c", toolCallName: "transfer_funds" },
+        { type: "TOOL_CALL_ARGS", toolCallId: "c", delta: '{"amount": 40}' },
+        { type: "TOOL_CALL_END", toolCallId: "c" },
+        {
+          type: "TOOL_CALL_RESULT",
+          toolCallId: "c",
+          messageId: "result-c",
+          content: "Sent 40.00",
+          metadata: { interrupt: { id: "approve-c", decision: "approved", by: `policy:${rule}` } },
+        },
+      ],
+    });
+    const card = el.querySelector<HTMLElement>(".iw-chat-settled");
+    expect(card?.hidden).toBe(false);
+    expect(card?.textContent).toBe(`Approved by policy: ${rule}`);
+    expect(el.querySelector(".iw-chat-tool img")).toBeNull();
+    expect(el.querySelector(".iw-chat-tool button")).toBeNull(); // nothing to answer
+    model.set("messages", [
+      {
+        id: "a",
+        role: "assistant",
+        toolCalls: [{ id: "d", type: "function", function: { name: "transfer_funds", arguments: "{}" } }],
+      },
+      {
+        id: "result-d",
+        role: "tool",
+        toolCallId: "d",
+        content: "Not run: denied",
+        metadata: { interrupt: { id: "approve-d", decision: "denied", by: "policy:blocked accounts" } },
+      },
+    ]);
+    expect(el.querySelector(".iw-chat-settled")?.textContent).toBe("Denied by policy: blocked accounts");
+  });
+
+  it("a call a person answered has no policy card", () => {
+    const model = chatModel({
+      messages: [
+        { id: "a", role: "assistant", toolCalls: [{ id: "d", function: { name: "t", arguments: "{}" } }] },
+        {
+          id: "r",
+          role: "tool",
+          toolCallId: "d",
+          content: "ok",
+          metadata: { interrupt: { id: "i", decision: "approved" } },
+        },
+      ],
+    });
+    const { el } = mount(model);
+    expect(el.querySelector<HTMLElement>(".iw-chat-settled")?.hidden).toBe(true);
+  });
 });

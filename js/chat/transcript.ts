@@ -24,6 +24,8 @@ export interface ToolItem {
   args: string;
   result: string | null;
   streaming: boolean;
+  /** Who settled the call when an approval policy did ("Approved by policy: small transfers"). */
+  settled?: string;
 }
 
 export type TranscriptItem = UserItem | AssistantItem | ToolItem;
@@ -52,6 +54,19 @@ export function contentText(content: unknown): string {
     .join("");
 }
 
+const POLICY_BY = "policy:";
+
+/** "Approved by policy: <rule>" for a result a policy settled, read from its metadata; else "". */
+export function settledBy(metadata: unknown): string {
+  if (typeof metadata !== "object" || metadata === null) return "";
+  const marker = (metadata as { interrupt?: unknown }).interrupt;
+  if (typeof marker !== "object" || marker === null) return "";
+  const { by, decision } = marker as { by?: unknown; decision?: unknown };
+  if (typeof by !== "string" || !by.startsWith(POLICY_BY)) return "";
+  const verdict = decision === "approved" ? "Approved" : "Denied";
+  return `${verdict} by policy: ${by.slice(POLICY_BY.length)}`;
+}
+
 /** Transcript items for a committed conversation. */
 export function fromMessages(messages: readonly WireMessage[]): TranscriptItem[] {
   const items: TranscriptItem[] = [];
@@ -78,7 +93,8 @@ export function fromMessages(messages: readonly WireMessage[]): TranscriptItem[]
       const text = m.error ? `Error: ${m.error}` : contentText(m.content);
       const tool = tools.get(m.toolCallId);
       if (tool) {
-        const done: ToolItem = { ...tool, result: text };
+        const settled = settledBy(m.metadata);
+        const done: ToolItem = settled ? { ...tool, result: text, settled } : { ...tool, result: text };
         tools.set(m.toolCallId, done);
         items[items.indexOf(tool)] = done;
       }
@@ -165,11 +181,11 @@ export function reduce(state: Transcript, event: WireEvent): Transcript {
     case "TOOL_CALL_END":
       return update(state, str(event, "toolCallId"), "tool", (it) => ({ ...it, streaming: false }));
     case "TOOL_CALL_RESULT":
-      return update(state, str(event, "toolCallId"), "tool", (it) => ({
-        ...it,
-        result: contentText(event.content),
-        streaming: false,
-      }));
+      return update(state, str(event, "toolCallId"), "tool", (it) => {
+        const settled = settledBy(event.metadata);
+        const done = { ...it, result: contentText(event.content), streaming: false };
+        return settled ? { ...done, settled } : done;
+      });
     case "MESSAGES_SNAPSHOT": {
       const messages = Array.isArray(event.messages) ? (event.messages as WireMessage[]) : [];
       return { ...state, items: fromMessages(messages) };

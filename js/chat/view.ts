@@ -42,6 +42,7 @@ class ItemNode {
   readonly node: HTMLElement;
   private readonly body: HTMLElement;
   private readonly result: HTMLElement | null = null;
+  private readonly settled: HTMLElement | null = null;
   private last: TranscriptItem | null = null;
 
   constructor(doc: Document, item: TranscriptItem) {
@@ -50,7 +51,9 @@ class ItemNode {
       this.node.appendChild(h(doc, "span", { class: "iw-chat-role" }, `Tool call: ${item.name}`));
       this.body = h(doc, "pre", { class: "iw-chat-args", "aria-label": "Arguments" });
       this.result = h(doc, "pre", { class: "iw-chat-result", "aria-label": "Result" });
-      this.node.append(this.body, this.result);
+      // A call a policy settled: a read-only card line in place of a picker.
+      this.settled = h(doc, "p", { class: "iw-chat-settled", role: "note" });
+      this.node.append(this.settled, this.body, this.result);
     } else {
       this.node = h(doc, "div", { class: `iw-chat-msg iw-chat-${item.kind}` });
       this.node.appendChild(h(doc, "span", { class: "iw-chat-role" }, item.kind === "user" ? "You" : "Agent"));
@@ -77,6 +80,11 @@ class ItemNode {
   private patchTool(item: ToolItem): void {
     const args = item.streaming ? item.args : formatArgs(item.args);
     if (this.body.textContent !== args) this.body.textContent = args;
+    if (this.settled) {
+      const text = item.settled ?? "";
+      this.settled.hidden = !text;
+      if (this.settled.textContent !== text) this.settled.textContent = text;
+    }
     if (this.result) {
       this.result.hidden = item.result === null;
       const text = item.result === null ? "" : `Result: ${item.result}`;

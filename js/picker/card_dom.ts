@@ -4,7 +4,20 @@
 import { h } from "../dom";
 import { formatRemaining } from "./countdown";
 import { buildField, type FieldDom, readValues } from "./field_dom";
-import { collect, denial, type FormSpec, formFromSchema, initialValues, leafFields, type RawValues } from "./form";
+import {
+  type Change,
+  changesOf,
+  collect,
+  denial,
+  type FormSpec,
+  formFromSchema,
+  initialValues,
+  leafFields,
+  prefilled,
+  proposalOf,
+  type RawValues,
+  withEditOnly,
+} from "./form";
 import type { AnswerResultMessage } from "./protocol";
 import { loadRenderer, type ModuleLoader } from "./renderers";
 import type { CardView } from "./state";
@@ -92,7 +105,8 @@ export function buildCard(ctx: CardContext, card: CardView): CardDom {
   if (card.message) root.appendChild(h(doc, "p", { class: "iw-message" }, card.message));
   if (card.args.length) root.appendChild(argsTable(doc, card.args));
 
-  const spec = formFromSchema(card.interrupt.responseSchema);
+  const proposal = proposalOf(card.interrupt.metadata?.tool_input);
+  const spec = prefilled(formFromSchema(card.interrupt.responseSchema), proposal);
   const form = h(doc, "form", { class: "iw-form", novalidate: "", "aria-labelledby": titleId });
   const body = h(doc, "div", { class: "iw-fields" });
   const fields: FieldDom[] = [];
@@ -103,6 +117,9 @@ export function buildCard(ctx: CardContext, card: CardView): CardDom {
   const reason = denyReasonField(ctx, spec, raw, reasonDom);
   if (reason) form.appendChild(reason);
   fields.push(...reasonDom);
+  // What an edit changes, kept in view beside Approve so nobody approves a change unseen.
+  const changes = h(doc, "p", { class: "iw-changes iw-hidden", "aria-live": "polite" });
+  if (spec.edit) form.appendChild(changes);
   const cardError = h(doc, "p", { class: "iw-card-error", role: "alert" });
   const buttonRow = h(doc, "div", { class: "iw-actions" });
   const primary = button(doc, spec.approval ? "Approve" : "Submit", "iw-primary", "submit");
@@ -137,9 +154,18 @@ export function buildCard(ctx: CardContext, card: CardView): CardDom {
     if (primary.disabled) return;
     const result = collect(spec, readValues(fields), { approved: true });
     actions.checked(card.id, result.errors);
-    if (result.errors.length === 0) send("resolved", result.payload);
+    if (result.errors.length === 0) send("resolved", withEditOnly(spec, result.payload, proposal));
     else focusFirstError(dom, result.errors);
   });
+  if (spec.edit) {
+    const showChanges = (): void => {
+      const result = collect(spec, readValues(fields), { approved: true });
+      drawChanges(doc, changes, changesOf(spec, result.payload, proposal));
+      primary.textContent = changes.classList.contains("iw-hidden") ? "Approve" : "Approve with changes";
+    };
+    form.addEventListener("input", showChanges);
+    form.addEventListener("change", showChanges);
+  }
   deny?.addEventListener("click", () => {
     const said = reasonDom[0] ? readValues(reasonDom)[reasonDom[0].spec.dataField] : "";
     send("resolved", denial(typeof said === "string" ? said : ""));
@@ -148,6 +174,26 @@ export function buildCard(ctx: CardContext, card: CardView): CardDom {
 
   if (card.renderer) mountCustom(ctx, dom, card);
   return dom;
+}
+
+/** "Changes: Amount 5000 → 2500", as text (the values are the agent's and the person's). */
+function drawChanges(doc: Document, into: HTMLElement, found: Change[]): void {
+  into.replaceChildren();
+  into.classList.toggle("iw-hidden", found.length === 0);
+  if (found.length === 0) return;
+  into.appendChild(h(doc, "span", { class: "iw-changes-title" }, "Changes:"));
+  for (const change of found) {
+    const from = change.from === undefined ? "(none)" : JSON.stringify(change.from);
+    into.append(
+      doc.createTextNode(" "),
+      h(
+        doc,
+        "span",
+        { class: "iw-change", "data-arg": change.key },
+        `${change.label} ${from} → ${JSON.stringify(change.to)}`,
+      ),
+    );
+  }
 }
 
 function showBuiltIn(dom: CardDom, shown: boolean): void {

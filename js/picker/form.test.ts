@@ -101,6 +101,7 @@ describe("formFromSchema", () => {
       hasSchema: false,
       fields: [],
       denyReason: null,
+      edit: null,
     });
   });
 

@@ -48,6 +48,8 @@ export interface FormSpec {
   fields: FieldSpec[];
   /** The optional `reason` an approval schema declares: drawn beside Deny, sent with it. */
   denyReason: FieldSpec | null;
+  /** The `arguments` group of an editable tool: the proposal as a form, sent only as changes. */
+  edit: FieldSpec | null;
 }
 
 /** Raw control values keyed by `dataField`: text, a checkbox, or chosen option indexes. */
@@ -162,7 +164,15 @@ function aliasesOf(schema: JsonSchema): string[] {
 /** The form for an interrupt's `response_schema`. */
 export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec {
   if (!schema || typeof schema !== "object") {
-    return { approval: false, canDeny: false, object: false, hasSchema: false, fields: [], denyReason: null };
+    return {
+      approval: false,
+      canDeny: false,
+      object: false,
+      hasSchema: false,
+      fields: [],
+      denyReason: null,
+      edit: null,
+    };
   }
   if (typeOf(schema) === "object" || schema.properties) {
     const approval = isBoolean(schema.properties?.approved) && requiresApproved(schema);
@@ -180,10 +190,61 @@ export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec 
     // A hand-written schema may require a field unconditionally; a Deny button
     // that the answer check must refuse would only frustrate.
     const canDeny = approval && (schema.required ?? []).every((key) => key === "approved");
-    return { approval, canDeny, object: true, hasSchema: true, fields, denyReason };
+    const editField = approval ? fields.find((f) => f.key === EDIT_KEY && f.control.kind === "group") : undefined;
+    return { approval, canDeny, object: true, hasSchema: true, fields, denyReason, edit: editField ?? null };
   }
   const fields = [fieldFor("", schema, [], true)];
-  return { approval: false, canDeny: false, object: false, hasSchema: true, fields, denyReason: null };
+  return { approval: false, canDeny: false, object: false, hasSchema: true, fields, denyReason: null, edit: null };
+}
+
+/** The answer field that carries an edit of an editable tool's arguments. */
+export const EDIT_KEY = "arguments";
+
+type Proposal = Record<string, unknown>;
+
+/** The proposed arguments, when the interrupt's `tool_input` is an object. */
+export function proposalOf(toolInput: unknown): Proposal | null {
+  return typeof toolInput === "object" && toolInput !== null && !Array.isArray(toolInput)
+    ? (toolInput as Proposal)
+    : null;
+}
+
+/** The form with its edit fields starting from the proposal instead of the schema's defaults. */
+export function prefilled(spec: FormSpec, proposal: Proposal | null): FormSpec {
+  const edit = spec.edit;
+  if (edit?.control.kind !== "group" || !proposal) return spec;
+  const children = edit.control.fields.map((f) => (f.key in proposal ? { ...f, default: proposal[f.key] } : f));
+  const filled: FieldSpec = { ...edit, control: { kind: "group", fields: children } };
+  return { ...spec, fields: spec.fields.map((f) => (f === edit ? filled : f)), edit: filled };
+}
+
+/** One changed argument: its label, the proposed value and the edited one. */
+export interface Change {
+  key: string;
+  label: string;
+  from: unknown;
+  to: unknown;
+}
+
+/** The arguments an edit changes, in form order (unchanged ones are not part of the edit). */
+export function changesOf(spec: FormSpec, payload: unknown, proposal: Proposal | null): Change[] {
+  const edit = spec.edit;
+  if (edit?.control.kind !== "group" || typeof payload !== "object" || payload === null) return [];
+  const edited = (payload as Record<string, unknown>)[EDIT_KEY];
+  if (typeof edited !== "object" || edited === null) return [];
+  const values = edited as Record<string, unknown>;
+  return edit.control.fields
+    .filter((f) => f.key in values && JSON.stringify(values[f.key]) !== JSON.stringify(proposal?.[f.key]))
+    .map((f) => ({ key: f.key, label: f.label, from: proposal?.[f.key], to: values[f.key] }));
+}
+
+/** The payload with `arguments` holding only the changes, or gone when nothing changed. */
+export function withEditOnly(spec: FormSpec, payload: unknown, proposal: Proposal | null): unknown {
+  if (!spec.edit || typeof payload !== "object" || payload === null) return payload;
+  const { [EDIT_KEY]: _all, ...rest } = payload as Record<string, unknown>;
+  const changes = changesOf(spec, payload, proposal);
+  if (changes.length === 0) return rest;
+  return { ...rest, [EDIT_KEY]: Object.fromEntries(changes.map((c) => [c.key, c.to])) };
 }
 
 /** Every leaf field (groups flattened), in display order. */

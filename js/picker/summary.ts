@@ -1,6 +1,6 @@
 // How a recorded answer reads in the card once it is decided.
 
-import { DENY_REASON, humanize, labelFor } from "./form";
+import { DENY_REASON, EDIT_KEY, humanize, labelFor } from "./form";
 import type { AnswerRecord } from "./types";
 
 export interface Decision {
@@ -44,6 +44,11 @@ export function decisionOf(record: AnswerRecord): Decision {
     }
     const details: Array<[string, string]> = [];
     for (const [key, value] of Object.entries(fields)) {
+      if (key === EDIT_KEY && typeof value === "object" && value !== null && !Array.isArray(value)) {
+        const edits = Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k} ${asText(v)}`);
+        if (edits.length) details.push(["Edited", edits.join(", ")]);
+        continue;
+      }
       const text = asText(value);
       // A label derived from the chosen time says the same thing twice: keep one.
       if (key !== "approved" && !details.some(([, shown]) => shown === text)) details.push([humanize(key), text]);

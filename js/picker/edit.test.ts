@@ -1,0 +1,140 @@
+import { describe, expect, it } from "vitest";
+import { FakeModel } from "./fake_model";
+import { changesOf, formFromSchema, prefilled, withEditOnly } from "./form";
+import { buttonIn, cardIn, pickerHost } from "./test_host";
+import type { JsonSchema, WireInterrupt } from "./types";
+
+// The answer schema the adapter builds for `editable(transfer_funds, fields=("amount", "memo"))`.
+const schema: JsonSchema = {
+  type: "object",
+  properties: {
+    approved: { type: "boolean" },
+    reason: { type: "string", maxLength: 1000 },
+    arguments: {
+      type: "object",
+      title: "Arguments",
+      properties: { amount: { type: "number", title: "Amount" }, memo: { type: "string", title: "Memo" } },
+    },
+  },
+  required: ["approved"],
+};
+
+const proposal = { amount: 5000, to_account: "ACME-1", memo: "rent" };
+
+function transfer(toolInput: unknown = proposal): WireInterrupt {
+  return {
+    id: "approve-c1",
+    reason: "tool_call",
+    toolCallId: "c1",
+    message: "Allow transfer_funds?",
+    responseSchema: schema,
+    metadata: { tool_name: "transfer_funds", tool_input: toolInput },
+  };
+}
+
+const host = pickerHost();
+
+function field(name: string): HTMLInputElement {
+  const input = cardIn(host.el, "approve-c1").querySelector<HTMLInputElement>(`[data-field="arguments.${name}"]`);
+  if (!input) throw new Error(`no field ${name}`);
+  return input;
+}
+
+function type(input: HTMLInputElement, value: string): void {
+  input.value = value;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+describe("the edit form of an editable tool", () => {
+  it("is prefilled with the proposal, and only the editable fields are offered", () => {
+    host.mount(new FakeModel([transfer()]));
+    expect(field("amount").value).toBe("5000");
+    expect(field("memo").value).toBe("rent");
+    const card = cardIn(host.el, "approve-c1");
+    expect(card.querySelector('[data-field="arguments.to_account"]')).toBeNull();
+    expect(card.querySelector(".iw-changes")?.classList.contains("iw-hidden")).toBe(true);
+  });
+
+  it("shows what changed before Approve, and sends only the changes", () => {
+    const model = new FakeModel([transfer()]);
+    host.mount(model);
+    type(field("amount"), "2500");
+    const card = cardIn(host.el, "approve-c1");
+    const changes = card.querySelector(".iw-changes");
+    expect(changes?.classList.contains("iw-hidden")).toBe(false);
+    expect(changes?.textContent).toBe("Changes: Amount 5000 → 2500");
+    buttonIn(card, "Approve with changes").click();
+    expect(model.sent.map((m) => m.payload)).toEqual([{ approved: true, arguments: { amount: 2500 } }]);
+  });
+
+  it("an untouched form approves the proposal as it stands", () => {
+    const model = new FakeModel([transfer()]);
+    host.mount(model);
+    type(field("memo"), "rent"); // typed again, unchanged
+    buttonIn(cardIn(host.el, "approve-c1"), "Approve").click();
+    expect(model.sent.map((m) => m.payload)).toEqual([{ approved: true }]);
+  });
+
+  it("a change back to the proposal is no change", () => {
+    host.mount(new FakeModel([transfer()]));
+    type(field("amount"), "10");
+    type(field("amount"), "5000");
+    expect(cardIn(host.el, "approve-c1").querySelector(".iw-changes")?.classList.contains("iw-hidden")).toBe(true);
+  });
+
+  it("a denial carries no edit", () => {
+    const model = new FakeModel([transfer()]);
+    host.mount(model);
+    type(field("amount"), "1");
+    buttonIn(cardIn(host.el, "approve-c1"), "Deny").click();
+    expect(model.sent.map((m) => m.payload)).toEqual([{ approved: false }]);
+  });
+
+  it("hostile proposals are shown as text, never markup", () => {
+    const hostile = { amount: 1, to_account: "x", memo: "<img src=x onerror=alert(1)>" };
+    host.mount(new FakeModel([transfer(hostile)]));
+    expect(field("memo").value).toBe("<img src=x onerror=alert(1)>");
+    type(field("memo"), "<b>bold</b>");
+    const card = cardIn(host.el, "approve-c1");
+    expect(card.querySelector("img, b")).toBeNull();
+    expect(card.querySelector(".iw-change")?.textContent).toContain("<b>bold</b>");
+  });
+
+  it("the summary names what was edited", () => {
+    const model = new FakeModel([transfer()]);
+    host.mount(model);
+    type(field("amount"), "2500");
+    buttonIn(cardIn(host.el, "approve-c1"), "Approve with changes").click();
+    model.reply();
+    expect(cardIn(host.el, "approve-c1").querySelector(".iw-decision")?.textContent).toContain("Edited: amount 2500");
+  });
+});
+
+describe("edit helpers", () => {
+  const spec = prefilled(formFromSchema(schema), proposal);
+
+  it("finds the edit group only in an approval schema", () => {
+    expect(spec.edit?.key).toBe("arguments");
+    const question = formFromSchema({ type: "object", properties: { arguments: schema.properties?.arguments ?? {} } });
+    expect(question.edit).toBeNull();
+  });
+
+  it("keeps only changed arguments", () => {
+    const payload = { approved: true, arguments: { amount: 5000, memo: "March rent" } };
+    expect(changesOf(spec, payload, proposal).map((c) => [c.key, c.from, c.to])).toEqual([
+      ["memo", "rent", "March rent"],
+    ]);
+    expect(withEditOnly(spec, payload, proposal)).toEqual({ approved: true, arguments: { memo: "March rent" } });
+    expect(withEditOnly(spec, { approved: true, arguments: { amount: 5000 } }, proposal)).toEqual({ approved: true });
+  });
+
+  it("leaves a schema without an edit group alone", () => {
+    const plain = formFromSchema({
+      type: "object",
+      properties: { approved: { type: "boolean" } },
+      required: ["approved"],
+    });
+    expect(prefilled(plain, proposal)).toBe(plain);
+    expect(withEditOnly(plain, { approved: true }, proposal)).toEqual({ approved: true });
+  });
+});
