@@ -5,12 +5,18 @@
   `python -m interrupt_widget serve` in its own process on 127.0.0.1 (bearer
   token, fingerprints, SSE), one kept connection pool. Prints the ratio.
 - Sustained: 20 clients, each running whole pause + resume cycles back to
-  back against the one server; prints completed cycles per second.
+  back against the server, first one worker process, then `--workers 2`;
+  prints completed cycles per second, the goal (0.8 / in-process cycle time)
+  and each cycle's p50 / p99 latency.
+
+Both sides keep their ledger in a SQLite file (the kind the default is), the
+server's given with `--ledger` so its workers share it.
 
 Runs alternate between the two sides so machine load hits both alike; the
 cycle figures are medians of per-cycle times.
 
 Run: .venv/bin/python bench/http_cycle.py [--cycles 100] [--clients 20] [--per-client 25]
+     [--workers 1,2]
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from agents import set_tracing_disabled
 
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.examples import meeting_agent
+from interrupt_widget.sqlite_ledger import SQLiteLedger
 
 TOKEN = "bench-token"
 ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
@@ -69,8 +76,8 @@ async def cycle(run: Run, thread_id: str) -> None:
 
 
 @asynccontextmanager
-async def served() -> AsyncIterator[str]:
-    """`python -m interrupt_widget serve` on a free 127.0.0.1 port, in its own process."""
+async def served(workers: int = 1) -> AsyncIterator[str]:
+    """`python -m interrupt_widget serve` on a free 127.0.0.1 port, in its own process(es)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
@@ -91,6 +98,10 @@ async def served() -> AsyncIterator[str]:
             TOKEN,
             "--secret-file",
             str(secret),
+            "--ledger",
+            str(Path(tmp) / "ledger.db"),
+            "--workers",
+            str(workers),
             "--log-level",
             "warning",
             env=env,
@@ -116,45 +127,70 @@ async def served() -> AsyncIterator[str]:
             await process.wait()
 
 
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+async def sustained(url: str, clients: int, per_client: int) -> tuple[float, list[float]]:
+    """Cycles per second with `clients` clients back to back, and each cycle's seconds."""
+    times: list[float] = []
+    async with AGUIClient(url, token=TOKEN) as client:
+        for i in range(clients):  # every worker warm before the clock starts
+            await cycle(client.run, f"warm-{i}")
+
+        async def worker(index: int) -> None:
+            for j in range(per_client):
+                start = time.perf_counter()
+                await cycle(client.run, f"sustained-{index}-{j}")
+                times.append(time.perf_counter() - start)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker(i) for i in range(clients)))
+        elapsed = time.perf_counter() - start
+    return clients * per_client / elapsed, times
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cycles", type=int, default=100)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--per-client", type=int, default=25)
+    parser.add_argument("--workers", default="1,2", help="worker counts to sustain, e.g. 1,2")
     args = parser.parse_args()
     set_tracing_disabled(True)
 
-    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
-    async with served() as url, AGUIClient(url, token=TOKEN) as client:
-        for i in range(5):  # warm both sides up
-            await cycle(adapter.run, f"warm-local-{i}")
-            await cycle(client.run, f"warm-http-{i}")
-        local: list[float] = []
-        remote: list[float] = []
-        for i in range(args.cycles):
-            start = time.perf_counter()
-            await cycle(adapter.run, f"local-{i}")
-            local.append(time.perf_counter() - start)
-            start = time.perf_counter()
-            await cycle(client.run, f"http-{i}")
-            remote.append(time.perf_counter() - start)
-        in_process = statistics.median(local) * 1000
-        over_http = statistics.median(remote) * 1000
-        print(f"cycle in process   : {in_process:7.2f} ms (median of {args.cycles})")
-        print(f"cycle over HTTP    : {over_http:7.2f} ms (median of {args.cycles})")
-        print(f"ratio HTTP/process : {over_http / in_process:7.2f}")
-
-        async def worker(index: int) -> None:
-            for j in range(args.per_client):
-                await cycle(client.run, f"sustained-{index}-{j}")
-
-        start = time.perf_counter()
-        await asyncio.gather(*(worker(i) for i in range(args.clients)))
-        elapsed = time.perf_counter() - start
-        total = args.clients * args.per_client
+    with tempfile.TemporaryDirectory() as tmp:
+        ledger = SQLiteLedger(Path(tmp) / "in-process.db")
+        adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()), ledger=ledger)
+        async with served() as url, AGUIClient(url, token=TOKEN) as client:
+            for i in range(5):  # warm both sides up
+                await cycle(adapter.run, f"warm-local-{i}")
+                await cycle(client.run, f"warm-http-{i}")
+            local: list[float] = []
+            remote: list[float] = []
+            for i in range(args.cycles):
+                start = time.perf_counter()
+                await cycle(adapter.run, f"local-{i}")
+                local.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                await cycle(client.run, f"http-{i}")
+                remote.append(time.perf_counter() - start)
+    in_process = statistics.median(local) * 1000
+    over_http = statistics.median(remote) * 1000
+    print(f"cycle in process   : {in_process:7.2f} ms (median of {args.cycles})")
+    print(f"cycle over HTTP    : {over_http:7.2f} ms (median of {args.cycles})")
+    print(f"ratio HTTP/process : {over_http / in_process:7.2f} (goal <= 1.5)")
+    goal = 0.8 / (in_process / 1000)
+    for workers in (int(w) for w in args.workers.split(",")):
+        async with served(workers) as url:
+            rate, times = await sustained(url, args.clients, args.per_client)
+        p50 = percentile(times, 0.5) * 1000
+        p99 = percentile(times, 0.99) * 1000
         print(
-            f"sustained          : {total / elapsed:7.1f} cycles/s "
-            f"({args.clients} clients, {total} cycles in {elapsed:.1f} s)"
+            f"sustained, {workers} worker{'s' if workers > 1 else ' '}: {rate:7.1f} cycles/s "
+            f"({rate / goal:.2f} of the goal {goal:.0f}/s; {args.clients} clients, "
+            f"p50 {p50:.0f} ms, p99 {p99:.0f} ms)"
         )
 
 

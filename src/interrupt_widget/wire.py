@@ -67,6 +67,12 @@ def event_from_wire(value: Mapping[str, Any]) -> BaseEvent:
     return event
 
 
+def event_from_json(data: str | bytes) -> BaseEvent:
+    """An AG-UI event from its wire JSON text, parsed and checked in one pass."""
+    event: BaseEvent = _EVENT_ADAPTER.validate_json(data)
+    return event
+
+
 def json_pointer(path: Iterable[Any]) -> str:
     """The JSON Pointer (RFC 6901) naming the place at `path` in a JSON document."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)

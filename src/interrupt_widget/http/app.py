@@ -160,10 +160,12 @@ class _EventStreamResponse(StreamingResponse):
         watcher = asyncio.create_task(watch_disconnect())
         try:
             await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-            async for event in self._run.events(idle=self._keepalive):
+            encode = self._encoder.encode
+            async for batch in self._run.batches(idle=self._keepalive):
                 # A comment line while the agent is quiet (a long tool), so proxies and
-                # clients do not take the connection for dead.
-                body = _KEEPALIVE if event is None else self._encoder.encode(event).encode()
+                # clients do not take the connection for dead. Events ready together
+                # go out in one write.
+                body = "".join(map(encode, batch)).encode() if batch else _KEEPALIVE
                 await send({"type": "http.response.body", "body": body, "more_body": True})
             if not self._run.abandoned:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})

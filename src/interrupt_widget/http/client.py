@@ -30,7 +30,7 @@ from interrupt_widget.errors import (
     AGUIHTTPError,
     AGUIStreamError,
 )
-from interrupt_widget.wire import event_from_wire, to_wire
+from interrupt_widget.wire import event_from_json, event_from_wire
 
 __all__ = [
     "AGUIClient",
@@ -65,6 +65,10 @@ def parse_event(data: str, *, position: int) -> BaseEvent | None:
 
     Raises `AGUIStreamError` when the data is not JSON or not a valid event.
     """
+    try:  # one pass through pydantic's JSON parser; the slow path below says what is wrong
+        return event_from_json(data)
+    except ValidationError:
+        pass
     try:
         document: Any = json.loads(data)
     except ValueError as exc:
@@ -140,7 +144,7 @@ class AGUIClient:
         run_input = (
             input if isinstance(input, RunAgentInput) else RunAgentInput.model_validate(input)
         )
-        body = json.dumps(to_wire(run_input)).encode()
+        body = run_input.model_dump_json(by_alias=True, exclude_none=True).encode()
         headers = {
             **self._headers,
             "Content-Type": "application/json",

@@ -89,32 +89,59 @@ class DetachedRun:
         With `idle` set, None is yielded whenever that many seconds pass with no
         event, so the caller can keep a quiet connection alive.
         """
-        gone: asyncio.Future[Any] = asyncio.ensure_future(self._abandoned.wait())
+        async for batch in self.batches(idle=idle):
+            if not batch:
+                yield None
+            for event in batch:
+                yield event
+
+    async def batches(self, *, idle: float | None = None) -> AsyncIterator[list[BaseEvent]]:
+        """The run's events in order, as many at a time as are ready; `[]` after `idle` quiet s.
+
+        Events that are ready together go out together (one write for the lot);
+        the iterator waits only when none is ready.
+        """
+        gone: asyncio.Future[Any] | None = None
         get: asyncio.Future[Any] | None = None
         try:
             while not self.abandoned:
+                ready: list[object] = []
+                if get is not None and get.done():
+                    ready.append(get.result())
+                    get = None
+                if get is None:
+                    while not self._queue.empty():
+                        ready.append(self._queue.get_nowait())
+                if ready:
+                    batch = [item for item in ready if isinstance(item, BaseEvent)]
+                    if batch:
+                        yield batch
+                    if any(item is _END for item in ready):
+                        return
+                    continue
+                # Nothing ready: wait for the next event, the client's leaving, or `idle`.
+                if gone is None:
+                    gone = asyncio.ensure_future(self._abandoned.wait())
                 if get is None:
                     get = asyncio.ensure_future(self._queue.get())
                 done, _ = await asyncio.wait(
                     {get, gone}, timeout=idle, return_when=asyncio.FIRST_COMPLETED
                 )
                 if not done:
-                    yield None
-                    continue
-                if not get.done():
+                    yield []
+                elif not get.done():
                     return
-                item, get = get.result(), None
-                if item is _END:
-                    return
-                assert isinstance(item, BaseEvent)
-                yield item
         finally:
-            gone.cancel()
+            if gone is not None:
+                gone.cancel()
             if get is not None:
                 get.cancel()
 
     async def _deliver(self, item: object) -> None:
         if self.abandoned:
+            return
+        if not self._queue.full():  # the usual case: no task, no wait
+            self._queue.put_nowait(item)
             return
         put = asyncio.ensure_future(self._queue.put(item))
         gone = asyncio.ensure_future(self._abandoned.wait())

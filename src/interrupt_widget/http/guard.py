@@ -54,6 +54,26 @@ class FingerprintProblem:
     """A sentence naming the call (and interrupt) at fault."""
 
 
+@dataclass(frozen=True)
+class _Signed:
+    """A fingerprint and exactly what it was computed over."""
+
+    fingerprint: str
+    tool_name: str
+    arguments: str
+    record: Any
+
+    def covers(self, call: ToolCall) -> bool:
+        # Plain equality where a new HMAC would say the same thing: the fingerprint
+        # covers the name, the argument text and the record (dict equality ignores
+        # key order and 5 == 5.0, as the canonical form does).
+        return (
+            call.function.name == self.tool_name
+            and call.function.arguments == self.arguments
+            and interrupt_record(call) == self.record
+        )
+
+
 def _tool_calls(messages: Iterable[Message]) -> Iterable[ToolCall]:
     for message in messages:
         if isinstance(message, AssistantMessage) and message.tool_calls:
@@ -104,8 +124,23 @@ class FingerprintGuard:
             interrupt=interrupt_record(call),
         )
 
-    def check(self, input: RunAgentInput) -> FingerprintProblem | None:
+    def _genuine(self, input: RunAgentInput) -> dict[str, _Signed]:
+        # One HMAC per call that carries a fingerprint, shared by `check` and the signing.
+        found: dict[str, _Signed] = {}
+        for call in _tool_calls(input.messages):
+            given = _fingerprint_of(call)
+            if isinstance(given, str) and self._is_genuine(input.thread_id, call):
+                found[call.id] = _Signed(
+                    given, call.function.name, call.function.arguments, interrupt_record(call)
+                )
+        return found
+
+    def check(
+        self, input: RunAgentInput, genuine: dict[str, _Signed] | None = None
+    ) -> FingerprintProblem | None:
         """The first gated call in `input` the agent could run without proof, or None."""
+        if genuine is None:
+            genuine = self._genuine(input)
         answered = answered_call_ids(input.messages)
         targeted = {entry.interrupt_id for entry in input.resume or ()}
         for call in _tool_calls(input.messages):
@@ -117,7 +152,7 @@ class FingerprintGuard:
             mismatch = _mismatch(call)
             if mismatch is not None:
                 return mismatch
-            if self._is_genuine(input.thread_id, call):
+            if call.id in genuine:
                 continue
             missing = _fingerprint_of(call) is None
             what = (
@@ -144,7 +179,9 @@ class FingerprintGuard:
     async def _events(
         self, input: RunAgentInput, handle: GuardedRun
     ) -> AsyncGenerator[BaseEvent, None]:
-        problem = self.check(input)
+        # Calls that arrived genuine keep their fingerprints in later snapshots.
+        known = self._genuine(input)
+        problem = self.check(input, known)
         if problem is not None:
             logger.warning("refused run %s: %s", input.run_id, problem.message)
             yield RunStartedEvent(
@@ -155,11 +192,6 @@ class FingerprintGuard:
             yield RunErrorEvent(message=problem.message, code=problem.code)
             return
 
-        # Fingerprints of calls that arrived genuine: kept on them in later snapshots.
-        known: dict[str, str] = {}
-        for call in _tool_calls(input.messages):
-            if self._is_genuine(input.thread_id, call):
-                known[call.id] = self._sign(input.thread_id, call)
         async for event in handle.attach(as_run_handle(self._agent.run(input))):
             if isinstance(event, MessagesSnapshotEvent):
                 yield self._signed_snapshot(input.thread_id, event, known)
@@ -171,7 +203,7 @@ class FingerprintGuard:
                 yield event
 
     def _signed_snapshot(
-        self, thread_id: str, event: MessagesSnapshotEvent, known: dict[str, str]
+        self, thread_id: str, event: MessagesSnapshotEvent, known: dict[str, _Signed]
     ) -> MessagesSnapshotEvent:
         # A gated call still waiting for its result is one this run interrupted, or
         # one `check` verified on the way in: the adapter refuses any other.
@@ -192,28 +224,38 @@ class FingerprintGuard:
         return event.model_copy(update={"messages": messages})
 
     def _signed_call(
-        self, thread_id: str, call: ToolCall, gated_now: set[str], known: dict[str, str]
+        self, thread_id: str, call: ToolCall, gated_now: set[str], known: dict[str, _Signed]
     ) -> ToolCall:
         metadata = {k: v for k, v in (call.metadata or {}).items() if k != FINGERPRINT_KEY}
-        fingerprint: str | None = None
-        if call.id in gated_now:
-            fingerprint = self._sign(thread_id, call)
-        elif call.id in known and known[call.id] == self._sign(thread_id, call):
-            fingerprint = known[call.id]
-        if fingerprint is not None:
-            metadata[FINGERPRINT_KEY] = fingerprint
-            known[call.id] = fingerprint
+        signed = known.get(call.id)
+        # Spelled differently since it was signed: kept only if it still signs the same.
+        if (
+            signed is not None
+            and not signed.covers(call)
+            and self._sign(thread_id, call) != signed.fingerprint
+        ):
+            signed = None
+        if signed is None and call.id in gated_now:
+            signed = _Signed(
+                self._sign(thread_id, call),
+                call.function.name,
+                call.function.arguments,
+                interrupt_record(call),
+            )
+        if signed is not None:
+            metadata[FINGERPRINT_KEY] = signed.fingerprint
+            known[call.id] = signed
         return call.model_copy(update={"metadata": metadata or None})
 
     def _signed_finish(
-        self, event: RunFinishedEvent, interrupts: list[Interrupt], known: dict[str, str]
+        self, event: RunFinishedEvent, interrupts: list[Interrupt], known: dict[str, _Signed]
     ) -> RunFinishedEvent:
         signed: list[Interrupt] = []
         for interrupt in interrupts:
             metadata: dict[str, Any] = dict(interrupt.metadata or {})
             metadata.pop(FINGERPRINT_KEY, None)
             if interrupt.tool_call_id and interrupt.tool_call_id in known:
-                metadata[FINGERPRINT_KEY] = known[interrupt.tool_call_id]
+                metadata[FINGERPRINT_KEY] = known[interrupt.tool_call_id].fingerprint
             signed.append(interrupt.model_copy(update={"metadata": metadata or None}))
         outcome = RunFinishedInterruptOutcome(interrupts=signed)
         return event.model_copy(update={"outcome": outcome})
