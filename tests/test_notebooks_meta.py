@@ -191,6 +191,7 @@ class Person:
         self.verdicts: dict[str, Msg] = {}
         """The picker's reply to each click, by request id."""
         self._displayed: set[str] = set()
+        self._pickers: set[str] = set()
         self._chat_picker: dict[str, str] = {}
         self._to_click: list[tuple[str, int, list[dict[str, Any]], dict[str, Payload]]] = []
         self._printed: list[str] = []
@@ -244,6 +245,10 @@ class Person:
             self._on_open(content["comm_id"], content["data"].get("state", {}))
         elif kind == "comm_msg":
             data = content["data"]
+            state = data.get("state", {}) if data.get("method") == "update" else {}
+            if content["comm_id"] in self._pickers and state.get("interrupts"):
+                # A chat reuses one picker: each new set of questions is the next turn.
+                self._ask(content["comm_id"], state["interrupts"])
             if data.get("method") == "update" and "picker" in data.get("state", {}):
                 picker = data["state"]["picker"] or ""
                 self._chat_picker[content["comm_id"]] = picker.removeprefix("IPY_MODEL_")
@@ -257,11 +262,16 @@ class Person:
             self._chat_picker[comm_id] = (state.get("picker") or "").removeprefix("IPY_MODEL_")
         if state.get("kind") != "picker":
             return
+        self._pickers.add(comm_id)
+        if state.get("interrupts"):  # a chat's picker opens empty and asks later
+            self._ask(comm_id, state["interrupts"])
+
+    def _ask(self, comm_id: str, interrupts: list[dict[str, Any]]) -> None:
         turn = self.pickers_seen
         self.pickers_seen += 1
         answers = self.clicks[turn] if turn < len(self.clicks) else None
         if answers is not None:
-            self._to_click.append((comm_id, turn, state["interrupts"], answers))
+            self._to_click.append((comm_id, turn, interrupts, answers))
 
     def _shown(self, picker_id: str) -> bool:
         return picker_id in self._displayed or any(

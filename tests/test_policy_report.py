@@ -9,7 +9,7 @@ import pytest
 
 from interrupt_widget import Policy, approve, deny
 from interrupt_widget.decisions import Decision, decisions_frame, save_decisions
-from interrupt_widget.policy import PolicyError
+from interrupt_widget.errors import PolicyError
 
 
 def decision(n: int, tool: str, arguments: Any, verdict: str, **extra: Any) -> Decision:

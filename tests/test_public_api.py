@@ -30,6 +30,7 @@ PUBLIC = {
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",
+    "PolicyError",
     "RemoteAgent",
     "ResponderError",
     "ResumeRefused",

@@ -145,6 +145,10 @@ class ResponderError(RuntimeError):
     """A responder could not answer; the interrupts it names stay open."""
 
 
+class PolicyError(ValueError):
+    """A policy rule raised while `policy.evaluate` put recorded decisions to it."""
+
+
 class ChatRunError(RuntimeError):
     """The run ended with RUN_ERROR; the message is the one the status line shows."""
 

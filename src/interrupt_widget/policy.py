@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from agents import FunctionTool
 
 from interrupt_widget.decisions import POLICY_BY
+from interrupt_widget.errors import PolicyError
 
 if TYPE_CHECKING:
     from interrupt_widget.policy_report import Decisions, PolicyReport
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Policy", "Rule", "Ruling", "approve", "ask", "deny"]
+__all__ = ["Policy", "PolicyError", "Rule", "Ruling", "approve", "ask", "deny"]
 
 Verdict = Literal["approve", "deny", "ask"]
 Condition = Callable[[dict[str, Any]], object]
@@ -201,7 +202,3 @@ class Policy:
     def __repr__(self) -> str:
         names = ", ".join(repr(rule.name) for rule in self.rules)
         return f"Policy({names})"
-
-
-class PolicyError(ValueError):
-    """A rule failed while a policy was being evaluated against decisions."""
