@@ -34,6 +34,7 @@ from interrupt_widget import (
     deny,
     responders,
 )
+from interrupt_widget.errors import ResponderError
 from interrupt_widget.examples import bank_agent, read_journal
 from interrupt_widget.examples.bank import starter_policy
 from interrupt_widget.http.app import asgi_app
@@ -266,3 +267,34 @@ finally:
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == "success"
     assert [(t["amount"], t["to_account"]) for t in read_journal(journal)] == [(40.0, "ACME-1")]
+
+
+async def test_a_replay_of_a_chat_with_a_policy_skips_the_policy_s_decisions(
+    journal: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    both = f"{SMALL} and {LARGE}"
+    first = AgentChat(
+        bank_agent(OfflineModel(), journal=journal),
+        policy=starter_policy(),
+        responder=responders.answers({"transfer_funds": {"approved": False}}),
+    )
+    await first.send(both)
+    assert [d.by for d in first.decisions] == ["policy:small transfers", "responder:answers"]
+    saved = first.save_decisions(tmp_path / "decisions.json")
+    # The same policy again: it settles the small call, the replay answers the large one.
+    again = AgentChat(
+        bank_agent(OfflineModel(), journal=tmp_path / "again.jsonl"),
+        policy=starter_policy(),
+        responder=responders.replay(saved),
+    )
+    result = await again.send(both)
+    assert result.outcome == "success"
+    assert [t["amount"] for t in read_journal(tmp_path / "again.jsonl")] == [40.0]
+    # No policy: the small call asks, and no person ever answered it, so the replay says so.
+    unruled = AgentChat(
+        bank_agent(OfflineModel(), journal=tmp_path / "unruled.jsonl"),
+        responder=responders.replay(saved),
+    )
+    with pytest.raises(ResponderError, match="changed since the decision was recorded"):
+        await unruled.send(SMALL)
+    assert read_journal(tmp_path / "unruled.jsonl") == []

@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 from ag_ui.core import Interrupt
 
 from .answers import describe, is_expired, validate_payload
-from .decisions import Decision, load_decisions
+from .decisions import POLICY_BY, Decision, load_decisions
 from .errors import ResponderError
 from .interrupts import tool_arguments, tool_name
 from .picker import AnswerRefused, InterruptPicker
@@ -241,11 +241,13 @@ def replay(path: str | pathlib.Path) -> Responder:
     """Answer as a decision file (`chat.save_decisions(path)`) recorded.
 
     Each interrupt is matched to the first unused decision for the same tool
-    and the same arguments. It fails, naming the interrupt, when the file has
+    and the same arguments (decisions a policy made are skipped: they answered
+    no interrupt). It fails, naming the interrupt, when the file has
     no decision for it or when the tool's arguments changed.
     """
     source = pathlib.Path(path)
-    decisions = load_decisions(source)
+    # A call a policy settled never asked anyone: its record answers no interrupt.
+    decisions = [d for d in load_decisions(source) if not d.by.startswith(POLICY_BY)]
     used: set[int] = set()
 
     def decide(interrupt: Interrupt) -> Any:

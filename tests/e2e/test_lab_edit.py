@@ -64,3 +64,21 @@ def test_an_edited_amount_runs_once_and_the_proposal_stays_on_record(
         "approved": True,
         "arguments": {"amount": 2500},
     }
+
+
+def test_a_call_the_policy_settles_shows_as_a_read_only_card(open_in_lab: OpenNotebook) -> None:
+    notebook = open_in_lab("chat_bank.ipynb")
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(1))
+    kernel = notebook.kernel()
+
+    chat.say('transfer_funds amount=40 to_account=ACME-1 memo="coffee"')
+
+    card = chat.tool_calls.last.locator(".iw-chat-settled")
+    expect(card).to_have_text("Approved by policy: small transfers")
+    expect(chat.agent_messages.last).to_contain_text("Sent 40.00 to ACME-1")
+    expect(chat.open_card()).to_have_count(0)
+    expect(chat.tool_calls.last.get_by_role("button")).to_have_count(0)
+    kernel.wait_for("ruled.status", lambda status: status == "done")
+    assert [t["amount"] for t in kernel.eval("read_journal(journal)")] == [40.0]
+    assert kernel.eval("[d.by for d in ruled.decisions]") == ["policy:small transfers"]
