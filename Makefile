@@ -6,10 +6,13 @@ STAMP   := $(VENV)/.installed
 NB      := notebooks/01_quickstart.ipynb
 PORT    ?= 8888
 
-.PHONY: lab setup build lint test test-js test-py test-faults test-nb test-e2e bench wheel-check clean
+.PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench wheel-check clean
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
+
+marimo: setup ## Open marimo on the quickstart with the offline model.
+	INTERRUPT_WIDGET_MODEL=offline $(BIN)/marimo edit --host 127.0.0.1 --port $(PORT) notebooks/quickstart_marimo.py
 
 setup: $(STAMP) build
 

@@ -13,7 +13,7 @@ every tool body that ran (a `ToolRunLog`; `ExecutionLog` is its old name).
 
 from __future__ import annotations
 
-from interrupt_widget.examples.bank import EDITABLE_TRANSFER_FIELDS, bank_agent, read_journal
+from interrupt_widget.examples.bank import EDITABLE_TRANSFER_FIELDS, bank_agent
 from interrupt_widget.examples.expenses import (
     EXPENSE_CATEGORIES,
     EXPENSE_RESPONSE_SCHEMA,
@@ -26,6 +26,7 @@ from interrupt_widget.examples.tool_runs import (
     ExecutedCall,
     ExecutionLog,
     ToolRunLog,
+    read_journal,
 )
 
 __all__ = [

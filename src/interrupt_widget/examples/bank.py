@@ -10,17 +10,20 @@ process that ran it.
 
 from __future__ import annotations
 
-import json
 import os
 import pathlib
-import threading
 from typing import Any
 
 from agents import Model, function_tool
 from agents.tool_context import ToolContext
 
 from interrupt_widget.edits import editable
-from interrupt_widget.examples.tool_runs import ExampleAgent, ExecutedCall, ToolRunLog
+from interrupt_widget.examples.tool_runs import (
+    ExampleAgent,
+    ExecutedCall,
+    ToolRunLog,
+    append_journal,
+)
 from interrupt_widget.offline_model import default_model
 from interrupt_widget.policy import Policy, approve, deny
 from interrupt_widget.tool_answers import resume_payload
@@ -42,8 +45,6 @@ SMALL_TRANSFER = 100
 
 BLOCKED_ACCOUNTS = frozenset({"OFFSHORE-9"})
 """Accounts `starter_policy` never sends money to."""
-
-_JOURNAL_LOCK = threading.Lock()
 
 
 def bank_agent(
@@ -67,7 +68,7 @@ def bank_agent(
         arguments = {"amount": amount, "to_account": to_account, "memo": memo}
         log.record(ExecutedCall("transfer_funds", ctx.tool_call_id, arguments, resume_payload(ctx)))
         if journal_path is not None:
-            _append(journal_path, {"call_id": ctx.tool_call_id, **arguments})
+            append_journal(journal_path, {"call_id": ctx.tool_call_id, **arguments})
         return f"Sent {amount:.2f} to {to_account}" + (f" ({memo})." if memo else ".")
 
     @function_tool
@@ -105,20 +106,3 @@ def starter_policy() -> Policy:
             name="small transfers",
         ),
     )
-
-
-def _append(path: pathlib.Path, record: dict[str, Any]) -> None:
-    line = json.dumps(record, sort_keys=True) + "\n"
-    with _JOURNAL_LOCK, path.open("a", encoding="utf-8") as out:
-        out.write(line)
-        out.flush()
-        os.fsync(out.fileno())
-
-
-def read_journal(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every transfer a `bank_agent(journal=path)` ran, oldest first (empty if none)."""
-    source = pathlib.Path(path)
-    if not source.exists():
-        return []
-    lines = source.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.strip()]

@@ -8,12 +8,19 @@ confirms what the tool said.
 
 from __future__ import annotations
 
+import os
+import pathlib
 from typing import Any
 
 from agents import Model, function_tool
 from agents.tool_context import ToolContext
 
-from interrupt_widget.examples.tool_runs import ExampleAgent, ExecutedCall, ToolRunLog
+from interrupt_widget.examples.tool_runs import (
+    ExampleAgent,
+    ExecutedCall,
+    ToolRunLog,
+    append_journal,
+)
 from interrupt_widget.interrupts import with_response_schema
 from interrupt_widget.offline_model import default_model
 from interrupt_widget.tool_answers import resume_payload
@@ -36,9 +43,16 @@ MEETING_INSTRUCTIONS = (
 )
 
 
-def meeting_agent(model: Model | str | None = None) -> ExampleAgent:
-    """A fresh scheduling agent (its own `executions` log); `default_model()` if no model."""
+def meeting_agent(
+    model: Model | str | None = None, *, journal: str | os.PathLike[str] | None = None
+) -> ExampleAgent:
+    """A fresh scheduling agent (its own `executions` log); `default_model()` if no model.
+
+    `journal`, when given, is a file each run of the tool body appends one JSON line to
+    (read it back with `read_journal`): a count of real runs another process can read.
+    """
     log = ToolRunLog()
+    journal_path = pathlib.Path(journal) if journal is not None else None
 
     @function_tool(needs_approval=True)
     def schedule_meeting(ctx: ToolContext[Any], topic: str, attendee: str = "") -> str:
@@ -49,6 +63,9 @@ def meeting_agent(model: Model | str | None = None) -> ExampleAgent:
                 "schedule_meeting", ctx.tool_call_id, {"topic": topic, "attendee": attendee}, answer
             )
         )
+        if journal_path is not None:
+            record = {"call_id": ctx.tool_call_id, "topic": topic, "attendee": attendee}
+            append_journal(journal_path, {**record, "answer": answer})
         if not isinstance(answer, dict) or answer.get("approved") is not True:
             return f'Not scheduled: no time was chosen for "{topic}".'
         when = answer.get("chosen_label") or answer.get("chosen_time")

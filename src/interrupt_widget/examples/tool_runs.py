@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import os
+import pathlib
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,3 +66,24 @@ class ExampleAgent(Agent[Any]):
 
     executions: ToolRunLog = field(default_factory=ToolRunLog)
     """Every tool body this agent's tools ran."""
+
+
+_JOURNAL_LOCK = threading.Lock()
+
+
+def append_journal(path: pathlib.Path, record: dict[str, Any]) -> None:
+    """Append one JSON line to a journal file, on disk before the tool returns."""
+    line = json.dumps(record, sort_keys=True) + "\n"
+    with _JOURNAL_LOCK, path.open("a", encoding="utf-8") as out:
+        out.write(line)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def read_journal(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every record an example agent's `journal=path` got, oldest first (empty if none)."""
+    source = pathlib.Path(path)
+    if not source.exists():
+        return []
+    lines = source.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
