@@ -66,6 +66,16 @@ def test_quickstart_in_marimo_pauses_and_resumes_with_the_chosen_time(
     report.button("send-report", "Approve").click()
     expect(page.get_by_text("Answered: send-report resolved {'approved': True}")).to_be_visible()
 
+    # Styled inside marimo's shadow root: the prompt row is laid out, Send and Stop apart.
+    prompt_row = chat.root.locator(".iw-chat-prompt")
+    assert prompt_row.evaluate("e => getComputedStyle(e).display") == "flex"
+    assert prompt_row.evaluate("e => getComputedStyle(e).columnGap") == "6px"
+    send = chat.root.locator(".iw-chat-send").bounding_box()
+    stop = chat.root.locator(".iw-chat-stop").bounding_box()
+    assert send is not None
+    assert stop is not None
+    assert stop["x"] >= send["x"] + send["width"] + 6
+
     # The chat paused on the gated call: nothing ran yet.
     expect(chat.status).to_contain_text("Waiting for your answer: schedule_meeting")
     assert read_journal(journal) == []
