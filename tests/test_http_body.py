@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx
 import pytest
+from ag_ui.core import RunAgentInput, UserMessage
 from agents import set_tracing_disabled
 
 from interrupt_widget.examples import ExampleAgent, meeting_agent
@@ -162,3 +163,29 @@ def test_the_command_documents_the_default_body_timeout() -> None:
 def test_a_body_timeout_must_be_positive(agent: ExampleAgent, timeout: float) -> None:
     with pytest.raises(ValueError, match="body_timeout"):
         asgi_app(agent, secret=SECRET, body_timeout=timeout)
+
+
+async def test_a_kept_client_reuses_one_connection_for_many_runs(agent: ExampleAgent) -> None:
+    from starlette.types import Receive, Scope, Send
+
+    from interrupt_widget.http.client import AGUIClient
+
+    app = asgi_app(agent, token=TOKEN, secret=SECRET)
+    client_ports: list[int] = []
+
+    async def recording(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("client"):
+            client_ports.append(scope["client"][1])
+        await app(scope, receive, send)
+
+    async with running_server(recording) as url, AGUIClient(url, token=TOKEN) as client:
+        for n in range(3):
+            ask = RunAgentInput(
+                thread_id=f"thread-{n}",
+                run_id="run-1",
+                messages=[UserMessage(id="user-1", content="Please schedule a meeting with Ada.")],
+            )
+            events = [e async for e in client.run(ask)]
+            assert events[-1].type == "RUN_FINISHED"
+    assert len(client_ports) == 3
+    assert len(set(client_ports)) == 1  # the body's end was read: the connection went back

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import Any, Final
 
+import anyio
 import httpx
 from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 from httpx_sse import EventSource, SSEError
@@ -41,6 +42,7 @@ __all__ = [
 ]
 
 _ERROR_BODY_LIMIT: Final = 64 * 1024
+_DRAIN_SECONDS: Final = 1.0
 DEFAULT_TIMEOUT: Final = httpx.Timeout(10.0, read=300.0, pool=300.0)
 """Ten seconds to connect and send; five minutes of silence between two events, or of
 waiting for a free connection when more runs are under way than the pool holds."""
@@ -171,7 +173,8 @@ class AGUIClient:
     async def _events(self, response: httpx.Response) -> AsyncIterator[BaseEvent]:
         position = 0
         try:
-            async for sse in EventSource(response).aiter_sse():
+            stream = EventSource(response).aiter_sse()
+            async for sse in stream:
                 if not sse.data:
                     continue  # keep-alive comments and empty events
                 position += 1
@@ -180,12 +183,22 @@ class AGUIClient:
                     continue
                 yield event
                 if isinstance(event, RunFinishedEvent | RunErrorEvent):
+                    await _drain(stream)
                     return
         except SSEError as exc:
             raise AGUIStreamError(f"not an SSE stream: {exc}") from None
         raise AGUIStreamError(
             f"the stream ended after {position} events without RUN_FINISHED or RUN_ERROR"
         )
+
+
+async def _drain(stream: AsyncIterator[object]) -> None:
+    # Read the body's end, which follows the terminal event at once, so the
+    # connection goes back to the pool instead of being closed and opened anew.
+    # A server that sends more, or nothing for a while, just loses the connection.
+    with anyio.move_on_after(_DRAIN_SECONDS):
+        async for _ in stream:
+            return
 
 
 async def _read_limited(response: httpx.Response) -> bytes:
