@@ -207,6 +207,9 @@ def test_a_remote_chat_refuses_a_policy() -> None:
 
     with pytest.raises(TypeError, match="policy belong to the remote"):
         AgentChat(RemoteAgent("http://127.0.0.1:9/"), policy=starter_policy())
+    adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()))
+    with pytest.raises(TypeError, match="give the policy to the adapter"):
+        AgentChat(adapter.agent, adapter=adapter, policy=starter_policy())
 
 
 async def test_a_served_agent_applies_its_policy(journal: pathlib.Path) -> None:

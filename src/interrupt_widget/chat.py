@@ -201,6 +201,11 @@ class AgentChat(anywidget.AnyWidget):
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
         """
         super().__init__()
+        if adapter is not None and policy is not None:
+            # A policy lives in the adapter that runs the agent; beside one it would be lost.
+            raise TypeError(
+                "give the policy to the adapter: OpenAIAgentsAdapter(agent, policy=...)"
+            )
         if adapter is None and isinstance(agent, RemoteAgent):
             if (
                 model is not None
