@@ -1,8 +1,10 @@
 // The chat's DOM: transcript, inline picker slot, status line, prompt box, Stop.
-// Every piece of agent or user text goes in through textContent, never as HTML.
+// Every piece of agent or user text goes in as text nodes, never as HTML: the
+// agent's replies through the Markdown renderer (markdown.ts), the rest as textContent.
 // Its stylesheet is `style.css`, bundled beside widget.js and loaded by anywidget's `_css`.
 
 import { h } from "../dom";
+import { renderMarkdown } from "./markdown";
 import type { ChatStatus } from "./protocol";
 import type { ToolItem, Transcript, TranscriptItem } from "./transcript";
 
@@ -44,6 +46,7 @@ class ItemNode {
   private readonly result: HTMLElement | null = null;
   private readonly settled: HTMLElement | null = null;
   private last: TranscriptItem | null = null;
+  private text: string | null = null;
 
   constructor(doc: Document, item: TranscriptItem) {
     if (item.kind === "tool") {
@@ -72,8 +75,11 @@ class ItemNode {
     this.node.classList.toggle("iw-chat-streaming", streaming);
     if (item.kind === "tool") {
       this.patchTool(item);
-    } else if (this.body.textContent !== item.text) {
-      this.body.textContent = item.text;
+    } else if (this.text !== item.text) {
+      this.text = item.text;
+      // The agent's reply reads as Markdown (redrawn whole as it streams); the person's words as typed.
+      if (item.kind === "assistant") renderMarkdown(this.body, item.text);
+      else this.body.textContent = item.text;
     }
   }
 
