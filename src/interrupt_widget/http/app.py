@@ -14,7 +14,8 @@ import contextlib
 import hmac
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -24,6 +25,8 @@ from ag_ui.encoder import EventEncoder
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -191,6 +194,41 @@ def _warn_if_forgetful(served: AGUIAgent) -> None:
         )
 
 
+_ORIGIN = re.compile(r"https?://[^\s/?#]+")
+
+
+def cors_allowed_origins(origins: Sequence[str]) -> list[str]:
+    """`origins` checked as a browser sends them (`scheme://host[:port]`, no path), or a
+    ValueError naming the first that is not; `"*"` (any origin) is allowed as itself."""
+    if isinstance(origins, str):
+        raise ValueError("cors_origins takes a list of origins, not one string")
+    checked: list[str] = []
+    for origin in origins:
+        if origin != "*" and not _ORIGIN.fullmatch(origin):
+            raise ValueError(
+                f"CORS origin {origin!r} is not an origin: give scheme://host[:port] "
+                "with no path or trailing slash, e.g. http://localhost:5173"
+            )
+        checked.append(origin)
+    return checked
+
+
+def _cors_middleware(origins: list[str]) -> list[Middleware]:
+    if not origins:
+        return []
+    # No credentials mode: the bearer token travels in a header the preflight allows,
+    # never in a cookie, so "*" stays safe to offer.
+    return [
+        Middleware(
+            CORSMiddleware,
+            allow_origins=origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+            max_age=600,
+        )
+    ]
+
+
 def asgi_app(
     agent: Any,
     *,
@@ -205,6 +243,7 @@ def asgi_app(
     keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
     shutdown_grace: float = 30.0,
     policy: Policy | None = None,
+    cors_origins: Sequence[str] = (),
 ) -> Starlette:
     """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
 
@@ -227,7 +266,13 @@ def asgi_app(
     (None: never). `shutdown_grace` is how long shutdown waits for runs whose
     client has left. `policy` settles the calls its rules cover without a person
     (`Policy`; an SDK agent only).
+    `cors_origins` lists the web origins (`https://app.example.com`,
+    `http://localhost:5173`) whose pages may call this server from a browser:
+    their preflight is answered, `Authorization` and `Content-Type` are allowed
+    and the event stream is readable; any other origin gets no CORS header, so
+    its browser refuses.
     """
+    origins = cors_allowed_origins(cors_origins)
     if max_body_bytes <= 0:
         raise ValueError("max_body_bytes must be positive")
     if not body_timeout > 0:
@@ -326,6 +371,7 @@ def asgi_app(
         routes=[Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])],
         exception_handlers=handlers,
         lifespan=lifespan,
+        middleware=_cors_middleware(origins),
     )
     app.state.runs = server.runs  # the runs in flight, for monitoring and tests
     return app

@@ -129,6 +129,14 @@ def _parser() -> argparse.ArgumentParser:
         help="worker processes (default 1); with more than one, every worker shares one secret "
         "(--secret-file, $INTERRUPT_WIDGET_SECRET, or one made at start) and one --ledger",
     )
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin (scheme://host[:port]) whose pages may call this server from a "
+        "browser; repeat for several",
+    )
     serve.add_argument("--log-level", default="info")
     return parser
 
@@ -174,6 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             insecure_no_token=args.insecure_no_token,
             body_timeout=args.body_timeout,
             workers=args.workers,
+            cors_origins=args.cors_origin,
         )
     except (FingerprintSecretError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import socket
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,7 @@ def serve(
     policy: Policy | str | None = None,
     insecure_no_token: bool = False,
     workers: int = 1,
+    cors_origins: Sequence[str] = (),
 ) -> None:
     """Serve `agent` over AG-UI on `host:port` until interrupted (blocks).
 
@@ -92,6 +93,7 @@ def serve(
             expires_in=expires_in,
             response_schemas=response_schemas,
             run_config=run_config,
+            cors_origins=cors_origins,
         )
         run_workers(config, workers=workers, host=host, port=port, log_level=log_level)
         return
@@ -113,6 +115,7 @@ def serve(
         run_config=run_config,
         ledger=ledger,
         policy=chosen,
+        cors_origins=cors_origins,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import Any
@@ -54,6 +54,8 @@ class WorkerConfig:
     """Seconds an interrupt stays answerable (None: for ever)."""
     response_schemas: dict[str, Any] | None
     """Extra answer fields per tool name."""
+    cors_origins: list[str]
+    """The web origins whose pages may call the server (see `asgi_app`)."""
 
 
 def shareable_ledger(ledger: object) -> str:
@@ -107,6 +109,7 @@ def worker_config(
     expires_in: float | timedelta | None,
     response_schemas: Mapping[str, Mapping[str, Any]] | None,
     run_config: object,
+    cors_origins: Sequence[str] = (),
 ) -> WorkerConfig:
     """Check that everything can reach N processes, and settle it once for all of them."""
     if not isinstance(target, str):
@@ -126,6 +129,7 @@ def worker_config(
             load_policy(policy)
     except TargetError as exc:
         raise WorkersRefused(str(exc)) from None
+    from interrupt_widget.http.app import cors_allowed_origins
     from interrupt_widget.http.fingerprint import Fingerprinter
 
     shared = shared_secret(secret)
@@ -141,6 +145,7 @@ def worker_config(
         body_timeout=body_timeout,
         expires_in=seconds,
         response_schemas=json.loads(json.dumps(response_schemas)) if response_schemas else None,
+        cors_origins=cors_allowed_origins(cors_origins),
     )
 
 
@@ -184,4 +189,5 @@ def worker_app() -> Any:
         body_timeout=config.body_timeout,
         expires_in=config.expires_in,
         response_schemas=config.response_schemas,
+        cors_origins=config.cors_origins,
     )
