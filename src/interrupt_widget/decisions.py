@@ -46,7 +46,8 @@ class Decision:
     payload: Any
     """The answer payload (None for a cancellation)."""
     by: str
-    """Who answered: `user` (a click), `python`, `responder:<name>` or `expiry`."""
+    """Who answered: `view:<id>` (a click in that view), `user` (a click from a view that
+    names no id), `python`, `responder:<name>` or `expiry`."""
     interrupt_id: str
     """The interrupt answered."""
     reason: str

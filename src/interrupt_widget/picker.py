@@ -253,7 +253,8 @@ class InterruptPicker(anywidget.AnyWidget):
             raise ValueError("`by` must name who answered, e.g. 'responder:approve_all'")
         with self._lock:
             self._sweep_expired()
-            if self._entries is not None:
+            answered_here = interrupt_id is not None and interrupt_id in self._recorded
+            if self._entries is not None and not answered_here:
                 raise AnswerRefused("the answers were already submitted; nothing was changed")
             interrupt = self._target(interrupt_id)
             label = tool_name(interrupt)
@@ -264,7 +265,11 @@ class InterruptPicker(anywidget.AnyWidget):
                     "nothing was changed"
                 )
             if earlier is not None:
-                raise AnswerRefused(f"{label} was already answered; nothing was changed")
+                sent = "; the answers were already submitted" if self._entries is not None else ""
+                raise AnswerRefused(
+                    f"{label} was already answered elsewhere ({_decision(earlier)}, by "
+                    f"{earlier['by']}){sent}; nothing was changed"
+                )
             if status == "resolved":
                 self._check_resolvable(interrupt, payload)
             self._store(interrupt, status, payload, by=by)
@@ -385,7 +390,7 @@ class InterruptPicker(anywidget.AnyWidget):
                 self.send(answer_result_to_wire(AnswerResult(exc.request_id, False, str(exc))))
             return
         try:
-            self._record(request.interrupt_id, request.status, request.payload, by="user")
+            self._record(request.interrupt_id, request.status, request.payload, by=request.by)
         except AnswerRefused as exc:
             reply = AnswerResult(request.request_id, False, str(exc), exc.errors)
         else:

@@ -9,7 +9,10 @@ mirrors it.
 Front end -> Python::
 
     {"type": "answer", "requestId": str, "interruptId": str,
-     "status": "resolved" | "cancelled", "payload": <json>}
+     "status": "resolved" | "cancelled", "payload": <json>, "viewId"?: str}
+
+`viewId` names the view that sent it (one per mounted view); the answer is then
+recorded as by `view:<viewId>`, so every view can tell its own answer from another's.
 
 Python -> front end, once per request::
 
@@ -19,6 +22,7 @@ Python -> front end, once per request::
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
@@ -27,6 +31,9 @@ from .answers import AnswerError
 
 AnswerStatus: TypeAlias = Literal["resolved", "cancelled"]
 _STATUSES: tuple[AnswerStatus, ...] = ("resolved", "cancelled")
+_VIEW_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+VIEW_PREFIX = "view:"
+"""`by` of an answer a view sent with its `viewId`: `view:<viewId>`."""
 
 
 class ProtocolError(ValueError):
@@ -50,6 +57,13 @@ class AnswerRequest:
     """`resolved` with a payload, or `cancelled`."""
     payload: Any = None
     """The answer; checked against the interrupt's `response_schema` before it is recorded."""
+    view_id: str | None = None
+    """The view that sent it, when the front end names itself."""
+
+    @property
+    def by(self) -> str:
+        """Who answered, as the picker records it: `view:<id>`, or `user` from an unnamed view."""
+        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
 
 
 @dataclass(frozen=True)
@@ -85,12 +99,18 @@ def parse_front_end_message(content: Any) -> AnswerRequest:
         raise ProtocolError(
             "an answer's status must be 'resolved' or 'cancelled'", request_id=request_id
         )
+    view_id = content.get("viewId")
+    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
+        raise ProtocolError(
+            "an answer's viewId must be 1-64 letters, digits, '-' or '_'", request_id=request_id
+        )
     resolved: AnswerStatus = "resolved" if status == "resolved" else "cancelled"
     return AnswerRequest(
         request_id=request_id,
         interrupt_id=interrupt_id,
         status=resolved,
         payload=content.get("payload") if resolved == "resolved" else None,
+        view_id=view_id,
     )
 
 
