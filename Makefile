@@ -56,12 +56,26 @@ test-nb: setup
 	    $(BIN)/pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env "$$nb"; \
 	done
 
-test-e2e: setup
+test-e2e: setup copilotkit-build
 	scripts/ensure-chromium
 	$(BIN)/pytest -q -p no:cacheprovider tests/e2e
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself.
 test: lint wheel-check test-js test-py test-faults test-nb test-e2e
+
+## The CopilotKit example (React and CopilotKit stay in examples/copilotkit, never in the widget).
+CK      := examples/copilotkit
+$(CK)/node_modules/.installed: $(CK)/package.json $(CK)/package-lock.json
+	npm ci --no-audit --no-fund --prefix $(CK)
+	touch $@
+
+copilotkit-build: $(CK)/node_modules/.installed
+	npm run --prefix $(CK) typecheck
+	npm run --prefix $(CK) build
+
+## The meeting scheduler as a web page beside `serve` (agent on :8000, page on :5173).
+copilotkit-demo: setup copilotkit-build
+	scripts/copilotkit-demo
 
 bench: setup
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
@@ -70,4 +84,4 @@ wheel-check: setup
 	scripts/check-wheel
 
 clean:
-	rm -rf $(VENV) node_modules src/interrupt_widget/static dist build
+	rm -rf $(VENV) node_modules src/interrupt_widget/static dist build $(CK)/node_modules $(CK)/dist
