@@ -277,6 +277,8 @@ function updateDecision(doc: Document, dom: CardDom, card: CardView): void {
     return;
   }
   const parts = [
+    // The person clicked here too: say that their answer was not the one taken.
+    ...(d.elsewhere ? [h(doc, "span", { class: "iw-elsewhere" }, "Answered elsewhere:")] : []),
     h(doc, "span", { class: `iw-verdict iw-${d.tone}` }, d.verdict),
     ...d.details.map(([label, value]) => h(doc, "span", { class: "iw-detail" }, `${label}: ${value}`)),
     h(doc, "span", { class: "iw-by" }, `(${d.by})`),

@@ -62,9 +62,10 @@ export class FakeModel {
   };
 
   /** Python's reply to the last request (and, when ok, the recorded answer). */
-  reply(result: Partial<AnswerResultMessage> = {}, by = "user"): void {
+  reply(result: Partial<AnswerResultMessage> = {}, answeredBy?: string): void {
     const request = this.sent[this.sent.length - 1];
     if (!request) throw new Error("nothing was sent");
+    const by = answeredBy ?? (request.viewId ? `view:${request.viewId}` : "user");
     const ok = result.ok ?? true;
     if (ok) {
       const answers = {

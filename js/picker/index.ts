@@ -3,7 +3,7 @@
 // model, obtained from the widget manager). Returns the cleanup.
 
 import type { AnyModel } from "@anywidget/types";
-import { type AnswerResultMessage, answerMessage, parseAnswerResult } from "./protocol";
+import { type AnswerResultMessage, answerMessage, newViewId, parseAnswerResult } from "./protocol";
 import type { ModuleLoader } from "./renderers";
 import { initialState, type ModelState, type PickerEvent, type PickerState, reduce, viewOf } from "./state";
 import type { CallNames } from "./tool";
@@ -40,7 +40,8 @@ function readModel(model: AnyModel<PickerModel>): ModelState {
 
 export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, options: MountOptions = {}): () => void {
   const now = options.now ?? (() => Date.now());
-  let state: PickerState = initialState(readModel(model), now(), options.callNames);
+  const viewId = newViewId();
+  let state: PickerState = initialState(readModel(model), now(), options.callNames, viewId);
   const waiting = new Map<string, (reply: AnswerResultMessage) => void>();
   let timer: ReturnType<typeof setInterval> | null = null;
 
@@ -59,7 +60,7 @@ export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, optio
     el,
     {
       answer(interruptId, status, payload) {
-        const message = answerMessage(interruptId, status, payload);
+        const message = answerMessage(interruptId, status, payload, undefined, viewId);
         const reply = new Promise<AnswerResultMessage>((resolve) => waiting.set(message.requestId, resolve));
         dispatch({ type: "sent", interruptId, requestId: message.requestId });
         model.send(message);

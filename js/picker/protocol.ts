@@ -11,6 +11,8 @@ export interface AnswerMessage {
   interruptId: string;
   status: AnswerStatus;
   payload: unknown;
+  /** The view that sent it; Python records the answer as by `view:<viewId>`. */
+  viewId?: string;
 }
 
 /** Python -> every view: the verdict on one `AnswerMessage`. */
@@ -31,13 +33,26 @@ export function newRequestId(): string {
   return `${Date.now().toString(36)}-${sequence}-${random}`;
 }
 
+/** An id for one mounted view (letters, digits and '-', as Python accepts). */
+export function newViewId(): string {
+  return `view-${Math.random().toString(36).slice(2, 10)}`;
+}
+
 export function answerMessage(
   interruptId: string,
   status: AnswerStatus,
   payload: unknown,
   requestId: string = newRequestId(),
+  viewId?: string,
 ): AnswerMessage {
-  return { type: "answer", requestId, interruptId, status, payload: status === "cancelled" ? null : payload };
+  const message: AnswerMessage = {
+    type: "answer",
+    requestId,
+    interruptId,
+    status,
+    payload: status === "cancelled" ? null : payload,
+  };
+  return viewId === undefined ? message : { ...message, viewId };
 }
 
 function isFieldError(value: unknown): value is FieldError {

@@ -17,6 +17,10 @@ export interface PickerState {
   now: number;
   /** Names of the conversation's tool calls, when a chat holds the picker. */
   callNames?: CallNames;
+  /** This view's id, sent with its answers (recorded as by `view:<id>`). */
+  viewId?: string;
+  /** interruptId -> requestId of this view's answer that another view's answer overtook. */
+  overruled: Record<string, string>;
 }
 
 export type PickerEvent =
@@ -61,8 +65,13 @@ export interface PickerView {
   progress: string;
 }
 
-export function initialState(model: ModelState, now: number, callNames?: CallNames): PickerState {
-  return { model, pending: {}, refusals: {}, now, callNames };
+export function initialState(model: ModelState, now: number, callNames?: CallNames, viewId?: string): PickerState {
+  return { model, pending: {}, refusals: {}, now, callNames, viewId, overruled: {} };
+}
+
+/** True when `record` was given by someone other than this view. */
+function byOther(state: PickerState, record: AnswerRecord | undefined): boolean {
+  return record !== undefined && (state.viewId === undefined || record.by !== `view:${state.viewId}`);
 }
 
 function without<T>(record: Record<string, T>, key: string): Record<string, T> {
@@ -74,14 +83,18 @@ function without<T>(record: Record<string, T>, key: string): Record<string, T> {
 export function reduce(state: PickerState, event: PickerEvent): PickerState {
   switch (event.type) {
     case "model": {
-      // An answer recorded (by anyone) settles this view's pending request for it.
+      // An answer recorded (by anyone) settles this view's pending request for it; one
+      // recorded by another view while this view's was on its way overrules this view.
       let pending = state.pending;
       let refusals = state.refusals;
-      for (const id of Object.keys(event.model.answers)) {
+      let overruled = state.overruled;
+      for (const [id, record] of Object.entries(event.model.answers)) {
+        const mine = pending[id];
+        if (mine && byOther(state, record)) overruled = { ...overruled, [id]: mine };
         pending = without(pending, id);
         refusals = without(refusals, id);
       }
-      return { ...state, model: event.model, pending, refusals };
+      return { ...state, model: event.model, pending, refusals, overruled };
     }
     case "checked":
       return event.errors.length
@@ -94,11 +107,20 @@ export function reduce(state: PickerState, event: PickerEvent): PickerState {
         refusals: without(state.refusals, event.interruptId),
       };
     case "reply": {
-      const entry = Object.entries(state.pending).find(([, requestId]) => requestId === event.reply.requestId);
-      if (!entry) return state; // another view's request
+      const requestId = event.reply.requestId;
+      const entry = Object.entries(state.pending).find(([, sent]) => sent === requestId);
+      if (!entry) {
+        // Python recorded this view's answer after all (the record names someone else).
+        const taken = Object.entries(state.overruled).find(([, sent]) => sent === requestId);
+        if (taken && event.reply.ok) return { ...state, overruled: without(state.overruled, taken[0]) };
+        return state; // another view's request
+      }
       const [id] = entry;
       const pending = without(state.pending, id);
       if (event.reply.ok) return { ...state, pending };
+      if (byOther(state, state.model.answers[id])) {
+        return { ...state, pending, overruled: { ...state.overruled, [id]: requestId } };
+      }
       const refusal = { error: event.reply.error, errors: event.reply.errors };
       return { ...state, pending, refusals: { ...state.refusals, [id]: refusal } };
     }
@@ -149,7 +171,9 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
     message: interrupt.message ?? "",
     args: argsOf(interrupt),
     phase,
-    decision: record ? decisionOf(record) : null,
+    decision: record
+      ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[interrupt.id]) }
+      : null,
     fieldErrors: groupErrors(errors),
     error: phase === "decided" ? "" : (refusal?.error ?? ""),
     remaining,

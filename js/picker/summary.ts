@@ -10,8 +10,10 @@ export interface Decision {
   tone: "ok" | "no" | "neutral";
   /** The answer's other fields as [label, text] pairs, in payload order. */
   details: Array<[string, string]>;
-  /** Who answered, as a phrase ("in the widget", "from Python", "by responder approve_all"). */
+  /** Who answered, as a phrase ("in this view", "from Python", "by responder approve_all"). */
   by: string;
+  /** This view answered too, but another view's answer was recorded first. */
+  elsewhere?: boolean;
 }
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/i;
@@ -22,16 +24,18 @@ function asText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export function answeredBy(by: string): string {
+export function answeredBy(by: string, viewId?: string): string {
   if (by === "user") return "in the widget";
+  if (viewId !== undefined && by === `view:${viewId}`) return "in this view";
+  if (by.startsWith("view:")) return "in another view";
   if (by === "python") return "from Python";
   if (by === "expiry") return "time ran out";
   if (by.startsWith("responder:")) return `by responder ${by.slice("responder:".length)}`;
   return `by ${by}`;
 }
 
-export function decisionOf(record: AnswerRecord): Decision {
-  const by = answeredBy(record.by);
+export function decisionOf(record: AnswerRecord, viewId?: string): Decision {
+  const by = answeredBy(record.by, viewId);
   if (record.by === "expiry") return { verdict: "Expired", tone: "no", details: [], by };
   if (record.status === "cancelled") return { verdict: "Cancelled", tone: "no", details: [], by };
   const payload = record.payload;

@@ -123,7 +123,7 @@ describe("several interrupts", () => {
     buttonIn(cardOf("a"), "Cancel").click();
     model.reply();
     expect(host.el.querySelector(".iw-status")?.textContent).toBe("1 of 2 answered");
-    expect(cardOf("a").querySelector(".iw-decision")?.textContent).toBe("Cancelled (in the widget)");
+    expect(cardOf("a").querySelector(".iw-decision")?.textContent).toBe("Cancelled (in this view)");
     expect(buttonIn(cardOf("b"), "Submit").disabled).toBe(false);
     buttonIn(cardOf("b"), "Submit").click();
     model.reply({}, "python");
@@ -144,6 +144,67 @@ describe("several interrupts", () => {
     model.reply({ ok: false, error: "nope" });
     expect(cardOf("a").querySelector(".iw-card-error")?.textContent).toBe("nope");
     expect(second.querySelector(".iw-card-error")?.textContent).toBe("");
+  });
+});
+
+describe("two views answering at once", () => {
+  it("tells the view whose answer came second that it was answered elsewhere, and how", () => {
+    const model = new FakeModel([ask("a", undefined)]);
+    mount(model);
+    const second = document.createElement("div");
+    document.body.appendChild(second);
+    host.cleanupLater(mountPicker(second, model.asModel()));
+    host.cleanupLater(() => second.remove());
+    buttonIn(cardOf("a"), "Cancel").click(); // the first tab
+    buttonIn(cardIn(second, "a"), "Cancel").click(); // the second, before any reply
+    const [first, late] = model.sent;
+    expect(first?.viewId).toMatch(/^view-/);
+    expect(late?.viewId).toMatch(/^view-/);
+    expect(late?.viewId).not.toBe(first?.viewId);
+    // Python records the first answer, then refuses the second.
+    const record = {
+      status: "cancelled" as const,
+      payload: null,
+      by: `view:${first?.viewId}`,
+      at: "2026-12-02T10:00:00Z",
+    };
+    model.set("answers", { a: record });
+    model.set("status", "submitted");
+    for (const [request, ok] of [
+      [first, true],
+      [late, false],
+    ] as const) {
+      model.emit("msg:custom", {
+        type: "answer_result",
+        requestId: request?.requestId,
+        ok,
+        error: ok ? "" : "already answered elsewhere",
+        errors: [],
+      });
+    }
+    expect(cardOf("a").querySelector(".iw-decision")?.textContent).toBe("Cancelled (in this view)");
+    expect(cardIn(second, "a").querySelector(".iw-decision")?.textContent).toBe(
+      "Answered elsewhere: Cancelled (in another view)",
+    );
+    expect(cardIn(second, "a").querySelector(".iw-card-error")?.textContent).toBe("");
+  });
+
+  it("says so too when the refusal arrives before the winning answer", () => {
+    const model = new FakeModel([ask("a", undefined)]);
+    mount(model);
+    buttonIn(cardOf("a"), "Cancel").click();
+    const [mine] = model.sent;
+    model.set("answers", {
+      a: { status: "resolved", payload: { approved: false }, by: "view:other", at: "2026-12-02T10:00:00Z" },
+    });
+    model.emit("msg:custom", {
+      type: "answer_result",
+      requestId: mine?.requestId,
+      ok: false,
+      error: "late",
+      errors: [],
+    });
+    expect(cardOf("a").querySelector(".iw-decision")?.textContent).toContain("Answered elsewhere:");
   });
 });
 
