@@ -46,6 +46,8 @@ describe("Markdown replies", () => {
     expect(root.querySelectorAll("em, strong")).toHaveLength(0);
     draw("__strong__ as CommonMark reads it");
     expect(root.querySelector("strong")?.textContent).toBe("strong");
+    draw("window['__a'] = 1 and window['__b'] = 2");
+    expect(root.textContent).toBe("window['__a'] = 1 and window['__b'] = 2");
   });
 
   it("redraws the whole reply as it grows", () => {

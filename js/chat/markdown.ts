@@ -105,9 +105,17 @@ function draw(doc: Document, node: SingleASTNode): Node {
   }
 }
 
+const { defaultRules, inlineRegex, parserFor } = SimpleMarkdown;
+
+// `__x__` is strong as CommonMark reads it: not where the closing `__` runs on
+// into a word, as in a quoted `window.__x = 1; window.__y`, which stays text.
+const u = { ...defaultRules.u, match: inlineRegex(/^__(?=\S)([\s\S]*?\S)__(?!\w)/) };
+// The default rules, as the library's own parser takes them (their `Array` entry is an output rule).
+const parse = parserFor({ ...defaultRules, u } as unknown as Parameters<typeof parserFor>[0]);
+
 /** Replaces `root`'s children with `source` drawn as Markdown. */
 export function renderMarkdown(root: HTMLElement, source: string): void {
   const doc = root.ownerDocument;
-  const nodes = SimpleMarkdown.defaultBlockParse(source);
+  const nodes = parse(`${source}\n\n`, { inline: false });
   root.replaceChildren(...nodes.map((node) => draw(doc, node)));
 }

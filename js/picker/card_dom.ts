@@ -215,6 +215,7 @@ function mountCustom(ctx: CardContext, dom: CardDom, card: CardView): void {
         el: host,
         resolve: (payload) => ctx.actions.answer(card.id, "resolved", payload),
         cancel: () => ctx.actions.answer(card.id, "cancelled", null),
+        showForm: () => showBuiltIn(dom, true),
       });
       if (typeof cleanup === "function") dom.cleanup.push(cleanup);
     })

@@ -226,17 +226,15 @@ describe("the kit's approval schema with fields required only when approved", ()
     then: { required: ["chosen_time", "chosen_label"] },
   };
 
-  it("requires the time before Approve, and derives the label from it", () => {
+  it("requires the time before Approve, and derives the label from it: never a required empty field", () => {
     const spec = formFromSchema(meeting);
     expect(spec.approval).toBe(true);
     expect(spec.fields.map((f) => [f.key, f.required])).toEqual([
       ["chosen_time", true],
-      ["chosen_label", true],
+      ["chosen_label", false],
     ]);
-    expect(collect(spec, {}).errors).toEqual([
-      { path: "/chosen_time", message: "is required" },
-      { path: "/chosen_label", message: "is required" },
-    ]);
+    expect(spec.fields[1]?.description).toBe("Left empty, it is filled in from the time.");
+    expect(collect(spec, {}).errors).toEqual([{ path: "/chosen_time", message: "is required" }]);
     const picked = collect(spec, { chosen_time: "2026-12-03T10:30" });
     expect(picked.errors).toEqual([]);
     expect(picked.payload).toMatchObject({ approved: true, chosen_time: localToIso("2026-12-03T10:30") });

@@ -123,10 +123,20 @@ function controlFor(schema: JsonSchema, path: string[]): Control {
 
 function fieldsOf(schema: JsonSchema, path: string[], skip: string[] = [], alsoRequired: string[] = []): FieldSpec[] {
   const required = new Set([...(schema.required ?? []), ...alsoRequired]);
-  return Object.entries(schema.properties ?? {})
+  const fields = Object.entries(schema.properties ?? {})
     .filter(([key]) => !skip.includes(key))
     .map(([key, child]) => fieldFor(key, child, [...path, key], required.has(key)));
+  // A label the kit derives from the chosen time (deriveLabels) is never an empty field a person must fill.
+  if (fields.some((f) => f.control.kind === "datetime")) {
+    for (const f of fields.filter(isDerivedLabel)) {
+      f.required = false;
+      f.description ??= "Left empty, it is filled in from the time.";
+    }
+  }
+  return fields;
 }
+
+const isDerivedLabel = (field: FieldSpec): boolean => field.control.kind === "text" && /label$/i.test(field.key);
 
 function fieldFor(key: string, schema: JsonSchema, path: string[], required: boolean): FieldSpec {
   return {
@@ -484,7 +494,7 @@ function deriveLabels(fields: FieldSpec[], out: Record<string, unknown>): void {
   const when = fields.find((f) => f.control.kind === "datetime" && typeof out[f.key] === "string");
   if (!when) return;
   for (const field of fields) {
-    if (field.control.kind === "text" && /label$/i.test(field.key) && out[field.key] === undefined) {
+    if (isDerivedLabel(field) && out[field.key] === undefined) {
       out[field.key] = labelFor(out[when.key] as string);
     }
   }

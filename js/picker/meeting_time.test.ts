@@ -17,6 +17,14 @@ const SCHEMA = {
   required: ["approved"],
 };
 
+// As the quickstart sends it (`approval_schema(MEETING_RESPONSE_SCHEMA)`): time and label required if approved.
+const KIT_SCHEMA = {
+  ...SCHEMA,
+  if: { properties: { approved: { const: true } }, required: ["approved"] },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
+  then: { required: ["chosen_time", "chosen_label"] },
+};
+
 function meeting(toolInput: Record<string, unknown> = { topic: "roadmap" }): WireInterrupt {
   return {
     id: "m",
@@ -85,5 +93,25 @@ describe("the meeting-time renderer", () => {
     const { model, el } = await mounted(meeting());
     [...el.querySelectorAll("button")].find((b) => b.textContent === "Don't schedule")?.click();
     expect(model.sent.map((m) => m.payload)).toEqual([{ approved: false }]);
+  });
+
+  it("opens the general form one click away, without a required label to fill", async () => {
+    const { model, el } = await mounted({ ...meeting(), responseSchema: KIT_SCHEMA });
+    const form = el.querySelector(".iw-fields") as HTMLElement;
+    expect(form.classList.contains("iw-hidden")).toBe(true);
+    const other = [...el.querySelectorAll("button")].find((b) => b.textContent === "Another time…");
+    other?.click();
+    expect(form.classList.contains("iw-hidden")).toBe(false);
+    expect(other?.isConnected).toBe(false);
+    const label = el.querySelector<HTMLInputElement>('[data-field="chosen_label"]');
+    expect(label?.getAttribute("aria-required")).toBeNull();
+    const time = el.querySelector<HTMLInputElement>('[data-field="chosen_time"]');
+    if (!time) throw new Error("no time field");
+    time.value = "2030-01-08T10:00";
+    [...el.querySelectorAll("button")].find((b) => b.textContent === "Approve")?.click();
+    const payload = model.sent[0]?.payload as Record<string, unknown>;
+    expect(payload.approved).toBe(true);
+    expect(String(payload.chosen_time)).toMatch(/^2030-01-08T10:00:00[+-]\d{2}:\d{2}$/);
+    expect(typeof payload.chosen_label).toBe("string");
   });
 });

@@ -11,6 +11,8 @@ export interface RendererProps {
   resolve: (payload: unknown) => Promise<AnswerResultMessage>;
   cancel: () => Promise<AnswerResultMessage>;
   el: HTMLElement;
+  /** Shows the card's built-in form (and its Approve / Deny) below the renderer. */
+  showForm: () => void;
 }
 
 // biome-ignore lint/suspicious/noConfusingVoidType: a renderer may return nothing, as anywidget's render may

@@ -67,8 +67,9 @@ class InterruptPicker(anywidget.AnyWidget):
 
     A custom renderer replaces the built-in form for one tool name (or reason):
     an ES module, given as a path or as source, exporting
-    `render({interrupt, resolve, cancel, el})`; `resolve(payload)` and `cancel()`
-    return a promise of Python's verdict, and `render` may return a cleanup.
+    `render({interrupt, resolve, cancel, el, showForm})`; `resolve(payload)` and
+    `cancel()` return a promise of Python's verdict, `showForm()` shows the
+    built-in form below the renderer, and `render` may return a cleanup.
     """
 
     _esm = ESM

@@ -51,6 +51,9 @@ def test_quickstart_approve_with_a_time_schedules_the_meeting_once(
     notebook, chat, interrupt_id = run_quickstart(open_in_lab)
     kernel = notebook.kernel()
     expect(chat.status).to_contain_text("schedule_meeting")
+    chat.picker.button(interrupt_id, "Another time…").click()  # past the suggested slots
+    label_field = chat.picker.field(interrupt_id, "chosen_label")
+    expect(label_field).not_to_have_attribute("aria-required", "true")
     chat.picker.field(interrupt_id, "chosen_time").fill("2026-12-03T14:30")
     chat.picker.button(interrupt_id, "Approve").scroll_into_view_if_needed()
     screenshot(chat.root, "chat-waiting")
@@ -77,6 +80,33 @@ def test_quickstart_approve_with_a_time_schedules_the_meeting_once(
     )
     assert call[:2] == ({"topic": "Q3 roadmap", "attendee": "Alice"}, True)
     assert datetime.fromisoformat(call[2]) == datetime(2026, 12, 3, 14, 30, tzinfo=UTC)
+
+
+def test_quickstart_one_click_on_a_suggested_slot_schedules_the_meeting_then_once(
+    open_in_lab: OpenNotebook, screenshot: Screenshot
+) -> None:
+    notebook, chat, interrupt_id = run_quickstart(open_in_lab)
+    kernel = notebook.kernel()
+    slots = chat.picker.card(interrupt_id).get_by_role("group", name="Suggested meeting times")
+    expect(slots.get_by_role("button")).to_have_count(6)
+    expect(chat.picker.field(interrupt_id, "chosen_time")).to_be_hidden()
+    screenshot(chat.root, "chat-slots")
+    slot = slots.get_by_role("button").first
+    label = slot.inner_text()
+
+    slot.click()
+
+    expect(chat.agent_messages.last).to_contain_text("Scheduled")
+    expect(chat.picker.decision(interrupt_id)).to_contain_text("Approved")
+    notebook.wait_executed_containing("agent.executions.count")
+    assert kernel.eval("agent.executions.count('schedule_meeting')") == 1
+    payload = kernel.eval("agent.executions.calls[0].payload")
+    assert payload["approved"] is True
+    assert payload["chosen_label"] == label
+    chosen = datetime.fromisoformat(payload["chosen_time"])
+    # The first slot: the next weekday at 10:00 in the browser's zone (the kernel's here).
+    assert (chosen.hour, chosen.minute, chosen.weekday() < 5) == (10, 0, True)
+    assert chosen > datetime.now(UTC)
 
 
 def test_quickstart_cancel_schedules_nothing(open_in_lab: OpenNotebook) -> None:

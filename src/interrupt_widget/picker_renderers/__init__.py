@@ -12,4 +12,5 @@ __all__ = ["MEETING_TIME"]
 
 MEETING_TIME = Path(__file__).with_name("meeting_time.js")
 """One-click meeting slots for `schedule_meeting` (from `tool_input.suggested_times`, or
-the next three weekdays at 10:00 and 14:00), plus "Don't schedule"."""
+the next three weekdays at 10:00 and 14:00), "Another time…" (the general form), and
+"Don't schedule"."""

@@ -1,7 +1,8 @@
 // A custom renderer for the meeting scheduler: one click on a suggested slot
-// approves the meeting at that time. Plain ES module, no imports; every piece
-// of data is set as text. Pass it to InterruptPicker(renderers=...) for
-// "schedule_meeting" (interrupt_widget.picker_renderers.MEETING_TIME).
+// approves the meeting at that time; "Another time…" opens the card's general
+// form (any time, Approve, Deny with a reason). Plain ES module, no imports;
+// every piece of data is set as text. Pass it to InterruptPicker(renderers=...)
+// for "schedule_meeting" (interrupt_widget.picker_renderers.MEETING_TIME).
 //
 // Slots come from tool_input.suggested_times (ISO instants) when the agent
 // gives them, else the next three weekdays at 10:00 and 14:00 local time.
@@ -53,7 +54,7 @@ export function suggestedSlots(interrupt, now = new Date()) {
   return slots;
 }
 
-export function render({ interrupt, resolve, el }) {
+export function render({ interrupt, resolve, el, showForm }) {
   const doc = el.ownerDocument;
   const group = doc.createElement("div");
   group.setAttribute("role", "group");
@@ -90,7 +91,16 @@ export function render({ interrupt, resolve, el }) {
       button(slot.label, () => send({ approved: true, chosen_time: slot.iso, chosen_label: slot.label })),
     );
   }
-  const deny = button("Don't schedule", () => send({ approved: false }));
-  el.append(group, deny, status);
+  const actions = doc.createElement("div");
+  actions.style.cssText = "display:flex;flex-wrap:wrap;gap:6px";
+  if (typeof showForm === "function") {
+    const other = button("Another time…", () => {
+      other.remove();
+      showForm();
+    });
+    actions.appendChild(other);
+  }
+  actions.appendChild(button("Don't schedule", () => send({ approved: false })));
+  el.append(group, actions, status);
   return () => el.replaceChildren();
 }
