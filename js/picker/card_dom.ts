@@ -198,6 +198,7 @@ function drawChanges(doc: Document, into: HTMLElement, found: Change[]): void {
 
 function showBuiltIn(dom: CardDom, shown: boolean): void {
   dom.body.classList.toggle("iw-hidden", !shown);
+  dom.form.querySelector(".iw-deny-reason")?.classList.toggle("iw-hidden", !shown);
   dom.buttons.primary.classList.toggle("iw-hidden", !shown);
   dom.buttons.deny?.classList.toggle("iw-hidden", !shown);
 }

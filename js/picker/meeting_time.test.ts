@@ -20,6 +20,7 @@ const SCHEMA = {
 // As the quickstart sends it (`approval_schema(MEETING_RESPONSE_SCHEMA)`): time and label required if approved.
 const KIT_SCHEMA = {
   ...SCHEMA,
+  properties: { ...SCHEMA.properties, reason: { type: "string", title: "Reason", maxLength: 1000 } },
   if: { properties: { approved: { const: true } }, required: ["approved"] },
   // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then
   then: { required: ["chosen_time", "chosen_label"] },
@@ -98,10 +99,13 @@ describe("the meeting-time renderer", () => {
   it("opens the general form one click away, without a required label to fill", async () => {
     const { model, el } = await mounted({ ...meeting(), responseSchema: KIT_SCHEMA });
     const form = el.querySelector(".iw-fields") as HTMLElement;
+    const reason = el.querySelector(".iw-deny-reason") as HTMLElement;
     expect(form.classList.contains("iw-hidden")).toBe(true);
+    expect(reason.classList.contains("iw-hidden")).toBe(true);
     const other = [...el.querySelectorAll("button")].find((b) => b.textContent === "Another time…");
     other?.click();
     expect(form.classList.contains("iw-hidden")).toBe(false);
+    expect(reason.classList.contains("iw-hidden")).toBe(false);
     expect(other?.isConnected).toBe(false);
     const label = el.querySelector<HTMLInputElement>('[data-field="chosen_label"]');
     expect(label?.getAttribute("aria-required")).toBeNull();
