@@ -38,7 +38,11 @@ lint: setup
 test-js: setup
 	npm test
 
-test-py: setup
+## Other frameworks' AG-UI servers, each in its own venv (their pins conflict with ours).
+interop-venvs:
+	scripts/interop-venv langgraph >/dev/null
+
+test-py: setup interop-venvs
 	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e --ignore=tests/faults
 
 ## Faults: edited calls and saves, restarts, kill -9, stale saves in a new kernel, open binds.
@@ -84,4 +88,4 @@ wheel-check: setup
 	scripts/check-wheel
 
 clean:
-	rm -rf $(VENV) node_modules src/interrupt_widget/static dist build $(CK)/node_modules $(CK)/dist
+	rm -rf $(VENV) node_modules src/interrupt_widget/static dist build .venv-interop $(CK)/node_modules $(CK)/dist

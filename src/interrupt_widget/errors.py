@@ -85,6 +85,9 @@ class ErrorCode(StrEnum):
     """The server could not be reached, or the connection broke mid-run."""
     INVALID_STREAM = "invalid_stream"
     """The server's answer is not a well-formed AG-UI event stream."""
+    UNANSWERABLE_PAUSE = "unanswerable_pause"
+    """The server finished its run paused (a tool call with no result) without an interrupt
+    this client can answer; the message names the call and the server option to change."""
     EDIT_NOT_ALLOWED = "edit_not_allowed"
     """An answer edits the arguments of a tool that is not `editable`."""
     EDIT_OUTSIDE_FIELDS = "edit_outside_fields"

@@ -11,6 +11,11 @@ RUN_ERROR whose message says what happened, so the chat shows it in its status
 line and raises it from the awaited handle, and the conversation keeps what
 arrived before it.
 
+A run that ends paused without AG-UI 1.0's interrupt outcome is never shown as
+done: LangGraph's legacy `CUSTOM` `on_interrupt` becomes the interrupt the chat
+asks (see `legacy_pauses`), and a tool call left without a result ends in
+RUN_ERROR (`unanswerable_pause`) naming the server option that fixes it.
+
 Stopping closes the connection: an AG-UI server then stops the run at its next
 safe point (this kit's server never cuts a running tool off; its result is
 recorded and replayed to the next resume).
@@ -39,10 +44,12 @@ class RemoteAgent:
     def __init__(self, url: str, *, token: str | None = None) -> None:
         # Imported here so that the kit imports without the `serve` extra.
         from interrupt_widget.http import AGUIClient
+        from interrupt_widget.http.legacy_pauses import LegacyPauses
 
         self.url = url
         """The endpoint runs are POSTed to."""
         self._client = AGUIClient(url, token=token)
+        self._pauses = LegacyPauses(url)
 
     def run(self, input: RunAgentInput) -> RunHandle:
         """The run's events; a failure ends them with a RUN_ERROR instead of raising.
@@ -54,9 +61,13 @@ class RemoteAgent:
     async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         from interrupt_widget.http.client import AGUIConnectionError, AGUIHTTPError, AGUIStreamError
 
+        # A server that pauses without the 1.0 outcome (LangGraph's legacy `on_interrupt`)
+        # gets its answers back in the shape its graph expects.
+        input = input.model_copy(update={"resume": self._pauses.shaped(input.resume)})
+        watch = self._pauses.watch()
         try:
             async for event in self._client.run(input):
-                yield event
+                yield watch.see(event)
         except AGUIHTTPError as exc:
             yield RunErrorEvent(
                 message=f"The agent at {self.url} refused the request: {exc}",

@@ -1,0 +1,181 @@
+"""`AgentChat.remote` against LangGraph's own AG-UI server (`ag-ui-langgraph` 0.0.47).
+
+The server runs in its own virtual environment (`scripts/interop-venv langgraph`,
+made on first use) with a scripted LangChain chat model and no network; its tool
+appends a line to a file for every real run. Both of the server's modes are
+answered: its default (legacy `CUSTOM` `on_interrupt`, RUN_FINISHED without an
+outcome) and `emit_interrupt_outcome=True` (AG-UI 1.0).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from interrupt_widget import responders
+from interrupt_widget.chat import AgentChat
+from interrupt_widget.testing import CommRecorder, until
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER = ROOT / "tests" / "interop" / "langgraph_server.py"
+BOOK = "Book a call about the Q3 roadmap"
+
+
+@pytest.fixture(scope="session")
+def langgraph_python() -> str:
+    made = subprocess.run(
+        [str(ROOT / "scripts" / "interop-venv"), "langgraph"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip().splitlines()[-1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+class LangGraphServer:
+    def __init__(self, url: str, runs_file: Path) -> None:
+        self.url = url
+        self.runs_file = runs_file
+
+    def runs(self) -> list[dict[str, Any]]:
+        if not self.runs_file.exists():
+            return []
+        return [json.loads(line) for line in self.runs_file.read_text().splitlines()]
+
+
+@pytest.fixture
+def start_server(
+    langgraph_python: str, tmp_path: Path
+) -> Iterator[Callable[[str, str], LangGraphServer]]:
+    processes: list[subprocess.Popen[str]] = []
+
+    def start(mode: str, shape: str) -> LangGraphServer:
+        port = free_port()
+        runs_file = tmp_path / f"runs-{mode}-{shape}.jsonl"
+        process = subprocess.Popen(
+            [langgraph_python, str(SERVER), str(port), str(runs_file), mode, shape],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        processes.append(process)
+        assert process.stdout is not None
+        log: list[str] = []
+        for line in process.stdout:
+            log.append(line)
+            if "Uvicorn running on" in line:
+                break
+        else:
+            raise AssertionError("the LangGraph server did not start:\n" + "".join(log))
+        out = process.stdout
+        threading.Thread(target=lambda: [None for _ in out], daemon=True).start()
+        return LangGraphServer(f"http://127.0.0.1:{port}/", runs_file)
+
+    yield start
+    for process in processes:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+@pytest.mark.parametrize("mode", ["legacy", "outcome"])
+async def test_approve_runs_the_graph_tool_once(
+    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer], mode: str
+) -> None:
+    server = start_server(mode, "agui")
+    chat = AgentChat.remote(server.url)
+    handle = chat.send(BOOK)
+    # Paused, and said so: never "done" with an empty reply.
+    await until(chat, lambda: chat.status == "waiting")
+    [interrupt] = chat.interrupts
+    assert interrupt.reason == "tool_call"
+    assert interrupt.message == "Schedule Q3 roadmap?"
+    assert server.runs() == []
+    assert chat.picker is not None
+    chat.picker.resolve({"approved": True, "chosen_time": "2030-01-08T10:00:00Z"}, by="user")
+    result = await handle
+    assert result.outcome == "success"
+    assert "Scheduled Q3 roadmap at 2030-01-08T10:00:00Z." in result.text
+    assert [r["said"] for r in server.runs()] == ["2030-01-08T10:00:00Z"]
+
+
+@pytest.mark.parametrize("mode", ["legacy", "outcome"])
+@pytest.mark.parametrize("answer", ["deny", "cancel"])
+async def test_deny_and_cancel_run_nothing(
+    recorder: CommRecorder,
+    start_server: Callable[[str, str], LangGraphServer],
+    mode: str,
+    answer: str,
+) -> None:
+    server = start_server(mode, "agui")
+    responder = responders.deny_all() if answer == "deny" else responders.cancel_all()
+    chat = AgentChat.remote(server.url, responder=responder)
+    result = await chat.send(BOOK)
+    assert result.outcome == "success"
+    assert "Not scheduled" in result.text
+    assert server.runs() == []
+
+
+async def test_an_agent_inbox_human_interrupt_is_an_approval_answered_as_accept(
+    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer]
+) -> None:
+    server = start_server("legacy", "human")
+    chat = AgentChat.remote(server.url)
+    handle = chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    [interrupt] = chat.interrupts
+    assert interrupt.reason == "tool_call"
+    assert interrupt.metadata is not None
+    assert interrupt.metadata["tool_name"] == "schedule_meeting"
+    assert interrupt.metadata["tool_input"] == {"topic": "Q3 roadmap"}
+    assert chat.picker is not None
+    chat.picker.resolve({"approved": True}, by="user")
+    result = await handle
+    assert "Scheduled Q3 roadmap." in result.text
+    assert [r["args"] for r in server.runs()] == [{"topic": "Q3 roadmap"}]
+
+
+async def test_a_human_interrupt_denied_with_a_reason_is_a_response_and_runs_nothing(
+    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer]
+) -> None:
+    server = start_server("legacy", "human")
+    chat = AgentChat.remote(server.url)
+    handle = chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    assert chat.picker is not None
+    chat.picker.resolve({"approved": False, "reason": "Not this week"}, by="user")
+    result = await handle
+    assert "Not scheduled: Not this week." in result.text
+    assert server.runs() == []
+
+
+async def test_a_plain_string_interrupt_is_a_question_answered_in_words(
+    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer]
+) -> None:
+    server = start_server("legacy", "text")
+    chat = AgentChat.remote(server.url)
+    handle = chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    [interrupt] = chat.interrupts
+    assert interrupt.reason == "input_required"
+    assert interrupt.message == "When should the Q3 roadmap meeting be?"
+    assert chat.picker is not None
+    chat.picker.resolve({"response": "Tuesday at ten"}, by="user")
+    result = await handle
+    assert "Scheduled Q3 roadmap at Tuesday at ten." in result.text
+    assert [r["said"] for r in server.runs()] == ["Tuesday at ten"]
