@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 from chat_page import ChatOnPage
+from chromium import VIEWPORT
 from notebook_page import NotebookPage
-from playwright.sync_api import Locator, expect
+from playwright.sync_api import Browser, Locator, WebSocketRoute, expect
+
+from conftest import PageGuard
 
 pytestmark = pytest.mark.e2e
 
@@ -180,3 +183,80 @@ def test_hostile_agent_text_shows_as_text(
         "attendee": SCRIPT,
     }
     assert notebook.page.evaluate("() => window.__pwned") is None
+
+
+class DelayedDelivery:
+    """Forwards a page's kernel websockets, holding what the server sends while asked to."""
+
+    def __init__(self) -> None:
+        self._holding = False
+        self._held: list[tuple[WebSocketRoute, str | bytes]] = []
+
+    def route(self, ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+        server.on_message(lambda message: self._deliver(ws, message))
+
+    def _deliver(self, ws: WebSocketRoute, message: str | bytes) -> None:
+        if self._holding:
+            self._held.append((ws, message))
+        else:
+            ws.send(message)
+
+    def hold(self) -> None:
+        self._holding = True
+
+    def release(self) -> None:
+        """Deliver what was held, in order, and stop holding."""
+        self._holding = False
+        held, self._held = self._held, []
+        for ws, message in held:
+            ws.send(message)
+
+
+def test_two_pages_answer_one_waiting_chat_at_once_one_wins_and_the_other_is_told(
+    open_in_lab: OpenNotebook, browser: Browser, page_guard: PageGuard
+) -> None:
+    notebook = open_in_lab("chat_meeting.ipynb")
+    notebook.run_all()
+    first = ChatOnPage(notebook.output(0))
+    first.say("Book a call with Alice about the Q3 roadmap")
+    interrupt_id = open_interrupt(first)
+    notebook.save()  # the second page finds the chat's output, and the kernel its models
+
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        other_page = context.new_page()
+        other_page.on("console", page_guard.on_console)
+        other_page.on("pageerror", page_guard.on_page_error)
+        # The second page's kernel traffic passes through here, so the test can make it
+        # answer before it hears of the first page's answer: a race decided on purpose.
+        deaf = DelayedDelivery()
+        other_page.route_web_socket(re.compile(r"/api/kernels/"), deaf.route)
+        other = NotebookPage(other_page, notebook.server, notebook.path).open()
+        second = ChatOnPage(other.output(0))
+        expect(second.open_card()).to_have_count(1)
+        first.picker.field(interrupt_id, "chosen_time").fill("2026-12-03T14:30")
+
+        deaf.hold()
+        first.picker.button(interrupt_id, "Approve").click()
+        expect(first.picker.decision(interrupt_id)).to_contain_text("Approved")
+        second.picker.button(interrupt_id, "Deny").click()  # it has not heard yet
+        expect(second.picker.card(interrupt_id)).to_have_attribute("data-phase", "pending")
+        deaf.release()
+
+        kernel = notebook.kernel()
+        kernel.wait_for("chat.status", lambda status: status == "done")
+        decided = [first.picker.decision(interrupt_id), second.picker.decision(interrupt_id)]
+        assert kernel.eval("[d.verdict for d in chat.decisions]") == ["approved"]
+        shown = "Approved"
+        for decision in decided:
+            expect(decision).to_contain_text(shown)
+        expect(decided[1]).to_contain_text(f"Answered elsewhere: {shown}")
+        expect(decided[1]).to_contain_text("in another view")
+        expect(decided[0]).not_to_contain_text("Answered elsewhere")
+        expect(decided[0]).to_contain_text("in this view")
+        (by,) = kernel.eval("[d.by for d in chat.decisions]")
+        assert by.startswith("view:view-")
+        assert kernel.eval("agent.executions.count()") == 1
+    finally:
+        context.close()
