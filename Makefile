@@ -41,6 +41,7 @@ test-js: setup
 ## Other frameworks' AG-UI servers, each in its own venv (their pins conflict with ours).
 interop-venvs:
 	scripts/interop-venv langgraph >/dev/null
+	scripts/interop-venv strands >/dev/null
 
 test-py: setup interop-venvs
 	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e --ignore=tests/faults

@@ -9,93 +9,32 @@ outcome) and `emit_interrupt_outcome=True` (AG-UI 1.0).
 
 from __future__ import annotations
 
-import json
-import socket
-import subprocess
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from interop_servers import InteropServer, interop_python, server_starter
 from interrupt_widget import responders
 from interrupt_widget.chat import AgentChat
 from interrupt_widget.testing import CommRecorder, until
 
-ROOT = Path(__file__).resolve().parents[1]
-SERVER = ROOT / "tests" / "interop" / "langgraph_server.py"
 BOOK = "Book a call about the Q3 roadmap"
 
 
 @pytest.fixture(scope="session")
 def langgraph_python() -> str:
-    made = subprocess.run(
-        [str(ROOT / "scripts" / "interop-venv"), "langgraph"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
-    assert made.returncode == 0, made.stderr
-    return made.stdout.strip().splitlines()[-1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-class LangGraphServer:
-    def __init__(self, url: str, runs_file: Path) -> None:
-        self.url = url
-        self.runs_file = runs_file
-
-    def runs(self) -> list[dict[str, Any]]:
-        if not self.runs_file.exists():
-            return []
-        return [json.loads(line) for line in self.runs_file.read_text().splitlines()]
+    return interop_python("langgraph")
 
 
 @pytest.fixture
-def start_server(
-    langgraph_python: str, tmp_path: Path
-) -> Iterator[Callable[[str, str], LangGraphServer]]:
-    processes: list[subprocess.Popen[str]] = []
-
-    def start(mode: str, shape: str) -> LangGraphServer:
-        port = free_port()
-        runs_file = tmp_path / f"runs-{mode}-{shape}.jsonl"
-        process = subprocess.Popen(
-            [langgraph_python, str(SERVER), str(port), str(runs_file), mode, shape],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        processes.append(process)
-        assert process.stdout is not None
-        log: list[str] = []
-        for line in process.stdout:
-            log.append(line)
-            if "Uvicorn running on" in line:
-                break
-        else:
-            raise AssertionError("the LangGraph server did not start:\n" + "".join(log))
-        out = process.stdout
-        threading.Thread(target=lambda: [None for _ in out], daemon=True).start()
-        return LangGraphServer(f"http://127.0.0.1:{port}/", runs_file)
-
-    yield start
-    for process in processes:
-        process.terminate()
-        process.wait(timeout=30)
+def start_server(langgraph_python: str, tmp_path: Path) -> Iterator[Callable[..., InteropServer]]:
+    yield from server_starter(langgraph_python, "langgraph_server.py", tmp_path)
 
 
 @pytest.mark.parametrize("mode", ["legacy", "outcome"])
 async def test_approve_runs_the_graph_tool_once(
-    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer], mode: str
+    recorder: CommRecorder, start_server: Callable[..., InteropServer], mode: str
 ) -> None:
     server = start_server(mode, "agui")
     chat = AgentChat.remote(server.url)
@@ -118,7 +57,7 @@ async def test_approve_runs_the_graph_tool_once(
 @pytest.mark.parametrize("answer", ["deny", "cancel"])
 async def test_deny_and_cancel_run_nothing(
     recorder: CommRecorder,
-    start_server: Callable[[str, str], LangGraphServer],
+    start_server: Callable[..., InteropServer],
     mode: str,
     answer: str,
 ) -> None:
@@ -132,7 +71,7 @@ async def test_deny_and_cancel_run_nothing(
 
 
 async def test_an_agent_inbox_human_interrupt_is_an_approval_answered_as_accept(
-    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer]
+    recorder: CommRecorder, start_server: Callable[..., InteropServer]
 ) -> None:
     server = start_server("legacy", "human")
     chat = AgentChat.remote(server.url)
@@ -151,7 +90,7 @@ async def test_an_agent_inbox_human_interrupt_is_an_approval_answered_as_accept(
 
 
 async def test_a_human_interrupt_denied_with_a_reason_is_a_response_and_runs_nothing(
-    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer]
+    recorder: CommRecorder, start_server: Callable[..., InteropServer]
 ) -> None:
     server = start_server("legacy", "human")
     chat = AgentChat.remote(server.url)
@@ -165,7 +104,7 @@ async def test_a_human_interrupt_denied_with_a_reason_is_a_response_and_runs_not
 
 
 async def test_a_plain_string_interrupt_is_a_question_answered_in_words(
-    recorder: CommRecorder, start_server: Callable[[str, str], LangGraphServer]
+    recorder: CommRecorder, start_server: Callable[..., InteropServer]
 ) -> None:
     server = start_server("legacy", "text")
     chat = AgentChat.remote(server.url)
