@@ -70,10 +70,11 @@ async def test_deny_and_cancel_run_nothing(
     assert server.runs() == []
 
 
+@pytest.mark.parametrize("mode", ["legacy", "outcome"])
 async def test_an_agent_inbox_human_interrupt_is_an_approval_answered_as_accept(
-    recorder: CommRecorder, start_server: Callable[..., InteropServer]
+    recorder: CommRecorder, start_server: Callable[..., InteropServer], mode: str
 ) -> None:
-    server = start_server("legacy", "human")
+    server = start_server(mode, "human")
     chat = AgentChat.remote(server.url)
     handle = chat.send(BOOK)
     await until(chat, lambda: chat.status == "waiting")

@@ -20,7 +20,8 @@ The value of `on_interrupt` comes in three shapes:
   `description`), alone or in a list: shown as an approval of the action (with
   the arguments editable and a reason when the config allows) and answered with
   a `HumanResponse` of type accept, edit, response or ignore (in a list if the
-  graph sent a list).
+  graph sent a list). LangGraph's 1.0 mode passes such a request through raw
+  (`metadata.langgraph.raw`, no schema); it is read and answered the same way.
 """
 
 from __future__ import annotations
@@ -234,11 +235,28 @@ class StreamWatch:
             return self._finish(event)
         return event
 
+    def _inbox_request(self, interrupt: Interrupt) -> Interrupt:
+        langgraph = (interrupt.metadata or {}).get("langgraph")
+        raw = langgraph.get("raw") if isinstance(langgraph, dict) else None
+        listed = isinstance(raw, list) and len(raw) == 1
+        request = raw[0] if isinstance(raw, list) and listed else raw
+        if interrupt.response_schema is not None or not _is_human_interrupt(request):
+            return interrupt
+        assert isinstance(request, dict)
+        read, shape = _human_interrupt(interrupt.id, request, listed=listed)
+        self.pauses.shapes[interrupt.id] = shape
+        return read
+
     def _finish(self, event: RunFinishedEvent) -> BaseEvent:
+        if isinstance(event.outcome, RunFinishedInterruptOutcome):
+            # The 1.0 outcome says it all (a legacy event beside it is a copy), but LangGraph
+            # passes an Agent Inbox request through raw: show and answer it as one.
+            read = [self._inbox_request(i) for i in event.outcome.interrupts]
+            return event.model_copy(
+                update={"outcome": RunFinishedInterruptOutcome(interrupts=read)}
+            )
         if event.outcome is not None and not isinstance(event.outcome, RunFinishedSuccessOutcome):
-            # An interrupt outcome says it all (a legacy event beside it is a copy); so does
-            # a cancelled one.
-            return event
+            return event  # cancelled: nothing is waiting
         if self.legacy:
             interrupts: list[Interrupt] = []
             for position, custom in enumerate(self.legacy, start=1):
