@@ -1,0 +1,35 @@
+"""A call that ran has one truth: a replay after 5,000 other approved calls runs nothing."""
+
+from __future__ import annotations
+
+import pathlib
+
+from bank import bank_agent, runs
+from steps import ask, events_of, paused, resume
+
+from interrupt_widget import OpenAIAgentsAdapter
+
+BATCH = 200
+"""Parallel calls per request (the offline model reads 8,000 characters of it)."""
+
+
+async def test_5000_approved_calls_then_a_replay_of_the_first_runs_nothing(
+    runs_file: pathlib.Path,
+) -> None:
+    adapter = OpenAIAgentsAdapter(bank_agent(runs_file))
+    first = None
+    for batch in range(5_000 // BATCH):
+        words = " and ".join(f"transfer_funds amount={batch} to=p{n}" for n in range(BATCH))
+        messages, interrupts = paused(
+            await events_of(adapter, ask(words, message_id=f"user-{batch}"))
+        )
+        assert len(interrupts) == BATCH
+        request = resume(messages, interrupts)
+        first = first or request
+        await events_of(adapter, request)
+    assert first is not None
+    assert len(runs(runs_file)) == 5_000
+
+    await events_of(adapter, first)
+
+    assert len(runs(runs_file)) == 5_000

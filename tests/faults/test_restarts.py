@@ -1,0 +1,66 @@
+"""A restarted server remembers what ran.
+
+Each case runs real `serve` processes sharing one fingerprint secret (so open
+interrupts survive the restart) and one ledger, `--ledger FILE`. The tool's
+real runs are counted from the file it writes.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+from ag_ui.core import BaseEvent, RunAgentInput, ToolCallResultEvent
+from bank import runs
+from served import Served, server_env
+from steps import ask, paused, resume
+
+from interrupt_widget.http.client import AGUIClient
+
+SECRET = "a-fault-test-secret-long-enough"
+LEDGERS = ["explicit"]
+
+
+def start(tmp_path: pathlib.Path, runs_file: pathlib.Path, ledger: str, **extra: str) -> Served:
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET)
+    args = ["--secret-file", str(secret)]
+    env = server_env(runs_file, **extra)
+    env.pop("INTERRUPT_WIDGET_LEDGER", None)
+    if ledger == "explicit":
+        args += ["--ledger", str(tmp_path / "explicit-ledger.db")]
+    else:
+        env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    return Served(args, env).wait_ready()
+
+
+async def events_of(url: str, request: RunAgentInput) -> list[BaseEvent]:
+    return [e async for e in AGUIClient(url).run(request)]
+
+
+async def paused_transfer(url: str) -> RunAgentInput:
+    messages, interrupts = paused(await events_of(url, ask()))
+    return resume(messages, interrupts)
+
+
+@pytest.mark.parametrize("ledger", LEDGERS)
+async def test_a_clean_restart_replays_the_result_and_runs_nothing_again(
+    tmp_path: pathlib.Path, runs_file: pathlib.Path, ledger: str
+) -> None:
+    first = start(tmp_path, runs_file, ledger)
+    try:
+        request = await paused_transfer(first.url)
+        ran = [e for e in await events_of(first.url, request) if isinstance(e, ToolCallResultEvent)]
+    finally:
+        first.stop()
+    assert len(runs(runs_file)) == 1
+
+    second = start(tmp_path, runs_file, ledger)
+    try:
+        replayed = await events_of(second.url, request)
+    finally:
+        second.stop()
+    results = [e for e in replayed if isinstance(e, ToolCallResultEvent)]
+    assert [r.content for r in results] == [ran[0].content]
+    assert "Sent 5.00 to bob." in results[0].content
+    assert len(runs(runs_file)) == 1
