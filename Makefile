@@ -44,6 +44,7 @@ interop-venvs:
 	scripts/interop-venv strands >/dev/null
 
 test-py: setup interop-venvs
+	scripts/ensure-postgresql
 	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e --ignore=tests/faults
 
 ## Faults: edited calls and saves, restarts, kill -9, stale saves in a new kernel, open binds.
@@ -51,13 +52,15 @@ test-faults: setup
 	$(BIN)/pytest -q -p no:cacheprovider tests/faults
 
 ## Each notebook in its own kernel, offline, with no person: one with a decision file beside it
-## (NAME.decisions.json) is answered by replaying that file, any other by approve_all.
+## (NAME.decisions.json) is answered by replaying that file, any other by approve_all. Each
+## records its approved calls in a ledger of its own in a temporary folder, never the user's.
 test-nb: setup
-	@set -e; for nb in notebooks/*.ipynb; do \
+	@set -e; ledgers=$$(mktemp -d); trap 'rm -rf "$$ledgers"' EXIT; for nb in notebooks/*.ipynb; do \
 	  recorded="$${nb%.ipynb}.decisions.json"; \
 	  if [ -f "$$recorded" ]; then responder="replay:$(CURDIR)/$$recorded"; else responder=approve_all; fi; \
 	  echo "== $$nb (INTERRUPT_WIDGET_RESPONDER=$$responder)"; \
 	  OPENAI_API_KEY= INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_RESPONDER="$$responder" \
+	  INTERRUPT_WIDGET_LEDGER="$$ledgers/$$(basename "$$nb" .ipynb).db" \
 	    $(BIN)/pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env "$$nb"; \
 	done
 

@@ -12,6 +12,7 @@ from jupyter_client.manager import KernelManager
 
 from interrupt_widget import responders
 from interrupt_widget.adapter import OpenAIAgentsAdapter
+from interrupt_widget.ledgers import LEDGER_ENV
 from interrupt_widget.testing import CommRecorder, recording_comms
 from interrupt_widget.testing.stream_rules import assert_valid_stream
 
@@ -23,6 +24,17 @@ def _offline_and_unattended_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> 
     """No real model and no responder from the caller's environment: a test sets its own."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv(responders.ENV_VAR, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _ledger_in_a_temporary_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """No test writes the per-user ledger: each gets its own file (kernels and servers it
+    starts inherit the variable), and the per-user folder itself points at a temp dir."""
+    folder = tmp_path_factory.mktemp("ledger")
+    monkeypatch.setenv(LEDGER_ENV, str(folder / "calls.db"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(folder / "state"))
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from interrupt_widget.http import serve
 from interrupt_widget.http.cli import main
 from interrupt_widget.http.client import AGUIClient
 from interrupt_widget.http.workers import WorkersRefused, shareable_ledger
+from interrupt_widget.ledgers import default_ledger_path
 
 FAULTS = Path(__file__).parent / "faults"
 sys.path.insert(0, str(FAULTS))
@@ -140,11 +141,19 @@ async def test_concurrent_resumes_across_workers_run_the_tool_once(
 def test_workers_without_a_shared_ledger_are_refused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    for extra in ([], ["--ledger", "memory"]):
-        assert main(["serve", AGENT, "--workers", "2", *extra]) == 2
-        err = capsys.readouterr().err
-        assert "could each run the same approved call" in err
-        assert "Traceback" not in err
+    assert main(["serve", AGENT, "--workers", "2", "--ledger", "memory"]) == 2
+    err = capsys.readouterr().err
+    assert "could each run the same approved call" in err
+    assert "Traceback" not in err
+
+
+def test_workers_share_the_default_ledger_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert shareable_ledger(None) == os.environ["INTERRUPT_WIDGET_LEDGER"]
+    monkeypatch.delenv("INTERRUPT_WIDGET_LEDGER")
+    assert shareable_ledger(None) == str(default_ledger_path())
+    monkeypatch.setenv("INTERRUPT_WIDGET_LEDGER", "memory")
+    with pytest.raises(WorkersRefused, match="in memory"):
+        shareable_ledger(None)
 
 
 def test_workers_need_names_they_can_import_and_ledgers_they_can_open(

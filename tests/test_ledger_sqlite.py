@@ -11,6 +11,7 @@ import asyncio
 import pathlib
 import subprocess
 import sys
+from contextlib import nullcontext
 from typing import Any
 
 import pytest
@@ -193,7 +194,7 @@ def test_serve_takes_a_ledger_file_and_refuses_an_unusable_one(
     tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = _parser().parse_args(["serve", "pkg.mod:agent", "--ledger", "calls.db"])
-    assert args.ledger == pathlib.Path("calls.db")
+    assert args.ledger == "calls.db"
     unusable = str(tmp_path / "no-such-dir" / "calls.db")
     target = "interrupt_widget.examples:meeting_agent"
     assert main(["serve", target, "--port", "1", "--ledger", unusable]) == 2
@@ -242,9 +243,10 @@ async def test_the_same_resume_sent_to_two_replicas_at_once(
     executions: list[str] = []
     started, release, both = asyncio.Event(), asyncio.Event(), asyncio.Event()
     agent = billing_agent(executions, started, release)
-    ledger = str(tmp_path / "calls.db") if shared else None
-    first_app = asgi_app(agent, secret=SECRET, ledger=ledger)
-    second_app = asgi_app(agent, secret=SECRET, ledger=ledger)
+    ledger = str(tmp_path / "calls.db") if shared else "memory"
+    with pytest.warns(RuntimeWarning, match="in memory") if not shared else nullcontext():
+        first_app = asgi_app(agent, secret=SECRET, ledger=ledger)
+        second_app = asgi_app(agent, secret=SECRET, ledger=ledger)
     resumes: list[int] = []
     ask = RunAgentInput(
         thread_id="thread-billing",
@@ -296,7 +298,7 @@ async def test_the_adapter_takes_a_ledger(tmp_path: pathlib.Path) -> None:
         billing_agent([], asyncio.Event(), asyncio.Event()), ledger=ledger
     )
     assert adapter.ledger is ledger
-    assert isinstance(OpenAIAgentsAdapter(adapter.agent).ledger, ExecutionLedger)
+    assert isinstance(OpenAIAgentsAdapter(adapter.agent).ledger, SQLiteLedger)  # the default
 
 
 async def test_a_replica_that_gives_up_waiting_ends_in_run_error_and_runs_nothing(
@@ -337,6 +339,7 @@ async def test_a_replica_that_gives_up_waiting_ends_in_run_error_and_runs_nothin
     done = await running
     error = refused[-1]
     assert isinstance(error, RunErrorEvent)
+    assert error.code == "call_in_doubt"
     assert "is still running elsewhere" in error.message
     assert "not run again here" in error.message
     assert not any(isinstance(e, ToolCallResultEvent) for e in refused)

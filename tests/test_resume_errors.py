@@ -184,6 +184,7 @@ def test_error_codes_are_stable_strings() -> None:
         "invalid_input",
         "model_error",
         "tool_error",
+        "call_in_doubt",
         "agent_error",
         "adapter_failed",
         "fingerprint_missing",

@@ -83,7 +83,6 @@ from openai.types.responses import ResponseFunctionToolCall
 
 from interrupt_widget.edits import EditSpec, check_edit, declared_edit, edited_note
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.execution_ledger import CallLedger, ExecutionLedger
 from interrupt_widget.interrupts import (
     DENIAL_REASON,
     INTERRUPT_KEY,
@@ -99,6 +98,7 @@ from interrupt_widget.interrupts import (
     tool_call_interrupt,
     tool_name,
 )
+from interrupt_widget.ledgers import LedgerSpec, open_ledger
 from interrupt_widget.messages import (
     NOT_RUN_PREFIX,
     REASON_LABEL,
@@ -107,6 +107,7 @@ from interrupt_widget.messages import (
     to_sdk_input,
 )
 from interrupt_widget.offline_model import with_message_ids
+from interrupt_widget.once import CallInDoubt, CallLedger, Recorded
 from interrupt_widget.policy import Policy, Ruling
 from interrupt_widget.resume import Resolution, plan_resume
 from interrupt_widget.sdk_events import EventTranslator, MessageIds
@@ -140,7 +141,7 @@ class OpenAIAgentsAdapter:
         run_config: RunConfig | None = None,
         context: Any = None,
         clock: Callable[[], datetime] | None = None,
-        ledger: CallLedger | None = None,
+        ledger: LedgerSpec = None,
         policy: Policy | None = None,
     ) -> None:
         self.agent = agent
@@ -165,11 +166,12 @@ class OpenAIAgentsAdapter:
         self.context = context
         """The SDK run context object handed to tools (`ctx.context`)."""
         self._clock = clock or (lambda: datetime.now(UTC))
-        self.ledger: CallLedger = ledger if ledger is not None else ExecutionLedger()
+        self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls are claimed and their outputs kept, so each runs once.
 
-        In this process's memory by default; replicas that may get the same resume
-        share a `SQLiteLedger` file."""
+        By default the per-user `SQLiteLedger` (or `$INTERRUPT_WIDGET_LEDGER`), shared by
+        every kernel and server of this user on this machine; `ledger` may name another
+        file, a `postgresql://` URL, `"memory"`, or be a ledger (see `interrupt_widget.ledgers`)."""
 
         self.policy = policy
         """Rules that settle calls without a person (`Policy`); None: a person answers all.
@@ -381,20 +383,46 @@ class OpenAIAgentsAdapter:
     ) -> ToolCallResultEvent:
         call = resolution.gated.call
         name = call.function.name
-        if resolution.decision == "approved" and tool is not None:
-            try:
-                output = await self.ledger.run_once(
-                    (thread_id, call.id),
-                    lambda: self._invoke(tool, resolution),
+        key = (thread_id, call.id)
+        interrupt_id = resolution.gated.interrupt.id
+        try:
+            # A call that ran has one truth: any later answer gets its recorded result.
+            prior = await self.ledger.recorded(key)
+            if prior is not None:
+                return self._result(
+                    resolution, prior.output, _replay_marker(resolution, prior), ruling
                 )
-            except Exception as error:
-                raise AdapterError(
-                    ErrorCode.TOOL_ERROR,
-                    f"{name} failed after interrupt {resolution.gated.interrupt.id!r} was "
-                    f"approved: {error}",
-                    interrupt_id=resolution.gated.interrupt.id,
-                ) from error
-        elif resolution.decision == "denied" and ruling is not None:
+            if resolution.decision == "approved" and tool is not None:
+                ran = False
+
+                async def invoke() -> str:
+                    nonlocal ran
+                    ran = True
+                    return await self._invoke(tool, resolution)
+
+                try:
+                    output = await self.ledger.run_once(key, invoke, answer=resolution.payload)
+                except CallInDoubt:
+                    raise
+                except Exception as error:
+                    raise AdapterError(
+                        ErrorCode.TOOL_ERROR,
+                        f"{name} failed after interrupt {interrupt_id!r} was approved: {error}",
+                        interrupt_id=interrupt_id,
+                    ) from error
+                if not ran:  # another run claimed it first: its result stands
+                    prior = await self.ledger.recorded(key) or Recorded(output)
+                    replay = _replay_marker(resolution, prior)
+                    return self._result(resolution, prior.output, replay, ruling)
+                marker: dict[str, Any] = {"decision": "approved"}
+                if resolution.edited_arguments is not None:
+                    marker["arguments"] = resolution.edited_arguments
+                return self._result(resolution, output, marker, ruling)
+        except CallInDoubt as error:
+            raise AdapterError(
+                ErrorCode.CALL_IN_DOUBT, str(error), interrupt_id=interrupt_id
+            ) from error
+        if resolution.decision == "denied" and ruling is not None:
             rule = ruling.rule.name if ruling.rule is not None else "policy"
             output = f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}."
             output += _reason(resolution)
@@ -402,21 +430,26 @@ class OpenAIAgentsAdapter:
             output = f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
         else:
             output = f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
-        marker: dict[str, Any] = {
-            "id": resolution.gated.interrupt.id,
-            "decision": resolution.decision,
-        }
-        if resolution.decision == "approved" and resolution.edited_arguments is not None:
-            marker["arguments"] = resolution.edited_arguments
+        return self._result(resolution, output, {"decision": resolution.decision}, ruling)
+
+    def _result(
+        self,
+        resolution: Resolution,
+        output: str,
+        marker: dict[str, Any],
+        ruling: Ruling | None,
+    ) -> ToolCallResultEvent:
+        call = resolution.gated.call
+        full: dict[str, Any] = {"id": resolution.gated.interrupt.id, **marker}
         if ruling is not None:
             # Recorded like a person's answer, so the decision log and the transcript show it.
-            marker.update(by=ruling.by, payload=resolution.payload, at=_instant(self._clock()))
+            full.update(by=ruling.by, payload=resolution.payload, at=_instant(self._clock()))
         return ToolCallResultEvent(
             message_id=result_message_id(call.id),
             tool_call_id=call.id,
             content=output,
             role="tool",
-            metadata={INTERRUPT_KEY: marker},
+            metadata={INTERRUPT_KEY: full},
         )
 
     async def _invoke(self, tool: FunctionTool, resolution: Resolution) -> str:
@@ -611,6 +644,16 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
     if isinstance(error, AgentsException):
         return ErrorCode.AGENT_ERROR, message
     return ErrorCode.MODEL_ERROR, message
+
+
+def _replay_marker(resolution: Resolution, prior: Recorded) -> dict[str, Any]:
+    """How the result of a call that already ran is marked for a later answer."""
+    return {
+        "decision": "approved",
+        "replayed": True,
+        "ran_with": prior.answer,
+        "late_decision": resolution.decision,
+    }
 
 
 def _reason(resolution: Resolution) -> str:

@@ -34,6 +34,7 @@ from ag_ui.core import (
     MessagesSnapshotEvent,
     ResumeEntry,
     RunAgentInput,
+    ToolCallResultEvent,
 )
 from ipywidgets import widget_serialization
 
@@ -57,12 +58,13 @@ from .decisions import (
     decisions_frame,
     save_decisions,
     settled_decisions,
+    with_outcomes,
 )
 from .delta_batching import EventBatcher, coalesce
 from .errors import CallMismatch, ChatRunError, InterruptsOpen, ResumeRefused, ThreadBusy
-from .execution_ledger import ExecutionLedger
 from .http.remote import RemoteAgent
-from .interrupts import tool_name
+from .interrupts import INTERRUPT_KEY, tool_name
+from .ledgers import LedgerSpec
 from .picker import InterruptPicker
 from .policy import Policy
 from .responders import Responder, ResponderError
@@ -79,15 +81,6 @@ __all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError"]
 _log = logging.getLogger(__name__)
 SAVE_FORMAT = "interrupt-widget/chat@1"
 """`format` of a file written by `AgentChat.save`."""
-
-
-KERNEL_LEDGER = ExecutionLedger()
-"""Approved calls of every chat in this kernel, by (thread id, tool call id).
-
-Shared, so two chats holding one conversation (a chat and `AgentChat.load` of
-its save, or a loaded file opened twice) run an approved call once between
-them: the second replays the first one's output.
-"""
 
 
 @dataclass(frozen=True)
@@ -188,6 +181,7 @@ class AgentChat(anywidget.AnyWidget):
         renderers: Mapping[str, str | pathlib.Path] | None = None,
         adapter: AGUIAgent | None = None,
         policy: Policy | None = None,
+        ledger: LedgerSpec = None,
         _state: Mapping[str, Any] | None = None,
     ) -> None:
         """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).
@@ -197,6 +191,10 @@ class AgentChat(anywidget.AnyWidget):
         `expires_in`, `response_schemas` and `policy` (a `Policy` that settles the calls
         its rules cover, shown as read-only cards) go to the adapter, `renderers` to the
         picker.
+        `ledger` records the approved calls that ran (see `interrupt_widget.ledgers`): by
+        default the per-user file shared by every kernel of this user, so a call approved
+        twice (a stale save, a second chat on one conversation) runs once; a path, a
+        `postgresql://` URL, `"memory"` or a ledger object name another.
         `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
         """
@@ -212,10 +210,11 @@ class AgentChat(anywidget.AnyWidget):
                 or expires_in is not None
                 or response_schemas is not None
                 or policy is not None
+                or ledger is not None
             ):
                 raise TypeError(
-                    "model, expires_in, response_schemas and policy belong to the remote "
-                    "server's agent; set them where it is served"
+                    "model, expires_in, response_schemas, policy and ledger belong to the "
+                    "remote server's agent; set them where it is served"
                 )
             adapter = agent
         if adapter is None:
@@ -225,7 +224,7 @@ class AgentChat(anywidget.AnyWidget):
                 agent,
                 response_schemas=response_schemas,
                 expires_in=expires_in,
-                ledger=KERNEL_LEDGER,
+                ledger=ledger,
                 policy=policy,
             )
         self.agent = agent
@@ -472,6 +471,7 @@ class AgentChat(anywidget.AnyWidget):
             self._batcher.flush()
             self._sync_messages()
             self._record_settled()
+            self._note_outcomes()
         return outcome
 
     def _record_settled(self) -> None:
@@ -488,6 +488,18 @@ class AgentChat(anywidget.AnyWidget):
             self._set_status("error", error_line(exc, "resuming the run"))
             raise
         return await self._run(run_input, stop_once_answered=stop)
+
+    def _note_outcomes(self) -> None:
+        """Mark each decision with what came of it (ran, not run, or replayed a run)."""
+        if not self._thread.runs:
+            return
+        markers: dict[str, Mapping[str, Any]] = {}
+        for event in self._thread.runs[-1].events:
+            if isinstance(event, ToolCallResultEvent):
+                marker = (event.metadata or {}).get(INTERRUPT_KEY)
+                if isinstance(marker, Mapping) and isinstance(marker.get("id"), str):
+                    markers[marker["id"]] = marker
+        self._decisions = with_outcomes(self._decisions, markers)
 
     async def _ask(self, interrupts: tuple[Interrupt, ...]) -> list[ResumeEntry]:
         loop = asyncio.get_running_loop()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import pathlib
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from ag_ui.core import Interrupt, Message, ToolMessage
@@ -57,6 +57,45 @@ class Decision:
     executed_arguments: Any = None
     """The arguments an approved call ran with: `arguments` updated by the answer's edit
     (equal to `arguments` when nothing was edited); None when it did not run."""
+    outcome: str | None = None
+    """What came of the answer, once its run said: `ran` (the tool ran on it), `not_run`
+    (denied or cancelled), or `replayed` (the call had already run on an earlier answer,
+    `ran_with`, and this later one got that run's recorded result)."""
+    ran_with: Any = None
+    """For `replayed`: the answer payload the call actually ran with (None if unknown);
+    `executed_arguments` then says what that run used."""
+
+
+def with_outcomes(
+    decisions: list[Decision], results: Mapping[str, Mapping[str, Any]]
+) -> list[Decision]:
+    """`decisions` with `outcome` (and `ran_with`) set from result markers, by interrupt id.
+
+    `results` maps an interrupt id to the marker the adapter put on its tool
+    result (`metadata["interrupt"]`: `decision`, and `replayed`/`ran_with` for a
+    call that had already run). The latest decision for an interrupt gets it.
+    """
+    out = list(decisions)
+    for interrupt_id, marker in results.items():
+        for n in range(len(out) - 1, -1, -1):
+            decision = out[n]
+            if decision.interrupt_id != interrupt_id or decision.outcome is not None:
+                continue
+            if marker.get("replayed") is True:
+                ran_with = marker.get("ran_with")
+                ran = executed_arguments(decision.arguments, ran_with)
+                out[n] = replace(
+                    decision,
+                    outcome="replayed",
+                    ran_with=ran_with,
+                    executed_arguments=ran if ran_with is not None else None,
+                )
+            elif marker.get("decision") == "approved":
+                out[n] = replace(decision, outcome="ran")
+            else:
+                out[n] = replace(decision, outcome="not_run")
+            break
+    return out
 
 
 def decisions_for(

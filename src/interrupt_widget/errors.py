@@ -45,6 +45,11 @@ class ErrorCode(StrEnum):
     """The model raised; the message is the error's own."""
     TOOL_ERROR = "tool_error"
     """A tool raised and its failure policy re-raises instead of telling the model."""
+    CALL_IN_DOUBT = "call_in_doubt"
+    """An approved call was claimed by a run that ended (a crash) before recording its
+    result, or is still running elsewhere: it may have run, so it is not run again.
+    Not safe to retry blindly: check the tool's effect, then release or record the call
+    on the ledger (`SQLiteLedger.release` / `.record`)."""
     AGENT_ERROR = "agent_error"
     """The Agents SDK ended the run (max turns, a guardrail tripwire, ...)."""
     ADAPTER_FAILED = "adapter_failed"

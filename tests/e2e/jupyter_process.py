@@ -155,6 +155,9 @@ class JupyterServer:
             # per-user ones from the developer's home.
             JUPYTER_DATA_DIR=str(base / "data"),
             JUPYTER_PLATFORM_DIRS="1",
+            # The server's kernels record approved calls under `base`, never in the user's ledger.
+            INTERRUPT_WIDGET_LEDGER=str(base / "calls.db"),
+            XDG_STATE_HOME=str(base / "state"),
         )
         env.update(extra_env or {})
         log_path = base / "server.log"

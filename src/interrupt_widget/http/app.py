@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import hmac
 import logging
-import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,13 +32,13 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
+from interrupt_widget.ledgers import LedgerSpec, open_ledger
 from interrupt_widget.policy import Policy
 from interrupt_widget.run_handle import AGUIAgent
 from interrupt_widget.wire import json_pointer
@@ -239,7 +238,7 @@ def asgi_app(
     response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     expires_in: float | timedelta | None = None,
     run_config: Any = None,
-    ledger: CallLedger | str | os.PathLike[str] | None = None,
+    ledger: LedgerSpec = None,
     keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
     shutdown_grace: float = 30.0,
     policy: Policy | None = None,
@@ -254,10 +253,11 @@ def asgi_app(
     says nothing but "ok"). `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
-    `ledger` records the approved calls already run: by default in this process's
-    memory; replicas that may get the same resume share one, given as a
-    `SQLiteLedger` or the path of its file (with the same `secret`), so the call
-    runs once whichever replica gets it.
+    `ledger` records the approved calls already run (see `interrupt_widget.ledgers`): by
+    default the per-user SQLite file (or `$INTERRUPT_WIDGET_LEDGER`), so a restart does
+    not run a call again; replicas share one (the same file on one host, a
+    `postgresql://` URL across hosts, with the same `secret`), so the call runs once
+    whichever replica gets it; `"memory"` keeps it in this process only.
     `max_body_bytes` caps a request body (413 over it); `body_timeout` is how
     many seconds a body may take to arrive in full (408 after it, so a slow
     client cannot hold a connection). A body that is not JSON, or is nested
@@ -288,10 +288,8 @@ def asgi_app(
             "no fingerprint secret (INTERRUPT_WIDGET_SECRET or --secret-file): using a random "
             "one, so a restart voids every open interrupt"
         )
-    if isinstance(ledger, str | os.PathLike):
-        from interrupt_widget.sqlite_ledger import SQLiteLedger
-
-        ledger = SQLiteLedger(ledger)
+    if ledger is not None:
+        ledger = open_ledger(ledger)  # an unusable one fails here, at start-up
     served = as_agui_agent(
         agent,
         response_schemas=response_schemas,

@@ -14,6 +14,9 @@ from typing import Any
 from interrupt_widget.http.bind import OPT_OUT_FLAG
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 
+LEDGER_ENV = "INTERRUPT_WIDGET_LEDGER"
+"""Names the ledger when `--ledger` is not given (as `interrupt_widget.ledgers.LEDGER_ENV`)."""
+
 TOKEN_ENV = "INTERRUPT_WIDGET_TOKEN"
 """The environment variable `serve` reads its bearer token from when `--token` is not given."""
 
@@ -70,6 +73,12 @@ def load_policy(target: str) -> Any:
     return obj
 
 
+def _default_path() -> str:
+    from interrupt_widget.ledgers import default_ledger_path
+
+    return str(default_ledger_path())
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m interrupt_widget")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -104,8 +113,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--ledger",
-        help="SQLite file recording the approved calls already run; give replicas on one "
-        "host the same file (and the same secret) so a resume sent to two runs the call once",
+        help="where the approved calls already run are recorded: a SQLite file (replicas on "
+        "one host give the same file and secret), a postgresql:// URL (replicas on several "
+        "hosts), or 'memory' (exactly-once then ends with the process). Default: "
+        f"${LEDGER_ENV} if set, else the per-user file {_default_path()}",
     )
     serve.add_argument(
         "--policy",

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import socket
 from collections.abc import AsyncIterator, Mapping, Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from interrupt_widget.execution_ledger import CallLedger
 from interrupt_widget.http.app import DEFAULT_MAX_BODY_BYTES, asgi_app
 from interrupt_widget.http.bind import check_bind
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
+from interrupt_widget.ledgers import LedgerSpec
 from interrupt_widget.policy import Policy
 
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ def serve(
     response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
     expires_in: float | timedelta | None = None,
     run_config: Any = None,
-    ledger: CallLedger | str | os.PathLike[str] | None = None,
+    ledger: LedgerSpec = None,
     log_level: str = "info",
     policy: Policy | str | None = None,
     insecure_no_token: bool = False,

@@ -61,10 +61,10 @@ class WorkerConfig:
 def shareable_ledger(ledger: object) -> str:
     """The ledger as a path or URL every worker can open, or `WorkersRefused` saying why."""
     if ledger is None:
-        raise WorkersRefused(
-            "--workers needs a ledger every worker shares, or two workers could each run "
-            "the same approved call: give --ledger FILE (a SQLite file) or a database URL"
-        )
+        # The default ledger is one file per user: every worker opens the same one.
+        from interrupt_widget.ledgers import LEDGER_ENV, default_ledger_path
+
+        ledger = os.environ.get(LEDGER_ENV, "").strip() or str(default_ledger_path())
     if isinstance(ledger, str | os.PathLike):
         text = os.fspath(ledger).strip()
         if text in MEMORY_NAMES:

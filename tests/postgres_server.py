@@ -1,0 +1,111 @@
+"""A real PostgreSQL server for the tests and the benchmark: 127.0.0.1, a free port, data in a
+temporary folder, stopped by its pid. Debian's `postgresql` package provides the binaries
+(`scripts/ensure-postgresql` installs it); as root the server runs as the `postgres` user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+START_DEADLINE = 60.0
+"""How long to wait for a new server to accept connections."""
+
+
+def binaries() -> Path | None:
+    """The newest installed PostgreSQL's bin folder, or None."""
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
+    return Path(found[-1]).parent if found else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[str]:
+    """Start a server; yield its URL (`postgresql://postgres@127.0.0.1:PORT/postgres`)."""
+    bin_dir = binaries()
+    if bin_dir is None:
+        raise RuntimeError("PostgreSQL is not installed: run scripts/ensure-postgresql")
+    folder = Path(tempfile.mkdtemp(prefix="interrupt-widget-pg-"))
+    as_user: dict[str, Any] = {}
+    if os.geteuid() == 0:  # initdb and postgres refuse to run as root
+        shutil.chown(folder, "postgres", "postgres")
+        as_user = {"user": "postgres", "group": "postgres", "extra_groups": []}
+    data = folder / "data"
+    subprocess.run(
+        [bin_dir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+        check=True,
+        capture_output=True,
+        **as_user,
+    )
+    port = _free_port()
+    log = (folder / "server.log").open("w")
+    server = subprocess.Popen(
+        [
+            bin_dir / "postgres",
+            "-D",
+            data,
+            "-p",
+            str(port),
+            "-c",
+            "listen_addresses=127.0.0.1",
+            "-c",
+            "unix_socket_directories=",
+            "-c",
+            "max_connections=300",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        **as_user,
+    )
+    url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    try:
+        _wait_until_up(url, server, folder)
+        yield url
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _wait_until_up(url: str, server: subprocess.Popen[bytes], folder: Path) -> None:
+    deadline = time.monotonic() + START_DEADLINE
+    while True:
+        try:
+            with psycopg.connect(url, connect_timeout=2):
+                return
+        except psycopg.OperationalError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                log = (folder / "server.log").read_text(errors="replace")
+                raise RuntimeError(f"PostgreSQL did not start:\n{log}") from None
+            time.sleep(0.05)  # the server is starting: look again
+
+
+def fresh_database(url: str) -> str:
+    """A new empty database on the server at `url`; its URL."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute(f"CREATE DATABASE {name}")
+    return url.rsplit("/", 1)[0] + f"/{name}"
