@@ -31,6 +31,7 @@ PUBLIC = {
     "OpenAIAgentsAdapter",
     "Policy",
     "PolicyError",
+    "PostgresLedger",
     "RemoteAgent",
     "ResponderError",
     "ResumeRefused",

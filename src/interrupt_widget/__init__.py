@@ -33,6 +33,7 @@ from .interrupts import with_response_schema
 from .offline_model import OfflineModel, default_model
 from .picker import InterruptPicker
 from .policy import Policy, approve, ask, deny
+from .postgres_ledger import PostgresLedger
 from .run_handle import AGUIAgent, RunHandle
 from .sqlite_ledger import CallInDoubt, SQLiteLedger
 from .tool_answers import resume_payload
@@ -61,6 +62,7 @@ __all__: list[str] = [
     "OpenAIAgentsAdapter",
     "Policy",
     "PolicyError",
+    "PostgresLedger",
     "RemoteAgent",
     "ResponderError",
     "ResumeRefused",

@@ -37,6 +37,7 @@ import os
 import socket
 import threading
 import uuid
+import weakref
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
@@ -122,6 +123,8 @@ class PostgresLedger(OnceOnlyLedger):
         self._idle: list[psycopg.Connection[Any]] = []
         self._idle_lock = threading.Lock()
         self._claims: dict[Key, psycopg.Connection[Any]] = {}
+        # Idle connections close with the ledger, not at the interpreter's leisure.
+        weakref.finalize(self, _close_all, self._idle)
         try:
             with (
                 self._psycopg.connect(url, connect_timeout=connect_timeout) as db,
@@ -180,9 +183,9 @@ class PostgresLedger(OnceOnlyLedger):
     def close(self) -> None:
         """Close the idle connections (claims in flight keep theirs until they finish)."""
         with self._idle_lock:
-            idle, self._idle = self._idle, []
-        for db in idle:
-            db.close()
+            idle = list(self._idle)
+            self._idle.clear()
+        _close_all(idle)
 
     def __repr__(self) -> str:
         return f"PostgresLedger({self._where})"
@@ -303,6 +306,11 @@ class _Borrowed:
             self._ledger._give(self._db)
         else:
             self._db.close()
+
+
+def _close_all(connections: list[Any]) -> None:
+    for db in connections:
+        db.close()
 
 
 def _lock_name(key: Key) -> str:
