@@ -213,7 +213,7 @@ class AgentChat(anywidget.AnyWidget):
                 or ledger is not None
             ):
                 raise TypeError(
-                    "model, expires_in, response_schemas, policy and ledger belong to the "
+                    "model, expires_in, response_schemas, ledger and policy belong to the "
                     "remote server's agent; set them where it is served"
                 )
             adapter = agent

@@ -165,7 +165,8 @@ class PostgresLedger(OnceOnlyLedger):
             rows = db.execute(
                 f"SELECT thread_id, call_id FROM {TABLE} WHERE state = 'claimed'"
             ).fetchall()
-            return [key for key in rows if self._lock_is_free(db, (key[0], key[1]))]
+            keys = [(thread_id, call_id) for thread_id, call_id in rows]
+            return [key for key in keys if isinstance(self._read(db, key, locked=False), InDoubt)]
 
     def prune(self, older_than: timedelta | float) -> int:
         """Forget calls that finished more than `older_than` ago; how many were forgotten.
@@ -251,15 +252,15 @@ class PostgresLedger(OnceOnlyLedger):
         state, output, answer, owner = row
         if state == "done":
             return Recorded(output or "", answer)
-        if locked or self._lock_is_free(db, key):
-            return InDoubt(str(owner))
-        return Held()
-
-    def _lock_is_free(self, db: psycopg.Connection[Any], key: Key) -> bool:
+        if locked:
+            return InDoubt(str(owner))  # claimed, and no live run holds its lock
         if not self._try_lock(db, key):
-            return False
-        self._unlock(db, key)
-        return True
+            return Held()
+        try:
+            # Read again under the lock: the owner may have stored its result meanwhile.
+            return self._read(db, key, locked=True)
+        finally:
+            self._unlock(db, key)
 
     @staticmethod
     def _try_lock(db: psycopg.Connection[Any], key: Key) -> bool:

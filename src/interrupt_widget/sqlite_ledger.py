@@ -226,6 +226,16 @@ class SQLiteLedger(OnceOnlyLedger):
         if state == "done":
             return Recorded(output or "", None if answer is None else json.loads(answer))
         if host == self._host and not _alive(pid):
+            # Read again: the owner may have stored its result just before it exited.
+            again = db.execute(
+                "SELECT state, output, answer FROM approved_calls "
+                "WHERE thread_id = ? AND call_id = ?",
+                key,
+            ).fetchone()
+            if again is None:
+                return None
+            if again[0] == "done":
+                return Recorded(again[1] or "", None if again[2] is None else json.loads(again[2]))
             return InDoubt(f"{host}:{pid}")
         return Held()
 
