@@ -204,4 +204,5 @@ def test_error_codes_are_stable_strings() -> None:
         "edit_not_allowed",
         "edit_outside_fields",
         "invalid_edit",
+        "unanswerable_pause",
     }
