@@ -42,6 +42,7 @@ test-js: setup
 interop-venvs:
 	scripts/interop-venv langgraph >/dev/null
 	scripts/interop-venv strands >/dev/null
+	scripts/interop-venv adk >/dev/null
 
 test-py: setup interop-venvs
 	scripts/ensure-postgresql
