@@ -189,7 +189,7 @@ def _warn_if_forgetful(served: AGUIAgent) -> None:
         logger.warning(
             "open interrupts survive a restart (the fingerprint secret is kept) but the record "
             "of the calls already run is in memory: after a restart, the same resume runs its "
-            "call again; give a ledger that lasts (--ledger FILE)"
+            "call again; use a ledger that lasts (the default per-user file, or --ledger FILE)"
         )
 
 
