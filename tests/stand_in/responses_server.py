@@ -75,3 +75,7 @@ class ResponsesStandIn:
                 yield f"event: {event.type}\ndata: {data}\n\n".encode()
 
         return StreamingResponse(events(), media_type="text/event-stream")
+
+
+app = ResponsesStandIn().app
+"""For `uvicorn responses_server:app` in a process of its own."""
