@@ -1,24 +1,28 @@
-"""A restarted server remembers what ran.
+"""A restarted server remembers what ran: clean restarts, and kill -9 in the middle of a tool.
 
 Each case runs real `serve` processes sharing one fingerprint secret (so open
-interrupts survive the restart) and one ledger, `--ledger FILE`. The tool's
-real runs are counted from the file it writes.
+interrupts survive the restart) and one ledger: an explicit `--ledger FILE`,
+or the per-user default (found under `XDG_STATE_HOME`). The tool's real runs
+are counted from the file it writes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
+from collections.abc import Callable
 
 import pytest
 from ag_ui.core import BaseEvent, RunAgentInput, ToolCallResultEvent
-from bank import runs
-from served import Served, server_env
-from steps import ask, paused, resume
+from bank import HOLD_ENV, runs
+from served import DEADLINE, Served, server_env
+from steps import ask, error_of, paused, resume
 
+from interrupt_widget import AGUIClientError
 from interrupt_widget.http.client import AGUIClient
 
 SECRET = "a-fault-test-secret-long-enough"
-LEDGERS = ["explicit"]
+LEDGERS = ["default", "explicit"]
 
 
 def start(tmp_path: pathlib.Path, runs_file: pathlib.Path, ledger: str, **extra: str) -> Served:
@@ -43,6 +47,15 @@ async def paused_transfer(url: str) -> RunAgentInput:
     return resume(messages, interrupts)
 
 
+async def until(check: Callable[[], bool]) -> None:
+    """Wait for state another process writes (a file), checking it as it changes."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DEADLINE
+    while not check():
+        assert loop.time() < deadline, "the state never came"
+        await asyncio.sleep(0.02)
+
+
 @pytest.mark.parametrize("ledger", LEDGERS)
 async def test_a_clean_restart_replays_the_result_and_runs_nothing_again(
     tmp_path: pathlib.Path, runs_file: pathlib.Path, ledger: str
@@ -63,4 +76,33 @@ async def test_a_clean_restart_replays_the_result_and_runs_nothing_again(
     results = [e for e in replayed if isinstance(e, ToolCallResultEvent)]
     assert [r.content for r in results] == [ran[0].content]
     assert "Sent 5.00 to bob." in results[0].content
+    assert len(runs(runs_file)) == 1
+
+
+@pytest.mark.parametrize("ledger", LEDGERS)
+async def test_kill_9_mid_tool_then_a_replay_is_in_doubt_and_runs_nothing(
+    tmp_path: pathlib.Path, runs_file: pathlib.Path, ledger: str
+) -> None:
+    hold = tmp_path / "hold"
+    hold.write_text("the tool waits while this file exists")
+    first = start(tmp_path, runs_file, ledger, **{HOLD_ENV: str(hold)})
+    try:
+        request = await paused_transfer(first.url)
+        going = asyncio.create_task(events_of(first.url, request))
+        await until(lambda: len(runs(runs_file)) == 1)  # the tool is running
+        first.kill()
+        with pytest.raises(AGUIClientError):  # the stream broke with the server
+            await going
+    finally:
+        first.stop()
+
+    second = start(tmp_path, runs_file, ledger)
+    try:
+        replayed = await events_of(second.url, request)
+    finally:
+        second.stop()
+    error = error_of(replayed)
+    assert error.code == "call_in_doubt"
+    assert str(tmp_path) not in error.message  # no server paths for clients
+    assert not [e for e in replayed if isinstance(e, ToolCallResultEvent)]
     assert len(runs(runs_file)) == 1
