@@ -17,6 +17,7 @@ import pytest
 from interop_servers import InteropServer, interop_python, server_starter
 from interrupt_widget import responders
 from interrupt_widget.chat import AgentChat
+from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.testing import CommRecorder, until
 
 BOOK = "Book a call about the Q3 roadmap"
@@ -119,3 +120,30 @@ async def test_a_plain_string_interrupt_is_a_question_answered_in_words(
     result = await handle
     assert "Scheduled Q3 roadmap at Tuesday at ten." in result.text
     assert [r["said"] for r in server.runs()] == ["Tuesday at ten"]
+
+
+@pytest.mark.parametrize(("graph", "answer"), [("human", {"approved": True}), ("text", None)])
+async def test_a_chat_saved_while_waiting_answers_the_same_after_load(
+    recorder: CommRecorder,
+    start_server: Callable[..., InteropServer],
+    tmp_path: Path,
+    graph: str,
+    answer: dict[str, bool] | None,
+) -> None:
+    server = start_server("legacy", graph)
+    chat = AgentChat.remote(server.url)
+    chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    saved = chat.save(tmp_path / "waiting.json")
+    # Another kernel: a new RemoteAgent that never saw the legacy pause.
+    loaded = AgentChat.load(saved, RemoteAgent(server.url))
+    assert loaded.status == "waiting"
+    assert loaded.picker is not None
+    loaded.picker.resolve(answer or {"response": "Tuesday at ten"}, by="user")
+    await until(loaded, lambda: loaded.status in ("done", "error"))
+    if graph == "human":
+        assert "Scheduled Q3 roadmap." in loaded.text
+        assert [r["args"] for r in server.runs()] == [{"topic": "Q3 roadmap"}]
+    else:
+        assert "Scheduled Q3 roadmap at Tuesday at ten." in loaded.text
+        assert [r["said"] for r in server.runs()] == ["Tuesday at ten"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
+import pytest
 from ag_ui.core import (
     BaseEvent,
     CustomEvent,
@@ -26,6 +27,7 @@ from ag_ui.core import (
 
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.http.legacy_pauses import LegacyPauses
+from interrupt_widget.wire import interrupt_from_wire, to_wire
 
 URL = "http://127.0.0.1:9/"
 INBOX = {
@@ -164,3 +166,27 @@ def test_tool_calls_with_results_finish_as_they_are() -> None:
         RunFinishedEvent(thread_id="t", run_id="r"),
     ]
     assert watched(pauses, events) == events
+
+
+@pytest.mark.parametrize(
+    ("value", "payload", "graph_gets"),
+    [
+        (
+            [INBOX],
+            {"approved": False, "reason": "Not now"},
+            [{"type": "response", "args": "Not now"}],
+        ),
+        ("When?", {"response": "Tuesday"}, "Tuesday"),
+    ],
+)
+def test_a_saved_pause_is_answered_alike_by_a_watcher_that_never_saw_it(
+    value: Any, payload: dict[str, Any], graph_gets: Any
+) -> None:
+    finished = watched(LegacyPauses(URL), legacy_run(value))[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    # Through JSON, as a save and a load in another kernel carry it.
+    saved = [interrupt_from_wire(to_wire(i)) for i in finished.outcome.interrupts]
+    fresh = LegacyPauses(URL)
+    fresh.adopt(saved)
+    assert answer(fresh, payload) == graph_gets

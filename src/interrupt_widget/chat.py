@@ -239,6 +239,8 @@ class AgentChat(anywidget.AnyWidget):
             messages=state.get("messages", ()),
             interrupts=state.get("interrupts", ()),
         )
+        if isinstance(adapter, RemoteAgent):  # a loaded save's legacy pauses answer as before
+            adapter.adopt(self._thread.interrupts)
         self._picker = InterruptPicker(
             None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit
         )

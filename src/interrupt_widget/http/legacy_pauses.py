@@ -27,7 +27,7 @@ The value of `on_interrupt` comes in three shapes:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +52,9 @@ LEGACY_EVENT = "on_interrupt"
 """The CUSTOM event name older AG-UI servers pause with."""
 
 Shape = Callable[[Any], Any]
+ANSWER_SHAPE = "answer_shape"
+"""Metadata key of how a legacy pause's answer is shaped for its graph: kept in the
+interrupt itself, so a chat saved while waiting and loaded elsewhere answers alike."""
 """Turns the picker's payload into the value the server's graph expects."""
 
 _TEXT_ANSWER: dict[str, Any] = {
@@ -102,7 +105,12 @@ def _human_interrupt(
     allow = {kind: bool(config.get(f"allow_{kind}", False)) for kind in kinds}
     description = request.get("description")
     message = str(description) if description else f"Run {name}?"
-    metadata = {"tool_name": name, "tool_input": args, "source": "langgraph HumanInterrupt"}
+    metadata = {
+        "tool_name": name,
+        "tool_input": args,
+        "source": "langgraph HumanInterrupt",
+        ANSWER_SHAPE: {"kind": "human_interrupt", "request": request, "listed": listed},
+    }
 
     def wrap(response: dict[str, Any]) -> Any:
         return [response] if listed else response
@@ -178,10 +186,28 @@ def interrupt_from_event(event: CustomEvent, position: int) -> tuple[Interrupt, 
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
     return (
         Interrupt(
-            id=interrupt_id, reason="input_required", message=text, response_schema=_TEXT_ANSWER
+            id=interrupt_id,
+            reason="input_required",
+            message=text,
+            response_schema=_TEXT_ANSWER,
+            metadata={ANSWER_SHAPE: {"kind": "text"}},
         ),
         _text_of,
     )
+
+
+def shape_of(interrupt: Interrupt) -> Shape | None:
+    """The answer shape recorded in `interrupt` (None: its answers go as they are)."""
+    shape = (interrupt.metadata or {}).get(ANSWER_SHAPE)
+    if not isinstance(shape, dict):
+        return None
+    if shape.get("kind") == "text":
+        return _text_of
+    request = shape.get("request")
+    if shape.get("kind") == "human_interrupt" and _is_human_interrupt(request):
+        assert isinstance(request, dict)
+        return _human_interrupt(interrupt.id, request, listed=shape.get("listed") is True)[1]
+    return None
 
 
 @dataclass
@@ -204,6 +230,13 @@ class LegacyPauses:
                 entry = entry.model_copy(update={"payload": shape(entry.payload)})
             out.append(entry)
         return out
+
+    def adopt(self, interrupts: Iterable[Interrupt]) -> None:
+        """Learn the answer shapes of interrupts made elsewhere (a loaded save)."""
+        for interrupt in interrupts:
+            shape = shape_of(interrupt)
+            if shape is not None:
+                self.shapes.setdefault(interrupt.id, shape)
 
     def watch(self) -> StreamWatch:
         """A watch over one run's events."""

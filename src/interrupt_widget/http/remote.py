@@ -23,9 +23,9 @@ recorded and replayed to the next resume).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 
-from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
+from ag_ui.core import BaseEvent, Interrupt, RunAgentInput, RunErrorEvent
 
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.run_handle import RunHandle, StreamRun
@@ -50,6 +50,10 @@ class RemoteAgent:
         """The endpoint runs are POSTed to."""
         self._client = AGUIClient(url, token=token)
         self._pauses = LegacyPauses(url)
+
+    def adopt(self, interrupts: Iterable[Interrupt]) -> None:
+        """Answer these open interrupts (from a saved chat) in the shape their server expects."""
+        self._pauses.adopt(interrupts)
 
     def run(self, input: RunAgentInput) -> RunHandle:
         """The run's events; a failure ends them with a RUN_ERROR instead of raising.
