@@ -54,8 +54,8 @@ agent = Agent(name="billing", model=OfflineModel(), tools=[send_invoice])
 class Served:
     """A `serve` process; its log is read on a thread so the pipe never fills."""
 
-    def __init__(self, args: list[str], env: dict[str, str]) -> None:
-        self.port = free_port()
+    def __init__(self, args: list[str], env: dict[str, str], *, port: int | None = None) -> None:
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.process = subprocess.Popen(
             [sys.executable, "-m", "interrupt_widget", "serve", *args, "--port", str(self.port)],
@@ -76,14 +76,20 @@ class Served:
                 self._ready.set()
         self._ready.set()
 
-    def wait_ready(self) -> None:
+    def wait_ready(self) -> Served:
         assert self._ready.wait(DEADLINE), "".join(self.log)
         assert self.process.poll() is None, "".join(self.log)
+        return self
+
+    def kill(self) -> None:
+        """kill -9: no shutdown, nothing flushed."""
+        self.process.kill()
+        self.process.wait(timeout=DEADLINE)
 
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()
-            self.process.wait(timeout=30)
+            self.process.wait(timeout=DEADLINE)
 
 
 def write_agent_module(folder: Path) -> str:

@@ -44,7 +44,7 @@ import logging
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from ag_ui.core import (
     BaseEvent,
@@ -116,6 +116,8 @@ from interrupt_widget.tool_answers import answering
 logger = logging.getLogger(__name__)
 
 __all__ = ["AdapterRun", "OpenAIAgentsAdapter"]
+
+_T = TypeVar("_T")
 
 MAX_SETTLED_ROUNDS = 20
 """How many rounds of calls the policy may settle in a row within one run."""
@@ -587,24 +589,23 @@ def _find_agent(root: Agent[Any], name: str) -> Agent[Any]:
     return next((a for a in _agents(root) if a.name == name), root)
 
 
-def _declared_schemas(root: Agent[Any]) -> dict[str, Mapping[str, Any]]:
-    schemas: dict[str, Mapping[str, Any]] = {}
+def _declared(root: Agent[Any], read: Callable[[Any], _T | None]) -> dict[str, _T]:
+    """What `read` finds declared on each function tool of `root` and its handoffs, by name."""
+    found: dict[str, _T] = {}
     for agent in _agents(root):
         for tool in agent.tools:
-            schema = declared_response_schema(tool)
-            if schema is not None and isinstance(tool, FunctionTool):
-                schemas.setdefault(tool.name, schema)
-    return schemas
+            value = read(tool)
+            if value is not None and isinstance(tool, FunctionTool):
+                found.setdefault(tool.name, value)
+    return found
+
+
+def _declared_schemas(root: Agent[Any]) -> dict[str, Mapping[str, Any]]:
+    return _declared(root, declared_response_schema)
 
 
 def _declared_edits(root: Agent[Any]) -> dict[str, EditSpec]:
-    edits: dict[str, EditSpec] = {}
-    for agent in _agents(root):
-        for tool in agent.tools:
-            spec = declared_edit(tool)
-            if spec is not None and isinstance(tool, FunctionTool):
-                edits.setdefault(tool.name, spec)
-    return edits
+    return _declared(root, declared_edit)
 
 
 def _with_edit(extra: Mapping[str, Any] | None, spec: EditSpec) -> dict[str, Any]:

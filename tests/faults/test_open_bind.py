@@ -6,9 +6,10 @@ import pathlib
 
 import httpx
 from bank import bank_agent, runs
-from served import DEADLINE, Served, server_env
+from served import Served, server_env
 
 from interrupt_widget.http.app import asgi_app
+from serve_process import DEADLINE
 
 
 def test_a_public_bind_without_a_token_refuses_to_start(runs_file: pathlib.Path) -> None:

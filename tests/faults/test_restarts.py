@@ -15,11 +15,12 @@ from collections.abc import Callable
 import pytest
 from ag_ui.core import BaseEvent, RunAgentInput, ToolCallResultEvent
 from bank import HOLD_ENV, runs
-from served import DEADLINE, Served, server_env
+from served import Served, server_env
 from steps import ask, error_of, paused, resume
 
 from interrupt_widget import AGUIClientError
 from interrupt_widget.http.client import AGUIClient
+from serve_process import DEADLINE
 
 SECRET = "a-fault-test-secret-long-enough"
 LEDGERS = ["default", "explicit"]
