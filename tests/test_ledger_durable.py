@@ -305,6 +305,34 @@ async def test_the_decision_log_shows_the_answer_that_ran_and_the_late_one(
     assert '"outcome": "replayed"' in saved
 
 
+async def test_a_stale_save_approved_after_a_denial_runs_nothing(
+    recorder: CommRecorder, tmp_path: Path
+) -> None:
+    agent = meeting_agent(OfflineModel())
+    chat = AgentChat(agent)
+    chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    stale = chat.save(tmp_path / "waiting.json")  # saved before the answer
+    assert chat.picker is not None
+    chat.picker.resolve({"approved": False, "reason": "not this week"}, by="user")
+    assert chat.last_run is not None
+    await chat.last_run
+    assert [d.outcome for d in chat.decisions] == ["not_run"]
+
+    other_agent = meeting_agent(OfflineModel())
+    second = AgentChat.load(stale, other_agent)  # another kernel, same user
+    assert second.picker is not None
+    second.picker.resolve(APPROVE, by="user")
+    assert second.last_run is not None
+    await second.last_run
+    [late] = second.decisions
+    assert (late.verdict, late.outcome) == ("approved", "not_run")
+    contents = [str(m.content) for m in second.thread.messages if m.role == "tool"]
+    assert any(c.startswith(NOT_RUN_PREFIX) and "not this week" in c for c in contents)
+    assert agent.executions.count() == 0
+    assert other_agent.executions.count() == 0
+
+
 async def test_a_stale_save_approved_again_replays_and_does_not_run(
     recorder: CommRecorder, tmp_path: Path
 ) -> None:

@@ -44,7 +44,7 @@ import logging
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from ag_ui.core import (
     BaseEvent,
@@ -420,19 +420,27 @@ class OpenAIAgentsAdapter:
                 if resolution.edited_arguments is not None:
                     marker["arguments"] = resolution.edited_arguments
                 return self._result(resolution, output, marker, ruling)
+            # A denial or a cancel is settled through the ledger as well, so the call has
+            # one truth: whichever answer claims it first stands, a later one replays it.
+            output = _not_run_output(resolution, name, ruling)
+            settled = False
+
+            async def settle() -> str:
+                nonlocal settled
+                settled = True
+                return output
+
+            kept = await self.ledger.run_once(key, settle, answer=_not_run_answer(resolution))
+            if not settled:  # another answer claimed it first: its result stands
+                prior = await self.ledger.recorded(key) or Recorded(kept)
+                return self._result(
+                    resolution, prior.output, _replay_marker(resolution, prior), ruling
+                )
+            return self._result(resolution, output, {"decision": resolution.decision}, ruling)
         except CallInDoubt as error:
             raise AdapterError(
                 ErrorCode.CALL_IN_DOUBT, str(error), interrupt_id=interrupt_id
             ) from error
-        if resolution.decision == "denied" and ruling is not None:
-            rule = ruling.rule.name if ruling.rule is not None else "policy"
-            output = f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}."
-            output += _reason(resolution)
-        elif resolution.decision == "denied":
-            output = f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
-        else:
-            output = f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
-        return self._result(resolution, output, {"decision": resolution.decision}, ruling)
 
     def _result(
         self,
@@ -647,8 +655,31 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
     return ErrorCode.MODEL_ERROR, message
 
 
+_NOT_RUN_KEY: Final = "not_run"
+"""Key of the ledger's answer record for a call settled without running."""
+
+
+def _not_run_output(resolution: Resolution, name: str, ruling: Ruling | None) -> str:
+    """What the model is told about a denied or cancelled call."""
+    if resolution.decision == "denied" and ruling is not None:
+        rule = ruling.rule.name if ruling.rule is not None else "policy"
+        return f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}.{_reason(resolution)}"
+    if resolution.decision == "denied":
+        return f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
+    return f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
+
+
+def _not_run_answer(resolution: Resolution) -> dict[str, Any]:
+    """The ledger's record of an answer that settled a call without running it."""
+    return {_NOT_RUN_KEY: resolution.decision, "payload": resolution.payload}
+
+
 def _replay_marker(resolution: Resolution, prior: Recorded) -> dict[str, Any]:
-    """How the result of a call that already ran is marked for a later answer."""
+    """How a later answer's result is marked: the earlier answer that settled the call stands."""
+    answer = prior.answer
+    earlier = answer.get(_NOT_RUN_KEY) if isinstance(answer, Mapping) else None
+    if earlier in ("denied", "cancelled"):
+        return {"decision": earlier, "replayed": True, "late_decision": resolution.decision}
     return {
         "decision": "approved",
         "replayed": True,

@@ -59,8 +59,9 @@ class Decision:
     (equal to `arguments` when nothing was edited); None when it did not run."""
     outcome: str | None = None
     """What came of the answer, once its run said: `ran` (the tool ran on it), `not_run`
-    (denied or cancelled), or `replayed` (the call had already run on an earlier answer,
-    `ran_with`, and this later one got that run's recorded result)."""
+    (denied or cancelled, or a later answer to a call an earlier denial or cancel had
+    settled), or `replayed` (the call had already run on an earlier answer, `ran_with`,
+    and this later one got that run's recorded result)."""
     ran_with: Any = None
     """For `replayed`: the answer payload the call actually ran with (None if unknown);
     `executed_arguments` then says what that run used."""
@@ -81,7 +82,7 @@ def with_outcomes(
             decision = out[n]
             if decision.interrupt_id != interrupt_id or decision.outcome is not None:
                 continue
-            if marker.get("replayed") is True:
+            if marker.get("replayed") is True and marker.get("decision") == "approved":
                 ran_with = marker.get("ran_with")
                 ran = executed_arguments(decision.arguments, ran_with)
                 out[n] = replace(
