@@ -3,9 +3,11 @@ whose gated tool writes a line to `$RUNS_FILE` each time its body runs (the run 
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from ag_ui.core import (
@@ -90,6 +92,15 @@ class Served:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=DEADLINE)
+
+
+async def until_written(check: Callable[[], bool]) -> None:
+    """Wait for state another process writes (a file): there is nothing to await but a look."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DEADLINE
+    while not check():
+        assert loop.time() < deadline, "the state never came"
+        await asyncio.sleep(0.02)
 
 
 def write_agent_module(folder: Path) -> str:

@@ -29,6 +29,7 @@ from ag_ui.core import (
 )
 
 from interrupt_widget import AgentChat, OfflineModel, OpenAIAgentsAdapter, SQLiteLedger
+from interrupt_widget.chat import ChatResult
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.execution_ledger import ExecutionLedger
 from interrupt_widget.http.app import asgi_app
@@ -277,25 +278,35 @@ async def test_a_late_answer_from_another_client_replays_the_result(late: dict[s
     assert agent.executions.count() == 1
 
 
-async def test_the_decision_log_shows_the_answer_that_ran_and_the_late_one(
-    recorder: CommRecorder, tmp_path: Path
-) -> None:
-    agent = meeting_agent(OfflineModel())
+async def _answered(chat: AgentChat, payload: dict[str, Any]) -> ChatResult:
+    """Answer the chat's open question as a click would, and wait for the run to end."""
+    assert chat.picker is not None
+    chat.picker.resolve(payload, by="user")
+    assert chat.last_run is not None
+    return await chat.last_run
+
+
+async def _saved_then_answered(
+    agent: Any, tmp_path: Path, payload: dict[str, Any]
+) -> tuple[AgentChat, Path]:
+    """A chat asked to book, saved while it waits, then answered: the chat and the stale save."""
     chat = AgentChat(agent)
     chat.send(BOOK)
     await until(chat, lambda: chat.status == "waiting")
     stale = chat.save(tmp_path / "waiting.json")  # saved before the answer
-    assert chat.picker is not None
-    chat.picker.resolve(APPROVE, by="user")
-    assert chat.last_run is not None
-    await chat.last_run
+    await _answered(chat, payload)
+    return chat, stale
+
+
+async def test_the_decision_log_shows_the_answer_that_ran_and_the_late_one(
+    recorder: CommRecorder, tmp_path: Path
+) -> None:
+    agent = meeting_agent(OfflineModel())
+    chat, stale = await _saved_then_answered(agent, tmp_path, APPROVE)
     assert [d.outcome for d in chat.decisions] == ["ran"]
 
     second = AgentChat.load(stale, meeting_agent(OfflineModel()))  # another kernel, same user
-    assert second.picker is not None
-    second.picker.resolve({"approved": False, "reason": "too late"}, by="user")
-    assert second.last_run is not None
-    result = await second.last_run
+    result = await _answered(second, {"approved": False, "reason": "too late"})
     [late] = second.decisions
     assert (late.verdict, late.outcome, late.ran_with) == ("denied", "replayed", APPROVE)
     assert "Not run" not in " ".join(str(m.content) for m in second.thread.messages)
@@ -309,22 +320,13 @@ async def test_a_stale_save_approved_after_a_denial_runs_nothing(
     recorder: CommRecorder, tmp_path: Path
 ) -> None:
     agent = meeting_agent(OfflineModel())
-    chat = AgentChat(agent)
-    chat.send(BOOK)
-    await until(chat, lambda: chat.status == "waiting")
-    stale = chat.save(tmp_path / "waiting.json")  # saved before the answer
-    assert chat.picker is not None
-    chat.picker.resolve({"approved": False, "reason": "not this week"}, by="user")
-    assert chat.last_run is not None
-    await chat.last_run
+    denial = {"approved": False, "reason": "not this week"}
+    chat, stale = await _saved_then_answered(agent, tmp_path, denial)
     assert [d.outcome for d in chat.decisions] == ["not_run"]
 
     other_agent = meeting_agent(OfflineModel())
     second = AgentChat.load(stale, other_agent)  # another kernel, same user
-    assert second.picker is not None
-    second.picker.resolve(APPROVE, by="user")
-    assert second.last_run is not None
-    await second.last_run
+    await _answered(second, APPROVE)
     [late] = second.decisions
     assert (late.verdict, late.outcome) == ("approved", "not_run")
     contents = [str(m.content) for m in second.thread.messages if m.role == "tool"]
@@ -337,21 +339,11 @@ async def test_a_stale_save_approved_again_replays_and_does_not_run(
     recorder: CommRecorder, tmp_path: Path
 ) -> None:
     old_agent = meeting_agent(OfflineModel())
-    chat = AgentChat(old_agent)
-    chat.send(BOOK)
-    await until(chat, lambda: chat.status == "waiting")
-    stale = chat.save(tmp_path / "waiting.json")
-    assert chat.picker is not None
-    chat.picker.resolve(APPROVE, by="user")
-    assert chat.last_run is not None
-    await chat.last_run
+    _, stale = await _saved_then_answered(old_agent, tmp_path, APPROVE)
 
     new_agent = meeting_agent(OfflineModel())  # as in a restarted kernel
     loaded = AgentChat.load(stale, new_agent)
-    assert loaded.picker is not None
-    loaded.picker.resolve(APPROVE, by="user")
-    assert loaded.last_run is not None
-    await loaded.last_run
+    await _answered(loaded, APPROVE)
     assert old_agent.executions.count() == 1
     assert new_agent.executions.count() == 0
     assert [d.outcome for d in loaded.decisions] == ["replayed"]

@@ -32,7 +32,7 @@ from interrupt_widget.ledgers import open_ledger
 from interrupt_widget.once import CallInDoubt
 from interrupt_widget.postgres_ledger import TABLE, PostgresLedger
 from postgres_server import binaries, fresh_database, running_postgres
-from serve_process import Served, events_of, paused_invoice, write_agent_module
+from serve_process import Served, events_of, paused_invoice, until_written, write_agent_module
 from test_http_cli import free_port
 
 pytestmark = pytest.mark.skipif(
@@ -228,7 +228,7 @@ async def test_a_server_killed_mid_tool_and_the_resume_replayed_on_another_is_in
     first, second = servers(2, gate=gate)
     resume = await paused_invoice(first.url)
     held = asyncio.create_task(events_of(first.url, resume))
-    await _within(_until(lambda: len(_runs(servers)) == 1))  # the tool body has begun
+    await _within(until_written(lambda: len(_runs(servers)) == 1))  # the tool body has begun
     first.process.kill()
     first.process.wait(timeout=30)
     with pytest.raises(Exception):  # noqa: B017, PT011 - the connection dies with the server
@@ -251,9 +251,3 @@ async def test_a_server_killed_mid_tool_and_the_resume_replayed_on_another_is_in
 
 async def _within(work: Any) -> Any:
     return await asyncio.wait_for(work, DEADLINE)
-
-
-async def _until(condition: Any) -> None:
-    # Another process writes what is awaited: there is nothing to wait on but a look.
-    while not condition():  # noqa: ASYNC110
-        await asyncio.sleep(0.01)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
-from collections.abc import Callable
 
 import pytest
 from ag_ui.core import BaseEvent, RunAgentInput, ToolCallResultEvent
@@ -20,7 +19,7 @@ from steps import ask, error_of, paused, resume
 
 from interrupt_widget import AGUIClientError
 from interrupt_widget.http.client import AGUIClient
-from serve_process import DEADLINE
+from serve_process import until_written
 
 SECRET = "a-fault-test-secret-long-enough"
 LEDGERS = ["default", "explicit"]
@@ -46,15 +45,6 @@ async def events_of(url: str, request: RunAgentInput) -> list[BaseEvent]:
 async def paused_transfer(url: str) -> RunAgentInput:
     messages, interrupts = paused(await events_of(url, ask()))
     return resume(messages, interrupts)
-
-
-async def until(check: Callable[[], bool]) -> None:
-    """Wait for state another process writes (a file), checking it as it changes."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + DEADLINE
-    while not check():
-        assert loop.time() < deadline, "the state never came"
-        await asyncio.sleep(0.02)
 
 
 @pytest.mark.parametrize("ledger", LEDGERS)
@@ -90,7 +80,7 @@ async def test_kill_9_mid_tool_then_a_replay_is_in_doubt_and_runs_nothing(
     try:
         request = await paused_transfer(first.url)
         going = asyncio.create_task(events_of(first.url, request))
-        await until(lambda: len(runs(runs_file)) == 1)  # the tool is running
+        await until_written(lambda: len(runs(runs_file)) == 1)  # the tool is running
         first.kill()
         with pytest.raises(AGUIClientError):  # the stream broke with the server
             await going
