@@ -17,7 +17,7 @@ import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
@@ -47,6 +47,20 @@ logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
 """The default cap on a request body: a long conversation fits, a flood does not."""
+
+
+class AppOptions(TypedDict, total=False):
+    """The options `serve` passes on to `asgi_app` as they are (each one documented there)."""
+
+    token: str | None
+    secret: str | bytes | None
+    max_body_bytes: int
+    body_timeout: float
+    response_schemas: Mapping[str, Mapping[str, Any]] | None
+    expires_in: float | timedelta | None
+    run_config: Any
+    ledger: LedgerSpec
+    cors_origins: Sequence[str]
 
 
 DEFAULT_KEEPALIVE_SECONDS = 15.0

@@ -11,14 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator, Mapping, Sequence
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any, Unpack
 
-from interrupt_widget.http.app import DEFAULT_MAX_BODY_BYTES, asgi_app
+from interrupt_widget.http.app import AppOptions, asgi_app
 from interrupt_widget.http.bind import check_bind
-from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
-from interrupt_widget.ledgers import LedgerSpec
 from interrupt_widget.policy import Policy
 
 if TYPE_CHECKING:
@@ -30,25 +27,19 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int = 8000,
-    token: str | None = None,
-    secret: str | bytes | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
-    response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
-    expires_in: float | timedelta | None = None,
-    run_config: Any = None,
-    ledger: LedgerSpec = None,
     log_level: str = "info",
     policy: Policy | str | None = None,
     insecure_no_token: bool = False,
     workers: int = 1,
-    cors_origins: Sequence[str] = (),
+    **options: Unpack[AppOptions],
 ) -> None:
     """Serve `agent` over AG-UI on `host:port` until interrupted (blocks).
 
     `POST /` takes a camelCase RunAgentInput and answers with the event stream
     as SSE; `GET /health` answers `{"status": "ok"}`. See `asgi_app` for the
-    options. The fingerprint secret comes from `secret`, else
+    options (`token`, `secret`, `ledger`, `max_body_bytes`, `body_timeout`,
+    `response_schemas`, `expires_in`, `run_config`, `cors_origins`), which pass
+    to it as they are. The fingerprint secret comes from `secret`, else
     `INTERRUPT_WIDGET_SECRET`; with neither, a random one is made and a
     restart voids the interrupts that are open.
 
@@ -75,25 +66,13 @@ def serve(
             "run `python -m interrupt_widget serve module:agent` in a terminal, or mount "
             "asgi_app(agent) in your own server"
         )
-    check_bind(host, token=token, insecure_no_token=insecure_no_token)
+    check_bind(host, token=options.get("token"), insecure_no_token=insecure_no_token)
     if workers < 1:
         raise ValueError("workers must be at least 1")
     if workers > 1:
         from interrupt_widget.http.workers import run_workers, worker_config
 
-        config = worker_config(
-            agent,
-            secret=secret,
-            ledger=ledger,
-            token=token,
-            policy=policy,
-            max_body_bytes=max_body_bytes,
-            body_timeout=body_timeout,
-            expires_in=expires_in,
-            response_schemas=response_schemas,
-            run_config=run_config,
-            cors_origins=cors_origins,
-        )
+        config = worker_config(agent, policy=policy, **options)
         run_workers(config, workers=workers, host=host, port=port, log_level=log_level)
         return
     if isinstance(agent, str):
@@ -103,19 +82,7 @@ def serve(
     from interrupt_widget.http.cli import load_policy
 
     chosen: Policy | None = load_policy(policy) if isinstance(policy, str) else policy
-    app = asgi_app(
-        agent,
-        token=token,
-        secret=secret,
-        max_body_bytes=max_body_bytes,
-        body_timeout=body_timeout,
-        response_schemas=response_schemas,
-        expires_in=expires_in,
-        run_config=run_config,
-        ledger=ledger,
-        policy=chosen,
-        cors_origins=cors_origins,
-    )
+    app = asgi_app(agent, policy=chosen, **options)
     uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
 
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, Unpack
+
+if TYPE_CHECKING:
+    from interrupt_widget.http.app import AppOptions
 
 logger = logging.getLogger(__name__)
 
@@ -38,24 +40,10 @@ class WorkerConfig:
 
     target: str
     """The agent, as `package.module:attribute` (each worker imports it)."""
-    secret: str
-    """The fingerprint secret every worker signs and checks with."""
-    ledger: str
-    """The shared ledger: a SQLite file's path or a database URL."""
-    token: str | None
-    """The bearer token clients must send, if any."""
     policy: str | None
     """The approval policy, as `package.module:attribute`, if any."""
-    max_body_bytes: int
-    """The cap on a request body."""
-    body_timeout: float
-    """How long a request body may take to arrive in full."""
-    expires_in: float | None
-    """Seconds an interrupt stays answerable (None: for ever)."""
-    response_schemas: dict[str, Any] | None
-    """Extra answer fields per tool name."""
-    cors_origins: list[str]
-    """The web origins whose pages may call the server (see `asgi_app`)."""
+    options: dict[str, Any]
+    """The `asgi_app` options, as JSON: those given, with the secret and the ledger settled."""
 
 
 def shareable_ledger(ledger: object) -> str:
@@ -97,20 +85,7 @@ def shared_secret(secret: str | bytes | None) -> str:
     return random_secret()
 
 
-def worker_config(
-    target: object,
-    *,
-    secret: str | bytes | None,
-    ledger: object,
-    token: str | None,
-    policy: object,
-    max_body_bytes: int,
-    body_timeout: float,
-    expires_in: float | timedelta | None,
-    response_schemas: Mapping[str, Mapping[str, Any]] | None,
-    run_config: object,
-    cors_origins: Sequence[str] = (),
-) -> WorkerConfig:
+def worker_config(target: object, *, policy: object, **options: Unpack[AppOptions]) -> WorkerConfig:
     """Check that everything can reach N processes, and settle it once for all of them."""
     if not isinstance(target, str):
         raise WorkersRefused(
@@ -119,7 +94,7 @@ def worker_config(
         )
     if policy is not None and not isinstance(policy, str):
         raise WorkersRefused("workers > 1 needs the policy as 'package.module:attribute'")
-    if run_config is not None:
+    if options.get("run_config") is not None:
         raise WorkersRefused("workers > 1 cannot hand a run_config object to other processes")
     from interrupt_widget.http.cli import TargetError, load_policy, load_target
 
@@ -132,21 +107,23 @@ def worker_config(
     from interrupt_widget.http.app import cors_allowed_origins
     from interrupt_widget.http.fingerprint import Fingerprinter
 
-    shared = shared_secret(secret)
+    shared = shared_secret(options.get("secret"))
     Fingerprinter(shared)  # too short: refused before any worker starts
-    seconds = expires_in.total_seconds() if isinstance(expires_in, timedelta) else expires_in
-    return WorkerConfig(
-        target=target,
-        secret=shared,
-        ledger=shareable_ledger(ledger),
-        token=token,
-        policy=policy,
-        max_body_bytes=max_body_bytes,
-        body_timeout=body_timeout,
-        expires_in=seconds,
-        response_schemas=json.loads(json.dumps(response_schemas)) if response_schemas else None,
-        cors_origins=cors_allowed_origins(cors_origins),
-    )
+    settled: dict[str, Any] = {
+        key: value for key, value in options.items() if key != "run_config" and value is not None
+    }
+    settled["secret"] = shared
+    settled["ledger"] = shareable_ledger(options.get("ledger"))
+    expires_in = options.get("expires_in")
+    if isinstance(expires_in, timedelta):
+        settled["expires_in"] = expires_in.total_seconds()
+    if "cors_origins" in options:
+        settled["cors_origins"] = cors_allowed_origins(options["cors_origins"])
+    try:
+        json.dumps(settled)
+    except (TypeError, ValueError) as exc:
+        raise WorkersRefused(f"workers > 1 needs options that are plain JSON data: {exc}") from None
+    return WorkerConfig(target=target, policy=policy, options=settled)
 
 
 def run_workers(
@@ -181,13 +158,6 @@ def worker_app() -> Any:
     config = WorkerConfig(**json.loads(raw))
     return asgi_app(
         load_target(config.target),
-        token=config.token,
-        secret=config.secret,
-        ledger=config.ledger,
         policy=load_policy(config.policy) if config.policy else None,
-        max_body_bytes=config.max_body_bytes,
-        body_timeout=config.body_timeout,
-        expires_in=config.expires_in,
-        response_schemas=config.response_schemas,
-        cors_origins=config.cors_origins,
+        **config.options,
     )
