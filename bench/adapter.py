@@ -6,13 +6,23 @@
   snapshot's messages (which re-reads the conversation and runs the approved
   call itself). Goal: adapter / raw <= 1.15.
 - Streaming: a 5,000-chunk reply consumed to the end through each. Goal: the
-  adapter's throughput >= 0.9 of the raw SDK's.
+  adapter's throughput >= 0.95 of the raw SDK's.
 
 Runs alternate between the two sides so machine load hits both alike. The
 ratios use the process's CPU time (medians): on a shared machine wall-clock
 time mostly measures the neighbours. Wall-clock medians are printed beside.
 
+The adapter's own work per streamed chunk is about 4 us against the SDK's
+100-130 us, so the streaming ratio is a difference of a few percent, and one
+process's memory layout moves it by more than that (one process's figure can
+sit 5-10% from another's, and the same hash seed gives the same skew). So the
+streaming side runs in `--processes` fresh processes, each with its own fixed
+`PYTHONHASHSEED` (0, 1, ...) and each timing pairs in alternating order: a
+process's figure is the median of its pairs' ratios, the result is the median
+of the processes, and the spread is printed beside it.
+
 Run: .venv/bin/python bench/adapter.py [--cycles 200] [--chunks 5000] [--repeats 9]
+     [--processes 5]
 """
 
 from __future__ import annotations
@@ -20,7 +30,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import json
+import os
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Awaitable
 
@@ -115,13 +129,57 @@ class Timings:
         return statistics.median(self.wall)
 
 
+async def stream_pairs(chunks: int, repeats: int) -> dict[str, list[float]]:
+    """CPU seconds of `repeats` pairs of streamed replies, the order alternating."""
+    talker = Agent(name="talker", model=OfflineModel(reply_words=chunks))
+    talker_adapter = OpenAIAgentsAdapter(talker)
+    assert await raw_stream(talker) == chunks
+    assert await adapter_stream(talker_adapter) == chunks
+    raw, adapted = Timings(), Timings()
+    for n in range(repeats):
+        sides = [(raw, raw_stream(talker)), (adapted, adapter_stream(talker_adapter))]
+        for timings, work in sides if n % 2 == 0 else sides[::-1]:
+            await timings.time(work)
+    return {"raw": raw.cpu, "adapter": adapted.cpu}
+
+
+def streaming_in_processes(chunks: int, repeats: int, processes: int) -> list[dict[str, float]]:
+    """One figure per fresh process: its median pair ratio and its median CPU times."""
+    figures = []
+    for seed in range(processes):
+        command = [sys.executable, __file__, "--stream-process", f"--chunks={chunks}"]
+        done = subprocess.run(
+            [*command, f"--repeats={repeats}"],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        pairs = json.loads(done.stdout)
+        ratios = [r / a for r, a in zip(pairs["raw"], pairs["adapter"], strict=True)]
+        figures.append(
+            {
+                "seed": seed,
+                "ratio": statistics.median(ratios),
+                "raw": statistics.median(pairs["raw"]),
+                "adapter": statistics.median(pairs["adapter"]),
+            }
+        )
+    return figures
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--cycles", type=int, default=200)
     parser.add_argument("--chunks", type=int, default=5_000)
     parser.add_argument("--repeats", type=int, default=9)
+    parser.add_argument("--processes", type=int, default=5)
+    parser.add_argument("--stream-process", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     set_tracing_disabled(True)
+    if args.stream_process:  # one of the fresh processes of the streaming side
+        print(json.dumps(await stream_pairs(args.chunks, args.repeats)))
+        return
 
     agent = meeting_agent(OfflineModel())
     adapter = OpenAIAgentsAdapter(agent)
@@ -135,29 +193,32 @@ async def main() -> None:
         await adapter_cycles.time(adapter_cycle(adapter, f"cycle-{n}"))
     cycle_ratio = adapter_cycles.cpu_s / raw_cycles.cpu_s
 
-    talker = Agent(name="talker", model=OfflineModel(reply_words=args.chunks))
-    talker_adapter = OpenAIAgentsAdapter(talker)
-    assert await raw_stream(talker) == args.chunks
-    assert await adapter_stream(talker_adapter) == args.chunks
-    raw_streams, adapter_streams = Timings(), Timings()
-    for _ in range(args.repeats):
-        await raw_streams.time(raw_stream(talker))
-        await adapter_streams.time(adapter_stream(talker_adapter))
-    throughput = raw_streams.cpu_s / adapter_streams.cpu_s
-
     def ms(t: Timings) -> str:
         return f"cpu {t.cpu_s * 1000:7.2f} ms  wall {t.wall_s * 1000:7.2f} ms"
 
     print(f"cycle (request, interrupt, resume, final text), median of {args.cycles}:")
     print(f"  raw SDK  {ms(raw_cycles)}")
     print(f"  adapter  {ms(adapter_cycles)}  ratio {cycle_ratio:.2f} (goal <= 1.15)")
-    print(f"streamed reply of {args.chunks} chunks, median of {args.repeats}:")
-    print(f"  raw SDK  {ms(raw_streams)}  {args.chunks / raw_streams.cpu_s:6.0f} chunks/cpu-s")
+
+    figures = streaming_in_processes(args.chunks, args.repeats, args.processes)
+    throughput = statistics.median(f["ratio"] for f in figures)
     print(
-        f"  adapter  {ms(adapter_streams)}  {args.chunks / adapter_streams.cpu_s:6.0f} chunks/cpu-s"
-        f"  throughput {throughput:.2f} of raw (goal >= 0.90)"
+        f"streamed reply of {args.chunks} chunks, {args.repeats} alternating pairs "
+        f"in each of {args.processes} fresh processes:"
     )
-    met = cycle_ratio <= 1.15 and throughput >= 0.9
+    for f in figures:
+        print(
+            f"  PYTHONHASHSEED={f['seed']:.0f}  raw SDK cpu {f['raw'] * 1000:7.2f} ms"
+            f"  adapter cpu {f['adapter'] * 1000:7.2f} ms"
+            f"  ({args.chunks / f['raw']:5.0f} vs {args.chunks / f['adapter']:5.0f} chunks/cpu-s)"
+            f"  pair ratio {f['ratio']:.3f}"
+        )
+    ratios = [f["ratio"] for f in figures]
+    print(
+        f"  throughput {throughput:.2f} of raw, the median of the processes"
+        f" (spread {min(ratios):.2f}-{max(ratios):.2f}; goal >= 0.95)"
+    )
+    met = cycle_ratio <= 1.15 and throughput >= 0.95
     print(f"goals {'met' if met else 'NOT met'}")
 
 
