@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import ssl
 from typing import Any
 
 import httpx
@@ -165,3 +166,28 @@ async def test_a_kept_pool_serves_many_runs() -> None:
         for _ in range(3):
             assert len([e async for e in client.run(RUN)]) == 2
     assert len(seen) == 3
+
+
+async def test_runs_outside_async_with_share_one_tls_context(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each such run makes an httpx client; loading the CA bundle for each took
+    # 60-120 ms, so they share one context loaded once per process.
+    given: list[object] = []
+    made = httpx.AsyncClient
+
+    def recording(**options: Any) -> httpx.AsyncClient:
+        given.append(options.get("verify"))
+        return made(**options)
+
+    monkeypatch.setattr(httpx, "AsyncClient", recording)
+    client, _ = peer_with_log(sse(STARTED, FINISHED))
+    for _ in range(2):
+        assert [e.type for e in [e async for e in client.run(RUN)]] == [
+            EventType.RUN_STARTED,
+            EventType.RUN_FINISHED,
+        ]
+    assert len(given) == 2
+    assert given[0] is given[1]
+    assert isinstance(given[0], ssl.SSLContext)
+    assert given[0].verify_mode == ssl.CERT_REQUIRED  # still checks certificates

@@ -13,7 +13,9 @@ shape, or ended before RUN_FINISHED / RUN_ERROR).
 
 from __future__ import annotations
 
+import functools
 import json
+import ssl
 import warnings
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
@@ -120,7 +122,9 @@ class AGUIClient:
         self._client: httpx.AsyncClient | None = None
 
     def _new_client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient(timeout=self._timeout, transport=self._transport)
+        return httpx.AsyncClient(
+            timeout=self._timeout, transport=self._transport, verify=_tls_context()
+        )
 
     async def __aenter__(self) -> AGUIClient:
         if self._client is None:
@@ -190,6 +194,13 @@ class AGUIClient:
         raise AGUIStreamError(
             f"the stream ended after {position} events without RUN_FINISHED or RUN_ERROR"
         )
+
+
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    # httpx loads the CA bundle for every client it makes (60-120 ms here), and a
+    # run outside `async with` makes a client of its own: load it once per process.
+    return httpx.create_ssl_context()
 
 
 async def _drain(stream: AsyncIterator[object]) -> None:
