@@ -6,7 +6,8 @@ STAMP   := $(VENV)/.installed
 NB      := notebooks/01_quickstart.ipynb
 PORT    ?= 8888
 
-.PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench wheel-check clean
+.PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench wheel-check clean \
+	test-deps system-packages interop-venvs interop-langgraph interop-strands interop-adk
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
@@ -39,10 +40,17 @@ test-js: setup
 	npm test
 
 ## Other frameworks' AG-UI servers, each in its own venv (their pins conflict with ours).
-interop-venvs:
-	scripts/interop-venv langgraph >/dev/null
-	scripts/interop-venv strands >/dev/null
-	scripts/interop-venv adk >/dev/null
+interop-venvs: interop-langgraph interop-strands interop-adk
+interop-langgraph interop-strands interop-adk:
+	scripts/interop-venv $(@:interop-%=%) >/dev/null
+
+## Debian's PostgreSQL (the ledger's tests) and chromium (the browser tests), one apt at a time.
+system-packages:
+	scripts/ensure-postgresql
+	scripts/ensure-chromium
+
+## What the test tiers need beyond `setup`; `make -j` makes them side by side.
+test-deps: interop-venvs system-packages copilotkit-build
 
 test-py: setup interop-venvs
 	scripts/ensure-postgresql
@@ -69,8 +77,12 @@ test-e2e: setup copilotkit-build
 	scripts/ensure-chromium
 	$(BIN)/pytest -q -p no:cacheprovider tests/e2e
 
-## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself.
-test: lint wheel-check test-js test-py test-faults test-nb test-e2e
+## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
+## installs (mostly waiting on downloads) run beside the checks and the JS tests; then the
+## Python, fault, notebook and browser tiers run one after another.
+test: setup
+	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js
+	$(MAKE) --no-print-directory test-py test-faults test-nb test-e2e
 
 ## The CopilotKit example (React and CopilotKit stay in examples/copilotkit, never in the widget).
 CK      := examples/copilotkit
