@@ -29,7 +29,7 @@ from interrupt_widget.ledgers import default_ledger_path
 FAULTS = Path(__file__).parent / "faults"
 sys.path.insert(0, str(FAULTS))
 
-from bank import RUNS_ENV, runs  # noqa: E402
+from bank import RUNS_ENV, SERVED_ENV, runs, served_by  # noqa: E402
 from steps import ask, paused, resume  # noqa: E402
 
 set_tracing_disabled(True)
@@ -37,6 +37,7 @@ set_tracing_disabled(True)
 TOKEN = "workers-token"
 WORKERS = 2
 RESUMES = 50
+MAX_WAVES = 10
 AGENT = "interrupt_widget.examples:meeting_agent"
 
 
@@ -62,7 +63,12 @@ def runs_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def workers(tmp_path: Path, runs_file: Path) -> Iterator[Workers]:
+def served_file(tmp_path: Path) -> Path:
+    return tmp_path / "served.txt"
+
+
+@pytest.fixture
+def workers(tmp_path: Path, runs_file: Path, served_file: Path) -> Iterator[Workers]:
     secret = tmp_path / "secret"
     secret.write_text("a-secret-every-worker-shares-0123456789\n")
     port = free_port()
@@ -71,7 +77,7 @@ def workers(tmp_path: Path, runs_file: Path) -> Iterator[Workers]:
         INTERRUPT_WIDGET_MODEL="offline",
         OPENAI_AGENTS_DISABLE_TRACING="1",
         PYTHONPATH=os.pathsep.join([str(FAULTS), env.get("PYTHONPATH", "")]),
-        **{RUNS_ENV: str(runs_file)},
+        **{RUNS_ENV: str(runs_file), SERVED_ENV: str(served_file)},
     )
     process = subprocess.Popen(
         [
@@ -120,21 +126,29 @@ async def _events(url: str, run_input: object) -> list[BaseEvent]:
 
 
 async def test_concurrent_resumes_across_workers_run_the_tool_once(
-    workers: Workers, runs_file: Path
+    workers: Workers, runs_file: Path, served_file: Path
 ) -> None:
     children = psutil.Process(workers.process.pid).children()
-    assert len([c for c in children if "spawn" in " ".join(c.cmdline())]) == WORKERS
+    pids = {c.pid for c in children if "spawn" in " ".join(c.cmdline())}
+    assert len(pids) == WORKERS
 
     messages, interrupts = paused(await _events(workers.url, ask()))
     again = resume(messages, interrupts)
-    answers = await asyncio.gather(*(_events(workers.url, again) for _ in range(RESUMES)))
+    before = len(served_by(served_file))  # the turn that asked
+    results: set[str] = set()
+    # The kernel picks the worker that accepts each connection: send waves of
+    # concurrent resumes of the same approval until every worker has served some.
+    for _ in range(MAX_WAVES):
+        answers = await asyncio.gather(*(_events(workers.url, again) for _ in range(RESUMES)))
+        for events in answers:
+            assert isinstance(events[-1], RunFinishedEvent | RunErrorEvent)
+            results |= {e.content for e in events if isinstance(e, ToolCallResultEvent)}
+        if set(served_by(served_file)[before:]) == pids:
+            break
+    assert set(served_by(served_file)[before:]) == pids, "the resumes never reached every worker"
 
     assert len(runs(runs_file)) == 1
     assert runs(runs_file)[0]["to"] == "bob"
-    results: set[str] = set()
-    for events in answers:
-        assert isinstance(events[-1], RunFinishedEvent | RunErrorEvent)
-        results |= {e.content for e in events if isinstance(e, ToolCallResultEvent)}
     assert results == {"Sent 5.00 to bob."}
 
 

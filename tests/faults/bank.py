@@ -22,6 +22,8 @@ from interrupt_widget.offline_model import OfflineModel
 
 RUNS_ENV = "BANK_RUNS_FILE"
 HOLD_ENV = "BANK_HOLD_FILE"
+SERVED_ENV = "BANK_SERVED_FILE"
+"""When set, every model turn appends the serving process's pid to this file."""
 HOLD_LIMIT_SECONDS = 120.0
 """A held run gives up after this long, so no server a test forgot can run on for ever."""
 
@@ -56,10 +58,42 @@ def _transfer(runs: pathlib.Path, line: str, hold: pathlib.Path | None) -> None:
         time.sleep(0.02)  # the tool's own pace, mid-run; no test waits on it
 
 
+class _NotingModel(OfflineModel):
+    """The offline model, noting which process serves each model turn (which worker)."""
+
+    def __init__(self, served: pathlib.Path) -> None:
+        super().__init__()
+        self._served = served
+
+    def _note(self) -> None:
+        with self._served.open("a", encoding="utf-8") as file:
+            file.write(f"{os.getpid()}\n")
+
+    async def get_response(self, *args: Any, **kwargs: Any) -> Any:
+        self._note()
+        return await super().get_response(*args, **kwargs)
+
+    def stream_response(self, *args: Any, **kwargs: Any) -> Any:
+        self._note()
+        return super().stream_response(*args, **kwargs)
+
+
 def agent() -> Agent[Any]:
     """The agent `serve bank:agent` runs, configured from the environment."""
     hold = os.environ.get(HOLD_ENV)
-    return bank_agent(pathlib.Path(os.environ[RUNS_ENV]), hold=pathlib.Path(hold) if hold else None)
+    served = os.environ.get(SERVED_ENV)
+    return bank_agent(
+        pathlib.Path(os.environ[RUNS_ENV]),
+        hold=pathlib.Path(hold) if hold else None,
+        model=_NotingModel(pathlib.Path(served)) if served else None,
+    )
+
+
+def served_by(path: pathlib.Path) -> list[int]:
+    """The pid of the process that served each model turn noted in `path`, oldest first."""
+    if not path.exists():
+        return []
+    return [int(line) for line in path.read_text(encoding="utf-8").split()]
 
 
 def runs(path: pathlib.Path) -> list[dict[str, Any]]:
