@@ -12,7 +12,6 @@ import {
   type FormSpec,
   formFromSchema,
   initialValues,
-  leafFields,
   prefilled,
   proposalOf,
   type RawValues,
@@ -41,44 +40,29 @@ export interface CardContext {
   alive(): boolean;
 }
 
-export interface CardDom {
+/** A drawn card, redrawn in place from each new view of its interrupt. */
+export interface Card {
   root: HTMLElement;
-  countdown: HTMLElement;
-  form: HTMLFormElement;
-  body: HTMLElement;
-  custom: HTMLElement | null;
-  cardError: HTMLElement;
-  decision: HTMLElement;
-  buttons: { primary: HTMLButtonElement; deny: HTMLButtonElement | null; cancel: HTMLButtonElement };
-  fields: FieldDom[];
-  spec: FormSpec;
-  cleanup: Array<() => void>;
-  lastDecision: string;
+  update(card: CardView, closed: boolean): void;
+  /** Runs the custom renderer's cleanup and takes the card out of the page. */
+  destroy(): void;
 }
 
 const CUSTOM_FAILED = "The custom renderer failed";
 
-function head(doc: Document, card: CardView, titleId: string): [HTMLElement, HTMLElement] {
-  const row = h(doc, "div", { class: "iw-head" });
-  row.appendChild(h(doc, "h3", { class: "iw-title", id: titleId }, card.title));
-  if (card.title !== card.interrupt.reason)
-    row.appendChild(h(doc, "span", { class: "iw-reason" }, card.interrupt.reason));
-  const countdown = h(doc, "span", { class: "iw-countdown", "aria-live": "off" });
-  row.appendChild(countdown);
-  return [row, countdown];
-}
-
 function argsTable(doc: Document, args: CardView["args"]): HTMLElement {
-  const table = h(doc, "table", { class: "iw-args" });
-  table.appendChild(h(doc, "caption", { class: "iw-hidden" }, "Arguments"));
-  const body = h(doc, "tbody");
-  for (const [name, value] of args) {
-    const row = h(doc, "tr");
-    row.append(h(doc, "th", { scope: "row" }, name), h(doc, "td", {}, value));
-    body.appendChild(row);
-  }
-  table.appendChild(body);
-  return table;
+  return h(
+    doc,
+    "table",
+    "iw-args",
+    h(doc, "caption", "iw-hidden", "Arguments"),
+    h(
+      doc,
+      "tbody",
+      {},
+      ...args.map(([name, value]) => h(doc, "tr", {}, h(doc, "th", { scope: "row" }, name), h(doc, "td", {}, value))),
+    ),
+  );
 }
 
 /** The optional reason beside Deny: one line is enough, and its label says what it is for. */
@@ -96,152 +80,17 @@ function button(doc: Document, text: string, cls: string, type: "submit" | "butt
   return h(doc, "button", { type, class: cls }, text);
 }
 
-export function buildCard(ctx: CardContext, card: CardView): CardDom {
-  const { doc, actions } = ctx;
-  const titleId = `${ctx.idPrefix}-title`;
-  const root = h(doc, "section", { class: "iw-card", "data-interrupt-id": card.id, "aria-labelledby": titleId });
-  const [headRow, countdown] = head(doc, card, titleId);
-  root.appendChild(headRow);
-  if (card.message) root.appendChild(h(doc, "p", { class: "iw-message" }, card.message));
-  if (card.args.length) root.appendChild(argsTable(doc, card.args));
-
-  const proposal = proposalOf(card.interrupt.metadata?.tool_input);
-  const spec = prefilled(formFromSchema(card.interrupt.responseSchema), proposal);
-  const form = h(doc, "form", { class: "iw-form", novalidate: "", "aria-labelledby": titleId });
-  const body = h(doc, "div", { class: "iw-fields" });
-  const fields: FieldDom[] = [];
-  const raw = initialValues(spec.fields);
-  for (const field of spec.fields) body.appendChild(buildField(ctx, field, raw, fields));
-  form.appendChild(body);
-  const reasonDom: FieldDom[] = [];
-  const reason = denyReasonField(ctx, spec, raw, reasonDom);
-  if (reason) form.appendChild(reason);
-  fields.push(...reasonDom);
-  // What an edit changes, kept in view beside Approve so nobody approves a change unseen.
-  const changes = h(doc, "p", { class: "iw-changes iw-hidden", "aria-live": "polite" });
-  if (spec.edit) form.appendChild(changes);
-  const cardError = h(doc, "p", { class: "iw-card-error", role: "alert" });
-  const buttonRow = h(doc, "div", { class: "iw-actions" });
-  const primary = button(doc, spec.approval ? "Approve" : "Submit", "iw-primary", "submit");
-  const deny = spec.canDeny ? button(doc, "Deny", "iw-danger") : null;
-  const cancel = button(doc, "Cancel", "");
-  buttonRow.append(...[primary, deny, cancel].filter((b): b is HTMLButtonElement => b !== null));
-  form.append(cardError, buttonRow);
-  root.appendChild(form);
-  const decision = h(doc, "div", { class: "iw-decision iw-hidden", tabindex: "-1" });
-  root.appendChild(decision);
-
-  const dom: CardDom = {
-    root,
-    countdown,
-    form,
-    body,
-    custom: null,
-    cardError,
-    decision,
-    buttons: { primary, deny, cancel },
-    fields,
-    spec,
-    cleanup: [],
-    lastDecision: "",
-  };
-
-  const send = (status: AnswerStatus, payload: unknown): void => {
-    void actions.answer(card.id, status, payload);
-  };
-  form.addEventListener("submit", (event: Event) => {
-    event.preventDefault();
-    if (primary.disabled) return;
-    const result = collect(spec, readValues(fields), { approved: true });
-    actions.checked(card.id, result.errors);
-    if (result.errors.length === 0) send("resolved", withEditOnly(spec, result.payload, proposal));
-    else focusFirstError(dom, result.errors);
-  });
-  if (spec.edit) {
-    const showChanges = (): void => {
-      const result = collect(spec, readValues(fields), { approved: true });
-      drawChanges(doc, changes, changesOf(spec, result.payload, proposal));
-      primary.textContent = changes.classList.contains("iw-hidden") ? "Approve" : "Approve with changes";
-    };
-    form.addEventListener("input", showChanges);
-    form.addEventListener("change", showChanges);
-  }
-  deny?.addEventListener("click", () => {
-    const said = reasonDom[0] ? readValues(reasonDom)[reasonDom[0].spec.dataField] : "";
-    send("resolved", denial(typeof said === "string" ? said : ""));
-  });
-  cancel.addEventListener("click", () => send("cancelled", null));
-
-  if (card.renderer) mountCustom(ctx, dom, card);
-  return dom;
-}
-
 /** "Changes: Amount 5000 → 2500", as text (the values are the agent's and the person's). */
 function drawChanges(doc: Document, into: HTMLElement, found: Change[]): void {
-  into.replaceChildren();
   into.classList.toggle("iw-hidden", found.length === 0);
-  if (found.length === 0) return;
-  into.appendChild(h(doc, "span", { class: "iw-changes-title" }, "Changes:"));
-  for (const change of found) {
-    const from = change.from === undefined ? "(none)" : JSON.stringify(change.from);
-    into.append(
-      doc.createTextNode(" "),
-      h(
-        doc,
-        "span",
-        { class: "iw-change", "data-arg": change.key },
-        `${change.label} ${from} → ${JSON.stringify(change.to)}`,
-      ),
-    );
-  }
-}
-
-function showBuiltIn(dom: CardDom, shown: boolean): void {
-  dom.body.classList.toggle("iw-hidden", !shown);
-  dom.form.querySelector(".iw-deny-reason")?.classList.toggle("iw-hidden", !shown);
-  dom.buttons.primary.classList.toggle("iw-hidden", !shown);
-  dom.buttons.deny?.classList.toggle("iw-hidden", !shown);
-}
-
-function mountCustom(ctx: CardContext, dom: CardDom, card: CardView): void {
-  const host = h(ctx.doc, "div", { class: "iw-custom" });
-  dom.form.insertBefore(host, dom.body);
-  showBuiltIn(dom, false);
-  dom.custom = host;
-  loadRenderer(card.renderer ?? "", ctx.loader)
-    .then(async (render) => {
-      if (!ctx.alive()) return;
-      const cleanup = await render({
-        interrupt: card.interrupt,
-        el: host,
-        resolve: (payload) => ctx.actions.answer(card.id, "resolved", payload),
-        cancel: () => ctx.actions.answer(card.id, "cancelled", null),
-        showForm: () => showBuiltIn(dom, true),
-      });
-      if (typeof cleanup === "function") dom.cleanup.push(cleanup);
-    })
-    .catch((err: unknown) => {
-      // Fall back to the built-in form, and say why.
-      host.remove();
-      dom.custom = null;
-      showBuiltIn(dom, true);
-      dom.cardError.textContent = `${CUSTOM_FAILED}: ${err instanceof Error ? err.message : String(err)}`;
-    });
-}
-
-function focusFirstError(dom: CardDom, errors: FieldError[]): void {
-  const first = errors[0];
-  const field = dom.fields.find((f) => f.spec.pointer === first?.path);
-  field?.controls[0]?.focus();
-}
-
-function updateControls(dom: CardDom, card: CardView, closed: boolean): void {
-  const editable = card.phase === "open" && !closed;
-  for (const field of dom.fields) for (const c of field.controls) (c as HTMLInputElement).disabled = !editable;
-  dom.buttons.primary.disabled = !editable;
-  if (dom.buttons.deny) dom.buttons.deny.disabled = !editable;
-  dom.buttons.cancel.disabled = !(card.phase === "open" || card.phase === "expired") || closed;
-  dom.form.setAttribute("aria-busy", card.phase === "pending" ? "true" : "false");
+  into.replaceChildren(
+    ...(found.length ? [h(doc, "span", "iw-changes-title", "Changes:")] : []),
+    ...found.flatMap((change) => {
+      const from = change.from === undefined ? "(none)" : JSON.stringify(change.from);
+      const text = `${change.label} ${from} → ${JSON.stringify(change.to)}`;
+      return [" ", h(doc, "span", { class: "iw-change", "data-arg": change.key }, text)];
+    }),
+  );
 }
 
 function countdownText(card: CardView, closed: boolean): string {
@@ -250,57 +99,168 @@ function countdownText(card: CardView, closed: boolean): string {
   return `Expires in ${formatRemaining(card.remaining)}`;
 }
 
-/** Errors beside fields; anything without a field goes above the buttons. */
-function updateErrors(dom: CardDom, card: CardView): void {
-  const unplaced: string[] = [];
-  const placed = [...leafFields(dom.spec.fields), ...(dom.spec.denyReason ? [dom.spec.denyReason] : [])];
-  const known = new Set(placed.map((f) => f.pointer));
-  for (const [path, messages] of Object.entries(card.fieldErrors)) {
-    if (!known.has(path)) unplaced.push(...messages.map((m) => (path ? `${path}: ${m}` : m)));
-  }
-  for (const field of dom.fields) {
-    const messages = card.fieldErrors[field.spec.pointer] ?? [];
-    field.error.textContent = messages.map((m) => `${field.spec.label} ${m}.`).join(" ");
-    for (const c of field.controls) c.setAttribute("aria-invalid", messages.length ? "true" : "false");
-  }
-  const errorText = [card.error && unplaced.length === 0 ? card.error : "", ...unplaced].filter(Boolean).join(" ");
-  if (!dom.cardError.textContent?.startsWith(CUSTOM_FAILED) || errorText) dom.cardError.textContent = errorText;
-}
+export function buildCard(ctx: CardContext, card: CardView): Card {
+  const { doc, actions } = ctx;
+  const { id, interrupt } = card;
+  const titleId = `${ctx.idPrefix}-title`;
+  const countdown = h(doc, "span", { class: "iw-countdown", "aria-live": "off" });
+  const root = h(
+    doc,
+    "section",
+    { class: "iw-card", "data-interrupt-id": id, "aria-labelledby": titleId },
+    h(
+      doc,
+      "div",
+      "iw-head",
+      h(doc, "h3", { class: "iw-title", id: titleId }, card.title),
+      card.title !== interrupt.reason && h(doc, "span", "iw-reason", interrupt.reason),
+      countdown,
+    ),
+    card.message && h(doc, "p", "iw-message", card.message),
+    card.args.length > 0 && argsTable(doc, card.args),
+  );
 
-/** The read-only summary, drawn from the saved answer. */
-function updateDecision(doc: Document, dom: CardDom, card: CardView): void {
-  const key = card.decision ? JSON.stringify(card.decision) : "";
-  if (key === dom.lastDecision) return;
-  dom.lastDecision = key;
-  dom.decision.replaceChildren();
-  const d = card.decision;
-  if (!d) {
-    dom.decision.classList.add("iw-hidden");
-    return;
-  }
-  const parts = [
-    // The person clicked here too: say that their answer was not the one taken.
-    ...(d.elsewhere ? [h(doc, "span", { class: "iw-elsewhere" }, "Answered elsewhere:")] : []),
-    h(doc, "span", { class: `iw-verdict iw-${d.tone}` }, d.verdict),
-    ...d.details.map(([label, value]) => h(doc, "span", { class: "iw-detail" }, `${label}: ${value}`)),
-    h(doc, "span", { class: "iw-by" }, `(${d.by})`),
-  ];
-  // Spaces between the parts, so the summary reads as a sentence when copied or spoken.
-  parts.forEach((part, i) => {
-    dom.decision.append(...(i ? [doc.createTextNode(" "), part] : [part]));
+  const proposal = proposalOf(interrupt.metadata?.tool_input);
+  const spec = prefilled(formFromSchema(interrupt.responseSchema), proposal);
+  const raw = initialValues(spec.fields);
+  const fields: FieldDom[] = [];
+  const body = h(doc, "div", "iw-fields", ...spec.fields.map((field) => buildField(ctx, field, raw, fields)));
+  const reasonDom: FieldDom[] = [];
+  const reason = denyReasonField(ctx, spec, raw, reasonDom);
+  fields.push(...reasonDom);
+  // What an edit changes, kept in view beside Approve so nobody approves a change unseen.
+  const changes = h(doc, "p", { class: "iw-changes iw-hidden", "aria-live": "polite" });
+  const cardError = h(doc, "p", { class: "iw-card-error", role: "alert" });
+  const primary = button(doc, spec.approval ? "Approve" : "Submit", "iw-primary", "submit");
+  const deny = spec.canDeny ? button(doc, "Deny", "iw-danger") : null;
+  const cancel = button(doc, "Cancel", "");
+  const form = h(
+    doc,
+    "form",
+    { class: "iw-form", novalidate: "", "aria-labelledby": titleId },
+    body,
+    reason,
+    spec.edit && changes,
+    cardError,
+    h(doc, "div", "iw-actions", primary, deny, cancel),
+  );
+  const decision = h(doc, "div", { class: "iw-decision iw-hidden", tabindex: -1 });
+  root.append(form, decision);
+
+  const send = (status: AnswerStatus, payload: unknown): void => {
+    void actions.answer(id, status, payload);
+  };
+  const collected = () => collect(spec, readValues(fields));
+  form.addEventListener("submit", (event: Event) => {
+    event.preventDefault();
+    if (primary.disabled) return;
+    const { payload, errors } = collected();
+    actions.checked(id, errors);
+    if (errors.length === 0) send("resolved", withEditOnly(spec, payload, proposal));
+    else fields.find((f) => f.spec.pointer === errors[0]?.path)?.controls[0]?.focus();
   });
-  const hadFocus = dom.root.contains(doc.activeElement);
-  dom.decision.classList.remove("iw-hidden");
-  if (hadFocus) dom.decision.focus();
-}
+  if (spec.edit) {
+    const showChanges = (): void => {
+      drawChanges(doc, changes, changesOf(spec, collected().payload, proposal));
+      primary.textContent = changes.classList.contains("iw-hidden") ? "Approve" : "Approve with changes";
+    };
+    form.addEventListener("input", showChanges);
+    form.addEventListener("change", showChanges);
+  }
+  deny?.addEventListener("click", () => {
+    const [given] = reasonDom;
+    const said = given ? readValues(reasonDom)[given.spec.dataField] : "";
+    send("resolved", denial(typeof said === "string" ? said : ""));
+  });
+  cancel.addEventListener("click", () => send("cancelled", null));
 
-export function updateCard(doc: Document, dom: CardDom, card: CardView, closed: boolean): void {
-  const decided = card.phase === "decided";
-  dom.root.classList.toggle("iw-decided", decided);
-  dom.root.setAttribute("data-phase", card.phase);
-  dom.form.classList.toggle("iw-hidden", decided || closed);
-  updateControls(dom, card, closed);
-  dom.countdown.textContent = countdownText(card, closed);
-  updateErrors(dom, card);
-  updateDecision(doc, dom, card);
+  const cleanup: Array<() => void> = [];
+  const showBuiltIn = (shown: boolean): void => {
+    for (const el of [body, reason, primary, deny]) el?.classList.toggle("iw-hidden", !shown);
+  };
+  if (card.renderer) {
+    const host = h(doc, "div", "iw-custom");
+    form.insertBefore(host, body);
+    showBuiltIn(false);
+    loadRenderer(card.renderer, ctx.loader)
+      .then(async (render) => {
+        if (!ctx.alive()) return;
+        const done = await render({
+          interrupt,
+          el: host,
+          resolve: (payload) => actions.answer(id, "resolved", payload),
+          cancel: () => actions.answer(id, "cancelled", null),
+          showForm: () => showBuiltIn(true),
+        });
+        if (typeof done === "function") cleanup.push(done);
+      })
+      .catch((err: unknown) => {
+        // Fall back to the built-in form, and say why.
+        host.remove();
+        showBuiltIn(true);
+        cardError.textContent = `${CUSTOM_FAILED}: ${err instanceof Error ? err.message : String(err)}`;
+      });
+  }
+
+  // Every drawn field's pointer: errors for any other path go above the buttons.
+  const placed = new Set(fields.map((f) => f.spec.pointer));
+  const drawErrors = (view: CardView): void => {
+    const unplaced: string[] = [];
+    for (const [path, messages] of Object.entries(view.fieldErrors)) {
+      if (!placed.has(path)) unplaced.push(...messages.map((m) => (path ? `${path}: ${m}` : m)));
+    }
+    for (const { spec: field, controls, error } of fields) {
+      const messages = view.fieldErrors[field.pointer] ?? [];
+      error.textContent = messages.map((m) => `${field.label} ${m}.`).join(" ");
+      for (const c of controls) c.setAttribute("aria-invalid", String(messages.length > 0));
+    }
+    const text = [unplaced.length ? "" : view.error, ...unplaced].filter(Boolean).join(" ");
+    // A renderer's failure stays in view until there is something else to say.
+    if (!cardError.textContent?.startsWith(CUSTOM_FAILED) || text) cardError.textContent = text;
+  };
+
+  // The read-only summary, drawn from the saved answer (again only when it changes).
+  let shownDecision = "";
+  const drawDecision = ({ decision: d }: CardView): void => {
+    const key = d ? JSON.stringify(d) : "";
+    if (key === shownDecision) return;
+    shownDecision = key;
+    const parts = d
+      ? [
+          // The person clicked here too: say that their answer was not the one taken.
+          ...(d.elsewhere ? [h(doc, "span", "iw-elsewhere", "Answered elsewhere:")] : []),
+          h(doc, "span", `iw-verdict iw-${d.tone}`, d.verdict),
+          ...d.details.map(([label, value]) => h(doc, "span", "iw-detail", `${label}: ${value}`)),
+          h(doc, "span", "iw-by", `(${d.by})`),
+        ]
+      : [];
+    // Spaces between the parts, so the summary reads as a sentence when copied or spoken.
+    decision.replaceChildren(...parts.flatMap((part, i) => (i ? [" ", part] : [part])));
+    const hadFocus = root.contains(doc.activeElement);
+    decision.classList.toggle("iw-hidden", !d);
+    if (d && hadFocus) decision.focus();
+  };
+
+  return {
+    root,
+    update(view: CardView, closed: boolean): void {
+      const { phase } = view;
+      const editable = phase === "open" && !closed;
+      root.classList.toggle("iw-decided", phase === "decided");
+      root.setAttribute("data-phase", phase);
+      form.classList.toggle("iw-hidden", phase === "decided" || closed);
+      for (const field of fields) for (const c of field.controls) (c as HTMLInputElement).disabled = !editable;
+      primary.disabled = !editable;
+      if (deny) deny.disabled = !editable;
+      cancel.disabled = closed || !(phase === "open" || phase === "expired");
+      form.setAttribute("aria-busy", String(phase === "pending"));
+      countdown.textContent = countdownText(view, closed);
+      drawErrors(view);
+      drawDecision(view);
+    },
+    destroy(): void {
+      for (const fn of cleanup) fn();
+      root.remove();
+    },
+  };
 }

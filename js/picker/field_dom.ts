@@ -1,7 +1,7 @@
 // One form field of a card: a labelled control (or a fieldset of them) built from
 // a `FieldSpec`, with its description and error line, and reading it back.
 
-import { h } from "../dom";
+import { type AttrMap, h } from "../dom";
 import type { FieldSpec, RawValue, RawValues } from "./form";
 
 /** A drawn field: the controls its value is read from, and where its error goes. */
@@ -17,79 +17,36 @@ export interface FieldContext {
   idPrefix: string;
 }
 
-function describe(control: HTMLElement, ids: string[]): void {
-  control.setAttribute("aria-describedby", ids.join(" "));
-}
-
-/** One labelled input per option (radio or checkbox), its value the option's index. */
-function choices(
-  doc: Document,
-  options: readonly unknown[],
-  attrs: Record<string, string>,
-  describedBy: string[],
-  isChecked: (index: string) => boolean,
-): [HTMLElement, HTMLElement[]] {
-  const list = h(doc, "div", { class: "iw-choices" });
-  const controls: HTMLElement[] = [];
-  options.forEach((option, index) => {
-    const label = h(doc, "label");
-    const input = h(doc, "input", { ...attrs, value: String(index) });
-    input.checked = isChecked(String(index));
-    describe(input, describedBy);
-    label.append(input, doc.createTextNode(String(option)));
-    list.appendChild(label);
-    controls.push(input);
-  });
-  return [list, controls];
-}
+type SingleControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** The single control of a field that is neither a group nor a list of choices. */
-function singleControl(
-  doc: Document,
-  field: FieldSpec,
-  id: string,
-  value: RawValue | undefined,
-): HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement {
+function singleControl(doc: Document, field: FieldSpec, attrs: AttrMap): SingleControl {
   const c = field.control;
-  const text = typeof value === "string" ? value : "";
   switch (c.kind) {
-    case "choice": {
-      const select = h(doc, "select", { id });
-      select.appendChild(h(doc, "option", { value: "" }, field.required ? "Choose…" : "(none)"));
-      c.options.forEach((option, index) => {
-        select.appendChild(h(doc, "option", { value: String(index) }, String(option)));
-      });
-      select.value = text;
-      return select;
-    }
+    case "choice":
+      return h(
+        doc,
+        "select",
+        attrs,
+        h(doc, "option", { value: "" }, field.required ? "Choose…" : "(none)"),
+        ...c.options.map((option, index) => h(doc, "option", { value: index }, String(option))),
+      );
     case "number": {
-      const step = c.step !== undefined ? String(c.step) : c.integer ? "1" : "any";
-      const input = h(doc, "input", { type: "number", id, step });
-      const min = c.minimum ?? c.exclusiveMinimum;
-      const max = c.maximum ?? c.exclusiveMaximum;
-      if (min !== undefined) input.setAttribute("min", String(min));
-      if (max !== undefined) input.setAttribute("max", String(max));
-      input.value = text;
-      return input;
+      const step = c.step ?? (c.integer ? 1 : "any");
+      const [min, max] = [c.minimum ?? c.exclusiveMinimum, c.maximum ?? c.exclusiveMaximum];
+      return h(doc, "input", { ...attrs, type: "number", step, min, max });
     }
     case "datetime":
     case "date":
-    case "time": {
-      const input = h(doc, "input", { type: c.kind === "datetime" ? "datetime-local" : c.kind, id });
-      input.value = text;
-      return input;
-    }
-    case "json": {
-      const area = h(doc, "textarea", { id, rows: "4", spellcheck: "false" });
-      area.value = text;
-      return area;
-    }
+    case "time":
+      return h(doc, "input", { ...attrs, type: c.kind === "datetime" ? "datetime-local" : c.kind });
+    case "json":
+      return h(doc, "textarea", { ...attrs, rows: 4, spellcheck: "false" });
     default: {
-      const multiline = c.kind === "text" && c.multiline;
-      const input = multiline ? h(doc, "textarea", { id, rows: "3" }) : h(doc, "input", { type: "text", id });
-      if (c.kind === "text" && c.maxLength !== undefined) input.setAttribute("maxlength", String(c.maxLength));
-      input.value = text;
-      return input;
+      const maxlength = c.kind === "text" ? c.maxLength : undefined;
+      return c.kind === "text" && c.multiline
+        ? h(doc, "textarea", { ...attrs, rows: 3, maxlength })
+        : h(doc, "input", { ...attrs, type: "text", maxlength });
     }
   }
 }
@@ -97,66 +54,66 @@ function singleControl(
 /** Draws `field` (and, for a group, its children), appending each drawn leaf to `out`. */
 export function buildField(ctx: FieldContext, field: FieldSpec, raw: RawValues, out: FieldDom[]): HTMLElement {
   const { doc } = ctx;
-  const c = field.control;
-  const id = `${ctx.idPrefix}-f-${field.dataField}`.replace(/[^A-Za-z0-9_-]/g, "_");
+  const { control: c, dataField, label, required } = field;
+  const id = `${ctx.idPrefix}-f-${dataField}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const descId = `${id}-desc`;
   const errId = `${id}-err`;
-  const error = h(doc, "p", { class: "iw-field-error", id: errId, "aria-live": "polite" });
   const desc = field.description ? h(doc, "p", { class: "iw-desc", id: descId }, field.description) : null;
-  const describedBy = desc ? [descId, errId] : [errId];
-  const labelText = (label: HTMLElement): HTMLElement => {
-    label.appendChild(doc.createTextNode(field.label));
-    if (field.required && c.kind !== "boolean") {
-      label.appendChild(h(doc, "span", { class: "iw-req", "aria-hidden": "true" }, " *"));
-    }
-    return label;
-  };
+  const mark = required && h(doc, "span", { class: "iw-req", "aria-hidden": "true" }, " *");
+  const value = raw[dataField];
 
-  if (c.kind === "group" || c.kind === "multi" || (c.kind === "choice" && c.style === "radio")) {
-    const fieldset = h(doc, "fieldset", { class: "iw-group", "data-field": field.dataField });
-    fieldset.appendChild(labelText(h(doc, "legend")));
-    if (c.kind === "group") {
-      if (desc) fieldset.appendChild(desc);
-      for (const child of c.fields) fieldset.appendChild(buildField(ctx, child, raw, out));
-      return fieldset;
-    }
-    const chosen = raw[field.dataField];
-    const [list, controls] =
-      c.kind === "multi"
-        ? choices(doc, c.options, { type: "checkbox" }, describedBy, (i) => Array.isArray(chosen) && chosen.includes(i))
-        : choices(doc, c.options, { type: "radio", name: id }, describedBy, (i) => chosen === i);
-    if (c.kind === "choice") {
-      fieldset.setAttribute("role", "radiogroup");
-      if (field.required) fieldset.setAttribute("aria-required", "true");
-    }
-    fieldset.append(list);
-    if (desc) fieldset.appendChild(desc);
-    fieldset.appendChild(error);
-    out.push({ spec: field, controls, error });
-    return fieldset;
+  if (c.kind === "group") {
+    const children = c.fields.map((child) => buildField(ctx, child, raw, out));
+    return h(
+      doc,
+      "fieldset",
+      { class: "iw-group", "data-field": dataField },
+      h(doc, "legend", {}, label, mark),
+      desc,
+      ...children,
+    );
   }
 
-  const wrap = h(doc, "div", { class: "iw-field" });
-  if (c.kind === "boolean") {
-    const input = h(doc, "input", { type: "checkbox", id, "data-field": field.dataField });
-    input.checked = raw[field.dataField] === true;
-    describe(input, describedBy);
-    const label = h(doc, "label", { class: "iw-check", for: id });
-    label.append(input, doc.createTextNode(field.label));
-    wrap.appendChild(label);
-    if (desc) wrap.appendChild(desc);
-    wrap.appendChild(error);
-    out.push({ spec: field, controls: [input], error });
-    return wrap;
+  const error = h(doc, "p", { class: "iw-field-error", id: errId, "aria-live": "polite" });
+  let wrap: HTMLElement;
+  let controls: HTMLElement[];
+  if (c.kind === "multi" || (c.kind === "choice" && c.style === "radio")) {
+    // One labelled input per option (checkbox or radio), its value the option's index.
+    const radio = c.kind === "choice";
+    const inputs = c.options.map((_, index) => {
+      const input = h(doc, "input", { type: radio ? "radio" : "checkbox", name: radio ? id : undefined, value: index });
+      input.checked = [value].flat().includes(String(index));
+      return input;
+    });
+    const group = { role: radio ? "radiogroup" : undefined, "aria-required": radio && required ? "true" : undefined };
+    wrap = h(
+      doc,
+      "fieldset",
+      { class: "iw-group", "data-field": dataField, ...group },
+      h(doc, "legend", {}, label, mark),
+      h(doc, "div", "iw-choices", ...inputs.map((input, i) => h(doc, "label", {}, input, String(c.options[i])))),
+      desc,
+    );
+    controls = inputs;
+  } else if (c.kind === "boolean") {
+    const input = h(doc, "input", { type: "checkbox", id, "data-field": dataField });
+    input.checked = value === true;
+    wrap = h(doc, "div", "iw-field", h(doc, "label", { class: "iw-check", for: id }, input, label), desc);
+    controls = [input];
+  } else {
+    const control = singleControl(doc, field, {
+      id,
+      "data-field": dataField,
+      "aria-required": required ? "true" : undefined,
+    });
+    control.value = typeof value === "string" ? value : "";
+    wrap = h(doc, "div", "iw-field", h(doc, "label", { for: id }, label, mark), desc, control);
+    controls = [control];
   }
-  const control = singleControl(doc, field, id, raw[field.dataField]);
-  control.setAttribute("data-field", field.dataField);
-  if (field.required) control.setAttribute("aria-required", "true");
-  describe(control, describedBy);
-  wrap.appendChild(labelText(h(doc, "label", { for: id })));
-  if (desc) wrap.appendChild(desc);
-  wrap.append(control, error);
-  out.push({ spec: field, controls: [control], error });
+  const describedBy = desc ? `${descId} ${errId}` : errId;
+  for (const control of controls) control.setAttribute("aria-describedby", describedBy);
+  wrap.append(error);
+  out.push({ spec: field, controls, error });
   return wrap;
 }
 
@@ -166,9 +123,10 @@ export function readValues(fields: readonly FieldDom[]): RawValues {
   for (const { spec, controls } of fields) {
     const c = spec.control;
     const inputs = controls as HTMLInputElement[];
+    const checked = inputs.filter((x) => x.checked).map((x) => x.value);
     let value: RawValue;
-    if (c.kind === "multi") value = inputs.filter((x) => x.checked).map((x) => x.value);
-    else if (c.kind === "choice" && c.style === "radio") value = inputs.find((x) => x.checked)?.value ?? "";
+    if (c.kind === "multi") value = checked;
+    else if (c.kind === "choice" && c.style === "radio") value = checked[0] ?? "";
     else if (c.kind === "boolean") value = inputs[0]?.checked ?? false;
     else value = inputs[0]?.value ?? "";
     raw[spec.dataField] = value;

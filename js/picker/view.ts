@@ -4,7 +4,7 @@
 // labels come from an agent and are untrusted.
 
 import { h } from "../dom";
-import { buildCard, type CardDom, updateCard, type ViewActions } from "./card_dom";
+import { buildCard, type Card, type ViewActions } from "./card_dom";
 import type { ModuleLoader } from "./renderers";
 import type { PickerView } from "./state";
 
@@ -32,43 +32,40 @@ export function createPickerDom(
   const doc = el.ownerDocument;
   mountCount += 1;
   const prefix = `iw${mountCount}`;
-  const root = h(doc, "div", { class: "iw-picker", role: "region", "aria-label": "Questions from the agent" });
   const status = h(doc, "div", { class: "iw-status", role: "status", "aria-live": "polite" });
-  root.appendChild(status);
+  const root = h(doc, "div", { class: "iw-picker", role: "region", "aria-label": "Questions from the agent" }, status);
   el.appendChild(root);
-  const cards = new Map<string, CardDom>();
+  const cards = new Map<string, Card>();
   let cardCount = 0;
   let destroyed = false;
   const alive = (): boolean => !destroyed;
-
-  const removeCard = (id: string, dom: CardDom): void => {
-    for (const fn of dom.cleanup) fn();
-    dom.root.remove();
-    cards.delete(id);
-  };
 
   return {
     update(view: PickerView): void {
       if (destroyed) return;
       const shown = new Set(view.cards.map((c) => c.id));
-      for (const [id, dom] of cards) if (!shown.has(id)) removeCard(id, dom);
-      for (const card of view.cards) {
-        let dom = cards.get(card.id);
-        if (!dom) {
+      for (const [id, card] of cards) {
+        if (shown.has(id)) continue;
+        card.destroy();
+        cards.delete(id);
+      }
+      for (const cardView of view.cards) {
+        let card = cards.get(cardView.id);
+        if (!card) {
           cardCount += 1;
           const ctx = { doc, idPrefix: `${prefix}-${cardCount}`, actions, loader: options.loader, alive };
-          dom = buildCard(ctx, card);
-          cards.set(card.id, dom);
-          root.appendChild(dom.root);
+          card = buildCard(ctx, cardView);
+          cards.set(cardView.id, card);
+          root.appendChild(card.root);
         }
-        updateCard(doc, dom, card, view.closed);
+        card.update(cardView, view.closed);
       }
       status.textContent = statusText(view);
       status.classList.toggle("iw-bad", view.status === "error" || (view.status === "waiting" && view.error !== ""));
     },
     destroy(): void {
       destroyed = true;
-      for (const dom of cards.values()) for (const fn of dom.cleanup) fn();
+      for (const card of cards.values()) card.destroy();
       root.remove();
     },
   };
