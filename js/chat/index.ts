@@ -124,23 +124,20 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
       },
     );
   };
-  const onStatus = (): void => draw();
-
-  model.on("change:messages", onMessages);
-  model.on("change:status", onStatus);
-  model.on("change:status_line", onStatus);
-  model.on("change:picker", onPicker);
-  model.on("msg:custom", onCustom);
+  const listeners: Array<[string, (msg: unknown) => void]> = [
+    ["change:messages", onMessages],
+    ["change:status", draw],
+    ["change:status_line", draw],
+    ["change:picker", onPicker],
+    ["msg:custom", onCustom],
+  ];
+  for (const [name, listener] of listeners) model.on(name, listener);
   draw();
   onPicker();
   send({ type: "hello" }); // a view opened mid-run asks for the run so far
 
   return () => {
-    model.off("change:messages", onMessages);
-    model.off("change:status", onStatus);
-    model.off("change:status_line", onStatus);
-    model.off("change:picker", onPicker);
-    model.off("msg:custom", onCustom);
+    for (const [name, listener] of listeners) model.off(name, listener);
     pickerGeneration += 1;
     unmountPicker();
     view.destroy();

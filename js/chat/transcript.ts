@@ -67,10 +67,26 @@ export function settledBy(metadata: unknown): string {
   return `${verdict} by policy: ${by.slice(POLICY_BY.length)}`;
 }
 
+const toolItem = (id: string, name: string, args: string, streaming: boolean): ToolItem => ({
+  kind: "tool",
+  id,
+  name,
+  args,
+  result: null,
+  streaming,
+});
+
+/** The call with its result, and who settled it when an approval policy did. */
+function withResult(tool: ToolItem, result: string, metadata: unknown): ToolItem {
+  const settled = settledBy(metadata);
+  return settled ? { ...tool, result, settled } : { ...tool, result };
+}
+
 /** Transcript items for a committed conversation. */
 export function fromMessages(messages: readonly WireMessage[]): TranscriptItem[] {
   const items: TranscriptItem[] = [];
-  const tools = new Map<string, ToolItem>();
+  /** Where each call's item is, by call id (the latest call of an id takes its results). */
+  const calls = new Map<unknown, number>();
   for (const m of messages) {
     if (m.role === "user") {
       items.push({ kind: "user", id: m.id, text: contentText(m.content) });
@@ -78,26 +94,13 @@ export function fromMessages(messages: readonly WireMessage[]): TranscriptItem[]
       const text = contentText(m.content);
       if (text) items.push({ kind: "assistant", id: m.id, text, streaming: false });
       for (const call of m.toolCalls ?? []) {
-        const tool: ToolItem = {
-          kind: "tool",
-          id: call.id,
-          name: call.function.name,
-          args: call.function.arguments,
-          result: null,
-          streaming: false,
-        };
-        tools.set(call.id, tool);
-        items.push(tool);
+        calls.set(call.id, items.length);
+        items.push(toolItem(call.id, call.function.name, call.function.arguments, false));
       }
-    } else if (m.role === "tool" && typeof m.toolCallId === "string") {
+    } else if (m.role === "tool") {
       const text = m.error ? `Error: ${m.error}` : contentText(m.content);
-      const tool = tools.get(m.toolCallId);
-      if (tool) {
-        const settled = settledBy(m.metadata);
-        const done: ToolItem = settled ? { ...tool, result: text, settled } : { ...tool, result: text };
-        tools.set(m.toolCallId, done);
-        items[items.indexOf(tool)] = done;
-      }
+      const index = calls.get(m.toolCallId);
+      if (index !== undefined) items[index] = withResult(items[index] as ToolItem, text, m.metadata);
     }
   }
   return items;
@@ -108,84 +111,61 @@ function str(event: WireEvent, field: string): string {
   return typeof value === "string" ? value : "";
 }
 
-function update(
+function indexOf(items: readonly TranscriptItem[], id: string, kind: TranscriptItem["kind"]): number {
+  return items.findIndex((it) => it.id === id && it.kind === kind);
+}
+
+/** The transcript with `item` at the end, unless it holds one of that kind and id already. */
+function added(state: Transcript, item: TranscriptItem): Transcript {
+  return indexOf(state.items, item.id, item.kind) >= 0 ? state : { ...state, items: [...state.items, item] };
+}
+
+function update<K extends TranscriptItem["kind"]>(
   state: Transcript,
   id: string,
-  kind: TranscriptItem["kind"],
-  change: (item: TranscriptItem) => TranscriptItem,
+  kind: K,
+  change: (item: Extract<TranscriptItem, { kind: K }>) => TranscriptItem,
 ): Transcript {
-  const index = state.items.findIndex((it) => it.id === id && it.kind === kind);
+  const index = indexOf(state.items, id, kind);
   if (index < 0) return state;
   const items = state.items.slice();
-  items[index] = change(items[index] as TranscriptItem);
+  items[index] = change(items[index] as Extract<TranscriptItem, { kind: K }>);
   return { ...state, items };
 }
 
-function has(state: Transcript, id: string, kind: TranscriptItem["kind"]): boolean {
-  return state.items.some((it) => it.id === id && it.kind === kind);
-}
+const assistantItem = (id: string): AssistantItem => ({ kind: "assistant", id, text: "", streaming: true });
 
 function appendText(state: Transcript, id: string, delta: string): Transcript {
-  if (!has(state, id, "assistant")) {
-    state = {
-      ...state,
-      items: [...state.items, { kind: "assistant", id, text: "", streaming: true }],
-    };
-  }
-  return update(state, id, "assistant", (it) => ({ ...it, text: (it as AssistantItem).text + delta }));
+  return update(added(state, assistantItem(id)), id, "assistant", (it) => ({ ...it, text: it.text + delta }));
 }
 
 /** One AG-UI event applied to the transcript. Unknown events leave it unchanged. */
 export function reduce(state: Transcript, event: WireEvent): Transcript {
+  const callId = str(event, "toolCallId");
   switch (event.type) {
     case "RUN_STARTED":
       return { ...state, phase: "running", error: null };
-    case "TEXT_MESSAGE_START": {
-      const id = str(event, "messageId");
-      if (has(state, id, "assistant")) return state;
-      return {
-        ...state,
-        items: [...state.items, { kind: "assistant", id, text: "", streaming: true }],
-      };
-    }
+    case "TEXT_MESSAGE_START":
+      return added(state, assistantItem(str(event, "messageId")));
     case "TEXT_MESSAGE_CONTENT":
       return appendText(state, str(event, "messageId"), str(event, "delta"));
     case "TEXT_MESSAGE_CHUNK": {
-      let id = str(event, "messageId");
-      if (!id) {
-        const last = [...state.items].reverse().find((it) => it.kind === "assistant");
-        id = last?.id ?? "";
-      }
-      return appendText(state, id, str(event, "delta"));
+      const last = [...state.items].reverse().find((it) => it.kind === "assistant");
+      return appendText(state, str(event, "messageId") || (last?.id ?? ""), str(event, "delta"));
     }
     case "TEXT_MESSAGE_END":
       return update(state, str(event, "messageId"), "assistant", (it) => ({ ...it, streaming: false }));
-    case "TOOL_CALL_START": {
-      const id = str(event, "toolCallId");
-      if (has(state, id, "tool")) return state;
-      const tool: ToolItem = {
-        kind: "tool",
-        id,
-        name: str(event, "toolCallName"),
-        args: "",
-        result: null,
-        streaming: true,
-      };
-      return { ...state, items: [...state.items, tool] };
-    }
+    case "TOOL_CALL_START":
+      return added(state, toolItem(callId, str(event, "toolCallName"), "", true));
     case "TOOL_CALL_ARGS":
-      return update(state, str(event, "toolCallId"), "tool", (it) => ({
-        ...it,
-        args: (it as ToolItem).args + str(event, "delta"),
-      }));
+      return update(state, callId, "tool", (it) => ({ ...it, args: it.args + str(event, "delta") }));
     case "TOOL_CALL_END":
-      return update(state, str(event, "toolCallId"), "tool", (it) => ({ ...it, streaming: false }));
+      return update(state, callId, "tool", (it) => ({ ...it, streaming: false }));
     case "TOOL_CALL_RESULT":
-      return update(state, str(event, "toolCallId"), "tool", (it) => {
-        const settled = settledBy(event.metadata);
-        const done = { ...it, result: contentText(event.content), streaming: false };
-        return settled ? { ...done, settled } : done;
-      });
+      return update(state, callId, "tool", (it) => ({
+        ...withResult(it, contentText(event.content), event.metadata),
+        streaming: false,
+      }));
     case "MESSAGES_SNAPSHOT": {
       const messages = Array.isArray(event.messages) ? (event.messages as WireMessage[]) : [];
       return { ...state, items: fromMessages(messages) };

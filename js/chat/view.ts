@@ -6,7 +6,7 @@
 import { h } from "../dom";
 import { renderMarkdown } from "./markdown";
 import type { ChatStatus } from "./protocol";
-import type { ToolItem, Transcript, TranscriptItem } from "./transcript";
+import type { Transcript, TranscriptItem } from "./transcript";
 
 export interface ChatViewState {
   transcript: Transcript;
@@ -20,7 +20,6 @@ export interface ChatViewActions {
 }
 
 export interface ChatView {
-  root: HTMLElement;
   /** Where the inline picker mounts. */
   pickerSlot: HTMLElement;
   /** Show the picker right after the last of these tool calls (the ones it asks about). */
@@ -40,82 +39,77 @@ function formatArgs(args: string): string {
 }
 
 /** One keyed DOM node per transcript item, patched in place as text streams in. */
-class ItemNode {
-  readonly node: HTMLElement;
-  private readonly body: HTMLElement;
-  private readonly result: HTMLElement | null = null;
-  private readonly settled: HTMLElement | null = null;
-  private last: TranscriptItem | null = null;
-  private text: string | null = null;
+interface ItemNode {
+  node: HTMLElement;
+  patch(item: TranscriptItem): void;
+}
 
-  constructor(doc: Document, item: TranscriptItem) {
-    if (item.kind === "tool") {
-      this.node = h(doc, "div", { class: "iw-chat-tool" });
-      this.node.appendChild(h(doc, "span", { class: "iw-chat-role" }, `Tool call: ${item.name}`));
-      this.body = h(doc, "pre", { class: "iw-chat-args", "aria-label": "Arguments" });
-      this.result = h(doc, "pre", { class: "iw-chat-result", "aria-label": "Result" });
-      // A call a policy settled: a read-only card line in place of a picker.
-      this.settled = h(doc, "p", { class: "iw-chat-settled", role: "note" });
-      this.node.append(this.settled, this.body, this.result);
-    } else {
-      this.node = h(doc, "div", { class: `iw-chat-msg iw-chat-${item.kind}` });
-      this.node.appendChild(h(doc, "span", { class: "iw-chat-role" }, item.kind === "user" ? "You" : "Agent"));
-      this.body = h(doc, "div", { class: "iw-chat-text" });
-      this.node.appendChild(this.body);
-    }
-    this.node.dataset.itemId = item.id;
-    this.node.dataset.kind = item.kind;
-    this.patch(item);
-  }
+function setText(el: HTMLElement, text: string): void {
+  if (el.textContent !== text) el.textContent = text;
+}
 
-  patch(item: TranscriptItem): void {
-    if (item === this.last) return;
-    this.last = item;
-    const streaming = item.kind !== "user" && item.streaming;
-    this.node.classList.toggle("iw-chat-streaming", streaming);
-    if (item.kind === "tool") {
-      this.patchTool(item);
-    } else if (this.text !== item.text) {
-      this.text = item.text;
+function itemNode(doc: Document, item: TranscriptItem): ItemNode {
+  const tool = item.kind === "tool";
+  const body = tool
+    ? h(doc, "pre", { class: "iw-chat-args", "aria-label": "Arguments" })
+    : h(doc, "div", "iw-chat-text");
+  const result = h(doc, "pre", { class: "iw-chat-result", "aria-label": "Result" });
+  // A call a policy settled: a read-only card line in place of a picker.
+  const settled = h(doc, "p", { class: "iw-chat-settled", role: "note" });
+  const role = tool ? `Tool call: ${item.name}` : item.kind === "user" ? "You" : "Agent";
+  const node = h(
+    doc,
+    "div",
+    {
+      class: tool ? "iw-chat-tool" : `iw-chat-msg iw-chat-${item.kind}`,
+      "data-item-id": item.id,
+      "data-kind": item.kind,
+    },
+    h(doc, "span", "iw-chat-role", role),
+    ...(tool ? [settled, body, result] : [body]),
+  );
+  let last: TranscriptItem | null = null;
+  let text: string | null = null;
+  const patch = (next: TranscriptItem): void => {
+    if (next === last) return;
+    last = next;
+    node.classList.toggle("iw-chat-streaming", next.kind !== "user" && next.streaming);
+    if (next.kind === "tool") {
+      setText(body, next.streaming ? next.args : formatArgs(next.args));
+      settled.hidden = !next.settled;
+      setText(settled, next.settled ?? "");
+      result.hidden = next.result === null;
+      setText(result, next.result === null ? "" : `Result: ${next.result}`);
+    } else if (text !== next.text) {
+      text = next.text;
       // The agent's reply reads as Markdown (redrawn whole as it streams); the person's words as typed.
-      if (item.kind === "assistant") renderMarkdown(this.body, item.text);
-      else this.body.textContent = item.text;
+      if (next.kind === "assistant") renderMarkdown(body, next.text);
+      else body.textContent = next.text;
     }
-  }
-
-  private patchTool(item: ToolItem): void {
-    const args = item.streaming ? item.args : formatArgs(item.args);
-    if (this.body.textContent !== args) this.body.textContent = args;
-    if (this.settled) {
-      const text = item.settled ?? "";
-      this.settled.hidden = !text;
-      if (this.settled.textContent !== text) this.settled.textContent = text;
-    }
-    if (this.result) {
-      this.result.hidden = item.result === null;
-      const text = item.result === null ? "" : `Result: ${item.result}`;
-      if (this.result.textContent !== text) this.result.textContent = text;
-    }
-  }
+  };
+  patch(item);
+  return { node, patch };
 }
 
 export function createChatView(container: HTMLElement, actions: ChatViewActions): ChatView {
   const doc = container.ownerDocument;
-  const root = h(doc, "div", { class: "iw-chat" });
-  const log = h(doc, "div", { class: "iw-chat-log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
-  const pickerSlot = h(doc, "div", { class: "iw-chat-picker" });
+  const pickerSlot = h(doc, "div", "iw-chat-picker");
+  const log = h(
+    doc,
+    "div",
+    { class: "iw-chat-log", role: "log", "aria-live": "polite", "aria-label": "Conversation" },
+    pickerSlot,
+  );
   const status = h(doc, "div", { class: "iw-chat-status", role: "status" });
-  const form = h(doc, "form", { class: "iw-chat-prompt" });
   const input = h(doc, "textarea", {
-    rows: "2",
+    rows: 2,
     placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
     "aria-label": "Message",
   });
   const send = h(doc, "button", { class: "iw-chat-send", type: "submit" }, "Send");
   const stop = h(doc, "button", { class: "iw-chat-stop", type: "button" }, "Stop");
-  form.append(input, send, stop);
-  root.append(log, status, form);
-  log.appendChild(pickerSlot);
+  const form = h(doc, "form", "iw-chat-prompt", input, send, stop);
+  const root = h(doc, "div", "iw-chat", log, status, form);
   container.appendChild(root);
 
   const nodes = new Map<string, ItemNode>();
@@ -146,17 +140,18 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
     input.value = "";
     actions.prompt(text);
   };
-  const onSubmit = (e: Event): void => {
+  // The view's listeners go with its elements when it is destroyed.
+  form.addEventListener("submit", (e) => {
     e.preventDefault();
     submit();
-  };
-  const onKey = (e: KeyboardEvent): void => {
+  });
+  input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
       e.preventDefault();
       submit();
     }
-  };
-  const onStop = (): void => actions.stop();
+  });
+  stop.addEventListener("click", () => actions.stop());
   // The picker mounts after its model arrives and grows as it draws: keep its
   // buttons in view while the run waits for them, without scrolling the page.
   const revealPicker = (): void => {
@@ -166,9 +161,6 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
   };
   const pickerGrowth = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(revealPicker);
   pickerGrowth?.observe(pickerSlot);
-  form.addEventListener("submit", onSubmit);
-  input.addEventListener("keydown", onKey);
-  stop.addEventListener("click", onStop);
 
   const drawStatus = (): void => {
     if (!current) return;
@@ -178,7 +170,6 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
   };
 
   return {
-    root,
     pickerSlot,
     anchorPicker(toolCallIds: readonly string[]): void {
       anchors = toolCallIds;
@@ -195,7 +186,7 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
         let node = nodes.get(key);
         if (node) node.patch(item);
         else {
-          node = new ItemNode(doc, item);
+          node = itemNode(doc, item);
           nodes.set(key, node);
         }
         let expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;
@@ -222,9 +213,6 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
       drawStatus();
     },
     destroy(): void {
-      form.removeEventListener("submit", onSubmit);
-      input.removeEventListener("keydown", onKey);
-      stop.removeEventListener("click", onStop);
       pickerGrowth?.disconnect();
       root.remove();
     },
