@@ -171,19 +171,20 @@ function aliasesOf(schema: JsonSchema): string[] {
   return required.filter((key) => key !== "approved" && isBoolean(schema.properties?.[key]));
 }
 
+/** The form without a schema; the others start from it. */
+const NO_SCHEMA: FormSpec = {
+  approval: false,
+  canDeny: false,
+  object: false,
+  hasSchema: false,
+  fields: [],
+  denyReason: null,
+  edit: null,
+};
+
 /** The form for an interrupt's `response_schema`. */
 export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec {
-  if (!schema || typeof schema !== "object") {
-    return {
-      approval: false,
-      canDeny: false,
-      object: false,
-      hasSchema: false,
-      fields: [],
-      denyReason: null,
-      edit: null,
-    };
-  }
+  if (!schema || typeof schema !== "object") return { ...NO_SCHEMA };
   if (typeOf(schema) === "object" || schema.properties) {
     const approval = isBoolean(schema.properties?.approved) && requiresApproved(schema);
     // Approve is the only path that sends the tool's fields, so what the schema
@@ -203,8 +204,7 @@ export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec 
     const editField = approval ? fields.find((f) => f.key === EDIT_KEY && f.control.kind === "group") : undefined;
     return { approval, canDeny, object: true, hasSchema: true, fields, denyReason, edit: editField ?? null };
   }
-  const fields = [fieldFor("", schema, [], true)];
-  return { approval: false, canDeny: false, object: false, hasSchema: true, fields, denyReason: null, edit: null };
+  return { ...NO_SCHEMA, hasSchema: true, fields: [fieldFor("", schema, [], true)] };
 }
 
 /** The answer field that carries an edit of an editable tool's arguments. */
@@ -264,14 +264,16 @@ export function leafFields(fields: FieldSpec[]): FieldSpec[] {
 
 // ---- date and time values --------------------------------------------------------------
 
-const pad = (n: number, width = 2): string => String(Math.abs(Math.trunc(n))).padStart(width, "0");
+const pad = (n: number): string => String(Math.trunc(n)).padStart(2, "0");
 
 function offsetOf(date: Date): string {
   const minutes = -date.getTimezoneOffset();
   const sign = minutes >= 0 ? "+" : "-";
-  return `${sign}${pad(Math.floor(Math.abs(minutes) / 60))}:${pad(Math.abs(minutes) % 60)}`;
+  const abs = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOCAL_DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/;
 
 /** A `datetime-local` value as an ISO 8601 instant with the browser's offset, or null. */
@@ -288,17 +290,16 @@ export function localToIso(value: string): string | null {
   ];
   const date = new Date(y, mo - 1, d, h, mi, s);
   if (Number.isNaN(date.getTime()) || date.getMonth() !== mo - 1 || date.getDate() !== d) return null;
-  return `${pad(y, 4)}-${pad(mo)}-${pad(d)}T${pad(h)}:${pad(mi)}:${pad(s)}${offsetOf(date)}`;
+  // The digits as given (the pattern fixed their widths), whole seconds, the offset at that time.
+  return `${value.slice(0, 16)}:${m[6] ?? "00"}${offsetOf(date)}`;
 }
 
 /** An ISO instant as a `datetime-local` value in the browser's zone ("" when unreadable). */
 export function isoToLocal(iso: string): string {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return "";
-  return (
-    `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}`
-  );
+  // The local wall-clock time is the instant moved by the zone's offset, read as UTC.
+  return new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 }
 
 /** A `time` input value ("HH:MM[:SS]") as an RFC 3339 full-time with today's offset. */
@@ -368,7 +369,8 @@ export interface Collected {
   errors: FieldError[];
 }
 
-type Leaf = { present: boolean; value?: unknown; error?: string };
+/** What one field holds: a value, or a problem with it; null when nothing was given. */
+type Leaf = { value?: unknown; error?: string } | null;
 
 function numberProblem(c: Extract<Control, { kind: "number" }>, n: number): string | undefined {
   if (c.integer && !Number.isInteger(n)) return "must be of type integer";
@@ -394,54 +396,44 @@ function textProblem(c: Extract<Control, { kind: "text" }>, text: string): strin
 
 function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
   const c = field.control;
-  if (c.kind === "boolean") return { present: true, value: raw === true };
+  if (c.kind === "boolean") return { value: raw === true };
   if (c.kind === "multi") {
     const chosen = (Array.isArray(raw) ? raw : []).map(Number).sort((a, b) => a - b);
     const values = chosen.map((i) => c.options[i]);
-    if (values.length === 0 && !field.required) return { present: false };
-    if (c.minItems !== undefined && values.length < c.minItems) {
-      return { present: true, error: `choose at least ${c.minItems}` };
-    }
-    if (c.maxItems !== undefined && values.length > c.maxItems) {
-      return { present: true, error: `choose at most ${c.maxItems}` };
-    }
-    return { present: true, value: values };
+    if (values.length === 0 && !field.required) return null;
+    if (c.minItems !== undefined && values.length < c.minItems) return { error: `choose at least ${c.minItems}` };
+    if (c.maxItems !== undefined && values.length > c.maxItems) return { error: `choose at most ${c.maxItems}` };
+    return { value: values };
   }
   const text = typeof raw === "string" ? raw : "";
-  if (text.trim() === "" && c.kind !== "text") return { present: false };
-  if (text === "" && c.kind === "text") return { present: false };
+  // Spaces are text a person typed, but no number, date or choice.
+  if ((c.kind === "text" ? text : text.trim()) === "") return null;
   switch (c.kind) {
     case "text":
-      return { present: true, value: text, error: textProblem(c, text) };
+      return { value: text, error: textProblem(c, text) };
     case "number": {
       const n = Number(text);
-      if (!Number.isFinite(n)) return { present: true, error: "must be a number" };
-      return { present: true, value: n, error: numberProblem(c, n) };
+      return Number.isFinite(n) ? { value: n, error: numberProblem(c, n) } : { error: "must be a number" };
     }
     case "choice": {
       const index = Number(text);
-      return index >= 0 && index < c.options.length ? { present: true, value: c.options[index] } : { present: false };
+      return index >= 0 && index < c.options.length ? { value: c.options[index] } : null;
     }
-    case "datetime": {
-      const iso = localToIso(text);
-      return iso ? { present: true, value: iso } : { present: true, error: "must be a valid date-time" };
-    }
+    case "datetime":
     case "date":
-      return /^\d{4}-\d{2}-\d{2}$/.test(text)
-        ? { present: true, value: text }
-        : { present: true, error: "must be a valid date" };
     case "time": {
-      const iso = timeToIso(text);
-      return iso ? { present: true, value: iso } : { present: true, error: "must be a valid time" };
+      const value =
+        c.kind === "datetime" ? localToIso(text) : c.kind === "time" ? timeToIso(text) : DATE.test(text) ? text : null;
+      return value ? { value } : { error: `must be a valid ${c.kind === "datetime" ? "date-time" : c.kind}` };
     }
     case "json":
       try {
-        return { present: true, value: JSON.parse(text) as unknown };
+        return { value: JSON.parse(text) as unknown };
       } catch {
-        return { present: true, error: "must be valid JSON" };
+        return { error: "must be valid JSON" };
       }
     default:
-      return { present: false };
+      return null;
   }
 }
 
@@ -466,10 +458,10 @@ function collectObject(
     let leaf = readLeaf(field, raw[field.dataField]);
     // Where a box left unticked would change something (an approval's optional
     // edits, an object that may be left out), it is no answer at all.
-    const unticked = field.control.kind === "boolean" && leaf.value === false && !field.required;
-    if (sparse && unticked && field.default === undefined) leaf = { present: false };
+    const unticked = field.control.kind === "boolean" && leaf?.value === false && !field.required;
+    if (sparse && unticked && field.default === undefined) leaf = null;
     leaves.set(field, leaf);
-    if (!leaf.error && leaf.present) out[field.key] = leaf.value;
+    if (leaf && !leaf.error) out[field.key] = leaf.value;
   }
   // A label derived from the chosen time counts as given, wherever it stands.
   deriveLabels(fields, out);
@@ -502,9 +494,9 @@ function deriveLabels(fields: FieldSpec[], out: Record<string, unknown>): void {
 
 /**
  * The payload for the form's current values and every problem found, in field
- * order. `approved` is added for an approval form (Approve sends true).
+ * order. An approval form's payload is Approve's, `approved: true` first (Deny sends `denial()`).
  */
-export function collect(spec: FormSpec, raw: RawValues, options: { approved?: boolean } = {}): Collected {
+export function collect(spec: FormSpec, raw: RawValues): Collected {
   const errors: FieldError[] = [];
   // No schema: any answer fits; an empty object still counts as a resolved payload.
   if (!spec.hasSchema) return { payload: {}, errors };
@@ -512,12 +504,12 @@ export function collect(spec: FormSpec, raw: RawValues, options: { approved?: bo
     const field = spec.fields[0];
     if (!field) return { payload: null, errors };
     const leaf = readLeaf(field, raw[field.dataField]);
-    if (leaf.error) errors.push({ path: "", message: leaf.error });
-    else if (!leaf.present) errors.push({ path: "", message: "is required" });
-    return { payload: leaf.value ?? null, errors };
+    if (leaf?.error) errors.push({ path: "", message: leaf.error });
+    else if (!leaf) errors.push({ path: "", message: "is required" });
+    return { payload: leaf?.value ?? null, errors };
   }
   const body = collectObject(spec.fields, raw, errors, spec.approval);
-  const payload = spec.approval ? { approved: options.approved ?? true, ...body } : body;
+  const payload = spec.approval ? { approved: true, ...body } : body;
   return { payload, errors };
 }
 

@@ -20,7 +20,7 @@ const callNames = (id: string): string | undefined => {
 
 function approve(schema: JsonSchema, edits: RawValues = {}) {
   const spec = formFromSchema(schema);
-  return collect(spec, { ...initialValues(spec.fields), ...edits }, { approved: true });
+  return collect(spec, { ...initialValues(spec.fields), ...edits });
 }
 
 describe("Microsoft Agent Framework's approval (approved or accepted through anyOf, optional editedArgs)", () => {
