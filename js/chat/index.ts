@@ -2,6 +2,7 @@
 // transcript.ts, DOM in view.ts; this file only wires model events to them.
 
 import type { AnyModel } from "@anywidget/types";
+import { asRecord } from "../json";
 
 import { type ChatModel, isToFrontEnd, type ToKernel, type WireMessage } from "./protocol";
 import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
@@ -33,9 +34,7 @@ export function pickerModelId(ref: unknown): string | null {
 /** The tool call ids of a picker's interrupts (its `interrupts` trait, camelCase). */
 export function toolCallIdsOf(interrupts: unknown): string[] {
   if (!Array.isArray(interrupts)) return [];
-  return interrupts
-    .map((i: unknown) => (typeof i === "object" && i !== null ? (i as { toolCallId?: unknown }).toolCallId : null))
-    .filter((id): id is string => typeof id === "string");
+  return interrupts.map((i: unknown) => asRecord(i)?.toolCallId).filter((id): id is string => typeof id === "string");
 }
 
 let requestCounter = 0;

@@ -2,6 +2,8 @@
 // Traits hold what a freshly drawn view needs; custom messages carry the stream
 // (Python -> JS) and user actions (JS -> Python, never trait + save_changes).
 
+import { asRecord } from "../json";
+
 /** An AG-UI event as camelCase wire JSON. Only the fields the transcript reads are typed. */
 export interface WireEvent {
   type: string;
@@ -48,10 +50,7 @@ export type ToFrontEnd =
 export type ToKernel = { type: "prompt"; text: string; requestId: string } | { type: "stop" } | { type: "hello" };
 
 export function isToFrontEnd(msg: unknown): msg is ToFrontEnd {
-  if (typeof msg !== "object" || msg === null) return false;
-  const type = (msg as { type?: unknown }).type;
-  if (type === "events" || type === "catchup") {
-    return Array.isArray((msg as { events?: unknown }).events);
-  }
-  return type === "prompt_result";
+  const fields = asRecord(msg);
+  if (fields?.type === "events" || fields?.type === "catchup") return Array.isArray(fields.events);
+  return fields?.type === "prompt_result";
 }

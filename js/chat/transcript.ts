@@ -1,6 +1,7 @@
 // Pure transcript state: committed AG-UI messages plus the live events of the
 // run in progress, reduced to what the view draws. No DOM here.
 
+import { asRecord } from "../json";
 import type { WireEvent, WireMessage } from "./protocol";
 
 export interface UserItem {
@@ -47,9 +48,8 @@ export function contentText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content
     .map((part: unknown) => {
-      if (typeof part !== "object" || part === null) return "";
-      const p = part as { type?: unknown; text?: unknown };
-      return p.type === "text" && typeof p.text === "string" ? p.text : "";
+      const p = asRecord(part);
+      return p?.type === "text" && typeof p.text === "string" ? p.text : "";
     })
     .join("");
 }
@@ -58,10 +58,7 @@ const POLICY_BY = "policy:";
 
 /** "Approved by policy: <rule>" for a result a policy settled, read from its metadata; else "". */
 export function settledBy(metadata: unknown): string {
-  if (typeof metadata !== "object" || metadata === null) return "";
-  const marker = (metadata as { interrupt?: unknown }).interrupt;
-  if (typeof marker !== "object" || marker === null) return "";
-  const { by, decision } = marker as { by?: unknown; decision?: unknown };
+  const { by, decision } = asRecord(asRecord(metadata)?.interrupt) ?? {};
   if (typeof by !== "string" || !by.startsWith(POLICY_BY)) return "";
   const verdict = decision === "approved" ? "Approved" : "Denied";
   return `${verdict} by policy: ${by.slice(POLICY_BY.length)}`;

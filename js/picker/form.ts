@@ -2,6 +2,7 @@
 // to a payload with the same checks Python makes (so most mistakes are caught
 // before a round trip). Pure: no DOM.
 
+import { asRecord } from "../json";
 import type { FieldError, JsonSchema } from "./types";
 
 export type Control =
@@ -214,9 +215,7 @@ type Proposal = Record<string, unknown>;
 
 /** The proposed arguments, when the interrupt's `tool_input` is an object. */
 export function proposalOf(toolInput: unknown): Proposal | null {
-  return typeof toolInput === "object" && toolInput !== null && !Array.isArray(toolInput)
-    ? (toolInput as Proposal)
-    : null;
+  return asRecord(toolInput) ?? null;
 }
 
 /** The form with its edit fields starting from the proposal instead of the schema's defaults. */
@@ -239,10 +238,8 @@ export interface Change {
 /** The arguments an edit changes, in form order (unchanged ones are not part of the edit). */
 export function changesOf(spec: FormSpec, payload: unknown, proposal: Proposal | null): Change[] {
   const edit = spec.edit;
-  if (edit?.control.kind !== "group" || typeof payload !== "object" || payload === null) return [];
-  const edited = (payload as Record<string, unknown>)[EDIT_KEY];
-  if (typeof edited !== "object" || edited === null) return [];
-  const values = edited as Record<string, unknown>;
+  const values = asRecord(asRecord(payload)?.[EDIT_KEY]);
+  if (edit?.control.kind !== "group" || !values) return [];
   return edit.control.fields
     .filter((f) => f.key in values && JSON.stringify(values[f.key]) !== JSON.stringify(proposal?.[f.key]))
     .map((f) => ({ key: f.key, label: f.label, from: proposal?.[f.key], to: values[f.key] }));
@@ -250,8 +247,9 @@ export function changesOf(spec: FormSpec, payload: unknown, proposal: Proposal |
 
 /** The payload with `arguments` holding only the changes, or gone when nothing changed. */
 export function withEditOnly(spec: FormSpec, payload: unknown, proposal: Proposal | null): unknown {
-  if (!spec.edit || typeof payload !== "object" || payload === null) return payload;
-  const { [EDIT_KEY]: _all, ...rest } = payload as Record<string, unknown>;
+  const fields = asRecord(payload);
+  if (!spec.edit || !fields) return payload;
+  const { [EDIT_KEY]: _all, ...rest } = fields;
   const changes = changesOf(spec, payload, proposal);
   if (changes.length === 0) return rest;
   return { ...rest, [EDIT_KEY]: Object.fromEntries(changes.map((c) => [c.key, c.to])) };

@@ -19,37 +19,30 @@ export type { AnswerRecord, FieldError, JsonSchema, PickerModel, PickerStatus, W
 export interface MountOptions {
   /** Replaces the Blob-URL import of custom renderers (tests). */
   loader?: ModuleLoader;
-  /** Clock for countdowns (tests). */
-  now?: () => number;
   /** Names of the conversation's tool calls by id: the chat passes its transcript's. */
   callNames?: CallNames;
 }
 
-const TRAITS = ["interrupts", "answers", "status", "error", "errors", "renderers"] as const;
+/** The traits the picker draws from, each with its value before Python sets it. */
+const DEFAULTS: ModelState = { interrupts: [], answers: {}, status: "waiting", error: "", errors: {}, renderers: {} };
+const TRAITS = Object.keys(DEFAULTS) as Array<keyof ModelState>;
 
 function readModel(model: AnyModel<PickerModel>): ModelState {
-  return {
-    interrupts: model.get("interrupts") ?? [],
-    answers: model.get("answers") ?? {},
-    status: model.get("status") ?? "waiting",
-    error: model.get("error") ?? "",
-    errors: model.get("errors") ?? {},
-    renderers: model.get("renderers") ?? {},
-  };
+  return Object.fromEntries(TRAITS.map((name) => [name, model.get(name) ?? DEFAULTS[name]])) as ModelState;
 }
 
 export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, options: MountOptions = {}): () => void {
-  const now = options.now ?? (() => Date.now());
   const viewId = newViewId();
-  let state: PickerState = initialState(readModel(model), now(), options.callNames, viewId);
+  let state: PickerState = initialState(readModel(model), Date.now(), options.callNames, viewId);
   const waiting = new Map<string, (reply: AnswerResultMessage) => void>();
   let timer: ReturnType<typeof setInterval> | null = null;
 
+  const tick = (): void => dispatch({ type: "tick", now: Date.now() });
   const dispatch = (event: PickerEvent): void => {
     state = reduce(state, event);
     const view = viewOf(state);
     dom.update(view);
-    if (view.ticking && timer === null) timer = setInterval(() => dispatch({ type: "tick", now: now() }), 1000);
+    if (view.ticking && timer === null) timer = setInterval(tick, 1000);
     if (!view.ticking && timer !== null) {
       clearInterval(timer);
       timer = null;
@@ -60,7 +53,7 @@ export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, optio
     el,
     {
       answer(interruptId, status, payload) {
-        const message = answerMessage(interruptId, status, payload, undefined, viewId);
+        const message = answerMessage(interruptId, status, payload, viewId);
         const reply = new Promise<AnswerResultMessage>((resolve) => waiting.set(message.requestId, resolve));
         dispatch({ type: "sent", interruptId, requestId: message.requestId });
         model.send(message);
@@ -70,7 +63,7 @@ export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, optio
         dispatch({ type: "checked", interruptId, errors });
       },
     },
-    { loader: options.loader },
+    options,
   );
 
   const onModel = (): void => dispatch({ type: "model", model: readModel(model) });
@@ -84,7 +77,7 @@ export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, optio
   };
   for (const name of TRAITS) model.on(`change:${name}`, onModel);
   model.on("msg:custom", onCustom);
-  dispatch({ type: "tick", now: now() });
+  tick();
 
   return () => {
     for (const name of TRAITS) model.off(`change:${name}`, onModel);

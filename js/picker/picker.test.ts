@@ -27,7 +27,7 @@ function meeting(id = "int-1", extra: Partial<WireInterrupt> = {}): WireInterrup
 }
 
 const host = pickerHost();
-const mount = (model: FakeModel, now?: () => number): HTMLElement => host.mount(model, { now });
+const mount = (model: FakeModel): HTMLElement => host.mount(model);
 const button = buttonIn;
 const card = (id: string): HTMLElement => cardIn(host.el, id);
 

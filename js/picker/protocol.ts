@@ -2,6 +2,7 @@
 // `interrupt_widget/picker_protocol.py`. User actions go through `model.send`
 // (never trait + save_changes: ipykernel 7.4 stalls a widget's later saves).
 
+import { asRecord } from "../json";
 import type { AnswerStatus, FieldError } from "./types";
 
 /** View -> Python: one answer (or cancel) for one interrupt. */
@@ -26,46 +27,32 @@ export interface AnswerResultMessage {
 
 let sequence = 0;
 
-/** A request id unique across the views of one page. */
-export function newRequestId(): string {
-  sequence += 1;
-  const random = Math.random().toString(36).slice(2, 10);
-  return `${Date.now().toString(36)}-${sequence}-${random}`;
-}
+const random = (): string => Math.random().toString(36).slice(2, 10);
 
 /** An id for one mounted view (letters, digits and '-', as Python accepts). */
-export function newViewId(): string {
-  return `view-${Math.random().toString(36).slice(2, 10)}`;
-}
+export const newViewId = (): string => `view-${random()}`;
 
+/** One answer from view `viewId`, under a request id unique across the views of one page. */
 export function answerMessage(
   interruptId: string,
   status: AnswerStatus,
   payload: unknown,
-  requestId: string = newRequestId(),
-  viewId?: string,
+  viewId: string,
 ): AnswerMessage {
-  const message: AnswerMessage = {
-    type: "answer",
-    requestId,
-    interruptId,
-    status,
-    payload: status === "cancelled" ? null : payload,
-  };
-  return viewId === undefined ? message : { ...message, viewId };
+  sequence += 1;
+  const requestId = `${Date.now().toString(36)}-${sequence}-${random()}`;
+  return { type: "answer", requestId, interruptId, status, payload: status === "cancelled" ? null : payload, viewId };
 }
 
 function isFieldError(value: unknown): value is FieldError {
-  if (typeof value !== "object" || value === null) return false;
-  const record = value as Record<string, unknown>;
-  return typeof record.path === "string" && typeof record.message === "string";
+  const fields = asRecord(value);
+  return typeof fields?.path === "string" && typeof fields.message === "string";
 }
 
 /** The reply in a custom message, or null when the message is something else. */
 export function parseAnswerResult(message: unknown): AnswerResultMessage | null {
-  if (typeof message !== "object" || message === null) return null;
-  const record = message as Record<string, unknown>;
-  if (record.type !== "answer_result" || typeof record.requestId !== "string") return null;
+  const record = asRecord(message);
+  if (record?.type !== "answer_result" || typeof record.requestId !== "string") return null;
   const errors = Array.isArray(record.errors) ? record.errors.filter(isFieldError) : [];
   return {
     type: "answer_result",

@@ -1,5 +1,6 @@
 // The picker's pure core: model traits and view events in, view state out.
 
+import { asRecord } from "../json";
 import { remainingMs } from "./countdown";
 import type { AnswerResultMessage } from "./protocol";
 import { type Decision, decisionOf } from "./summary";
@@ -130,9 +131,7 @@ export function reduce(state: PickerState, event: PickerEvent): PickerState {
 }
 
 function argsOf(interrupt: WireInterrupt): Array<[string, string]> {
-  const input = toolArgsOf(interrupt);
-  if (typeof input !== "object" || input === null || Array.isArray(input)) return [];
-  return Object.entries(input as Record<string, unknown>).map(([key, value]): [string, string] => [
+  return Object.entries(asRecord(toolArgsOf(interrupt)) ?? {}).map(([key, value]): [string, string] => [
     key,
     typeof value === "string" ? value : JSON.stringify(value),
   ]);

@@ -1,5 +1,6 @@
 // How a recorded answer reads in the card once it is decided.
 
+import { asRecord } from "../json";
 import { DENY_REASON, EDIT_KEY, humanize, labelFor } from "./form";
 import type { AnswerRecord } from "./types";
 
@@ -24,42 +25,44 @@ function asText(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Who answered, by the record's `by` ("user", "python", "expiry", "view:<id>", "responder:<name>"). */
+const BY: Record<string, string> = { user: "in the widget", python: "from Python", expiry: "time ran out" };
+
 export function answeredBy(by: string, viewId?: string): string {
-  if (by === "user") return "in the widget";
   if (viewId !== undefined && by === `view:${viewId}`) return "in this view";
   if (by.startsWith("view:")) return "in another view";
-  if (by === "python") return "from Python";
-  if (by === "expiry") return "time ran out";
   if (by.startsWith("responder:")) return `by responder ${by.slice("responder:".length)}`;
-  return `by ${by}`;
+  return BY[by] ?? `by ${by}`;
+}
+
+/** The verdict, its tone and details: what an answer says before who gave it. */
+function verdictOf(record: AnswerRecord): Omit<Decision, "by"> {
+  if (record.by === "expiry") return { verdict: "Expired", tone: "no", details: [] };
+  if (record.status === "cancelled") return { verdict: "Cancelled", tone: "no", details: [] };
+  const fields = asRecord(record.payload);
+  if (!fields) {
+    const payload = record.payload;
+    return { verdict: "Answered", tone: "ok", details: payload == null ? [] : [["Answer", asText(payload)]] };
+  }
+  if (fields.approved === false) {
+    const reason = fields[DENY_REASON];
+    return { verdict: "Denied", tone: "no", details: typeof reason === "string" && reason ? [["Reason", reason]] : [] };
+  }
+  const details: Array<[string, string]> = [];
+  for (const [key, value] of Object.entries(fields)) {
+    const edits = key === EDIT_KEY ? asRecord(value) : undefined;
+    if (edits) {
+      const changes = Object.entries(edits).map(([k, v]) => `${k} ${asText(v)}`);
+      if (changes.length) details.push(["Edited", changes.join(", ")]);
+      continue;
+    }
+    const text = asText(value);
+    // A label derived from the chosen time says the same thing twice: keep one.
+    if (key !== "approved" && !details.some(([, shown]) => shown === text)) details.push([humanize(key), text]);
+  }
+  return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details };
 }
 
 export function decisionOf(record: AnswerRecord, viewId?: string): Decision {
-  const by = answeredBy(record.by, viewId);
-  if (record.by === "expiry") return { verdict: "Expired", tone: "no", details: [], by };
-  if (record.status === "cancelled") return { verdict: "Cancelled", tone: "no", details: [], by };
-  const payload = record.payload;
-  if (typeof payload === "object" && payload !== null && !Array.isArray(payload)) {
-    const fields = payload as Record<string, unknown>;
-    if (fields.approved === false) {
-      const reason = fields[DENY_REASON];
-      const details: Array<[string, string]> = typeof reason === "string" && reason ? [["Reason", reason]] : [];
-      return { verdict: "Denied", tone: "no", details, by };
-    }
-    const details: Array<[string, string]> = [];
-    for (const [key, value] of Object.entries(fields)) {
-      if (key === EDIT_KEY && typeof value === "object" && value !== null && !Array.isArray(value)) {
-        const edits = Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k} ${asText(v)}`);
-        if (edits.length) details.push(["Edited", edits.join(", ")]);
-        continue;
-      }
-      const text = asText(value);
-      // A label derived from the chosen time says the same thing twice: keep one.
-      if (key !== "approved" && !details.some(([, shown]) => shown === text)) details.push([humanize(key), text]);
-    }
-    return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details, by };
-  }
-  const details: Array<[string, string]> =
-    payload === null || payload === undefined ? [] : [["Answer", asText(payload)]];
-  return { verdict: "Answered", tone: "ok", details, by };
+  return { ...verdictOf(record), by: answeredBy(record.by, viewId) };
 }

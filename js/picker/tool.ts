@@ -2,6 +2,7 @@
 // expects to read it whatever server sent it (mirrors `tool_name` and
 // `tool_arguments` in interrupts.py).
 
+import { asRecord } from "../json";
 import type { WireInterrupt } from "./types";
 
 /** A tool call's name by its id, from the conversation's messages (the chat knows them). */
@@ -10,9 +11,6 @@ export type CallNames = (toolCallId: string) => string | undefined;
 /** Calls a framework makes to ask for a confirmation: they name the asking, not the tool. */
 const CONFIRMATION_CALLS = new Set(["adk_request_confirmation", "confirm_changes"]);
 
-const record = (value: unknown): Record<string, unknown> | undefined =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-
 const text = (value: unknown): string | undefined => (typeof value === "string" && value ? value : undefined);
 
 /**
@@ -20,9 +18,9 @@ const text = (value: unknown): string | undefined => (typeof value === "string" 
  * `agent_framework.function_call`, Google ADK's `adk.originalFunctionCall`.
  */
 function frameworkCall(metadata: Record<string, unknown>): { name?: string; args?: unknown } {
-  const af = record(record(metadata.agent_framework)?.function_call);
+  const af = asRecord(asRecord(metadata.agent_framework)?.function_call);
   if (af) return { name: text(af.name), args: af.arguments };
-  const adk = record(record(metadata.adk)?.originalFunctionCall);
+  const adk = asRecord(asRecord(metadata.adk)?.originalFunctionCall);
   if (adk) return { name: text(adk.name), args: adk.args };
   return {};
 }
