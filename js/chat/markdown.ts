@@ -5,6 +5,7 @@
 // image is never loaded: its alt text stands in its place.
 
 import SimpleMarkdown, { type SingleASTNode } from "@khanacademy/simple-markdown";
+import { type AttrMap, h } from "../dom";
 
 type Tag = keyof HTMLElementTagNameMap;
 
@@ -16,6 +17,7 @@ const WRAPPERS: Record<string, Tag> = {
   strong: "strong",
   u: "strong", // `__x__`: CommonMark's strong, not an underline
   del: "s",
+  inlineCode: "code",
 };
 
 /** Only these link targets become links; `javascript:`, `data:`, `mailto:` and the rest stay text. */
@@ -23,85 +25,58 @@ const SAFE_URL = /^https?:\/\/\S+$/i;
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
-function drawAll(doc: Document, parent: Node, content: unknown): void {
-  if (typeof content === "string") parent.appendChild(doc.createTextNode(content));
-  else if (Array.isArray(content)) for (const node of content as SingleASTNode[]) parent.appendChild(draw(doc, node));
+/** `content` drawn inside a new `tag`: text as a text node, a list of nodes one by one. */
+function wrap(doc: Document, tag: Tag, content: unknown, attrs: AttrMap = {}): HTMLElement {
+  const children = Array.isArray(content)
+    ? (content as SingleASTNode[]).map((node) => draw(doc, node))
+    : [text(content)];
+  return h(doc, tag, attrs, ...children);
 }
 
-function wrap(doc: Document, tag: Tag, content: unknown): HTMLElement {
-  const el = doc.createElement(tag);
-  drawAll(doc, el, content);
-  return el;
-}
-
-function link(doc: Document, node: SingleASTNode): HTMLElement {
-  const target = text(node.target);
-  if (!SAFE_URL.test(target)) return wrap(doc, "span", node.content);
-  const a = wrap(doc, "a", node.content);
-  a.setAttribute("href", target);
-  a.setAttribute("target", "_blank");
-  a.setAttribute("rel", "noopener noreferrer nofollow");
-  return a;
-}
-
-function list(doc: Document, node: SingleASTNode): HTMLElement {
-  const el = doc.createElement(node.ordered ? "ol" : "ul");
-  if (node.ordered && Number.isInteger(node.start) && node.start !== 1) el.setAttribute("start", String(node.start));
-  for (const item of (node.items ?? []) as unknown[]) el.appendChild(wrap(doc, "li", item));
-  return el;
-}
-
-function table(doc: Document, node: SingleASTNode): HTMLElement {
-  const el = doc.createElement("table");
-  const row = (cells: unknown, tag: "th" | "td"): HTMLElement => {
-    const tr = doc.createElement("tr");
-    for (const cell of (cells ?? []) as unknown[]) tr.appendChild(wrap(doc, tag, cell));
-    return tr;
-  };
-  el.appendChild(doc.createElement("thead")).appendChild(row(node.header, "th"));
-  const body = el.appendChild(doc.createElement("tbody"));
-  for (const cells of (node.cells ?? []) as unknown[]) body.appendChild(row(cells, "td"));
-  return el;
-}
+/** The parts of a table row or a list, as the parser gives them. */
+const parts = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 function draw(doc: Document, node: SingleASTNode): Node {
-  const tag = WRAPPERS[node.type];
-  if (tag) return wrap(doc, tag, node.content);
   switch (node.type) {
     case "text":
       return doc.createTextNode(text(node.content));
     case "heading":
       return wrap(doc, `h${Math.min(Math.max(Number(node.level) || 1, 1), 6)}` as Tag, node.content);
-    case "inlineCode":
-      return wrap(doc, "code", text(node.content));
-    case "codeBlock": {
-      const pre = doc.createElement("pre");
-      pre.appendChild(wrap(doc, "code", text(node.content)));
-      return pre;
+    case "codeBlock":
+      return h(doc, "pre", {}, wrap(doc, "code", text(node.content)));
+    case "list": {
+      const start = node.ordered && Number.isInteger(node.start) && node.start !== 1 ? Number(node.start) : undefined;
+      const items = parts(node.items).map((item) => wrap(doc, "li", item));
+      return h(doc, node.ordered ? "ol" : "ul", { start }, ...items);
     }
-    case "list":
-      return list(doc, node);
-    case "table":
-      return table(doc, node);
+    case "table": {
+      const row = (cells: unknown, tag: "th" | "td"): HTMLElement =>
+        h(doc, "tr", {}, ...parts(cells).map((cell) => wrap(doc, tag, cell)));
+      const body = parts(node.cells).map((cells) => row(cells, "td"));
+      return h(doc, "table", {}, h(doc, "thead", {}, row(node.header, "th")), h(doc, "tbody", {}, ...body));
+    }
     case "link":
     case "url":
-    case "autolink":
-      return link(doc, node);
-    case "image": {
-      const alt = wrap(doc, "span", text(node.alt));
-      alt.className = "iw-md-image";
-      alt.title = `Image not loaded: ${text(node.target)}`;
-      return alt;
+    case "autolink": {
+      const href = text(node.target);
+      if (!SAFE_URL.test(href)) return wrap(doc, "span", node.content);
+      return wrap(doc, "a", node.content, { href, target: "_blank", rel: "noopener noreferrer nofollow" });
     }
+    case "image":
+      return wrap(doc, "span", text(node.alt), {
+        class: "iw-md-image",
+        title: `Image not loaded: ${text(node.target)}`,
+      });
     case "br":
-      return doc.createElement("br");
     case "hr":
-      return doc.createElement("hr");
+      return doc.createElement(node.type);
     case "newline":
       return doc.createTextNode("\n");
-    default:
+    default: {
+      const tag = WRAPPERS[node.type];
       // Anything else (a definition, a mailto link) shows what it holds, as text.
-      return wrap(doc, "span", node.content ?? text(node.target));
+      return tag ? wrap(doc, tag, node.content) : wrap(doc, "span", node.content ?? text(node.target));
+    }
   }
 }
 
