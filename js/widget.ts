@@ -4,7 +4,7 @@
 // document in JupyterLab, into the widget's shadow root in marimo.
 
 import type { AnyModel, RenderProps } from "@anywidget/types";
-import { type ChatModel, mountChat, type PickerMounter } from "./chat/index";
+import { type ChatModel, mountChat } from "./chat/index";
 import { mountPicker, type PickerModel } from "./picker/index";
 import "./picker/style.css";
 import "./chat/style.css";
@@ -12,11 +12,7 @@ import "./chat/style.css";
 function render({ model, el }: RenderProps): () => void {
   const kind = model.get("kind");
   if (kind === "picker") return mountPicker(el, model as unknown as AnyModel<PickerModel>);
-  if (kind === "chat") {
-    const mountInChat: PickerMounter = (slot, picker, options) =>
-      mountPicker(slot, picker as unknown as AnyModel<PickerModel>, options);
-    return mountChat(el, model as unknown as AnyModel<ChatModel>, { mountPicker: mountInChat });
-  }
+  if (kind === "chat") return mountChat(el, model as unknown as AnyModel<ChatModel>);
   el.textContent = `interrupt-widget: unknown widget kind ${JSON.stringify(kind)}`;
   return () => {
     el.textContent = "";

@@ -3,6 +3,7 @@
 
 import type { AnyModel } from "@anywidget/types";
 import { asRecord } from "../json";
+import { mountPicker, type PickerModel } from "../picker/index";
 
 import { type ChatModel, isToFrontEnd, type ToKernel, type WireMessage } from "./protocol";
 import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
@@ -19,9 +20,12 @@ export type PickerMounter = (
 ) => (() => void) | void;
 
 export interface MountChatOptions {
-  /** Draws the inline picker; without it the slot says an answer is awaited. */
+  /** Draws the inline picker in place of the picker's own `mountPicker` (tests). */
   mountPicker?: PickerMounter;
 }
+
+const mountOwnPicker: PickerMounter = (el, model, options) =>
+  mountPicker(el, model as unknown as AnyModel<PickerModel>, options);
 
 const MODEL_REF = "IPY_MODEL_";
 
@@ -95,11 +99,7 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
     view.anchorPicker([]);
     const id = pickerModelId(model.get("picker"));
     if (!id) return;
-    const mount = options.mountPicker;
-    if (!mount) {
-      view.pickerSlot.textContent = "Waiting for an answer (open the picker widget to answer).";
-      return;
-    }
+    const mount = options.mountPicker ?? mountOwnPicker;
     void model.widget_manager.get_model(id).then(
       (pickerModel) => {
         if (generation !== pickerGeneration) return; // a newer picker replaced this one

@@ -326,38 +326,29 @@ function optionIndex(options: unknown[], value: unknown): number {
   return options.findIndex((o) => JSON.stringify(o) === JSON.stringify(value));
 }
 
+/** A control's starting value, from the schema's default. */
+function initialValue({ control: c, default: d }: FieldSpec): RawValue {
+  switch (c.kind) {
+    case "boolean":
+      return d === true;
+    case "choice":
+      return d === undefined ? "" : String(optionIndex(c.options, d));
+    case "multi":
+      return Array.isArray(d) ? d.map((v) => String(optionIndex(c.options, v))).filter((i) => i !== "-1") : [];
+    case "datetime":
+      return typeof d === "string" ? isoToLocal(d) : "";
+    case "time":
+      return typeof d === "string" ? d.slice(0, 5) : "";
+    case "json":
+      return d === undefined ? "" : JSON.stringify(d, null, 2);
+    default:
+      return d === undefined || d === null ? "" : String(d);
+  }
+}
+
 /** The controls' starting values, from the schema's defaults. */
 export function initialValues(fields: FieldSpec[]): RawValues {
-  const raw: RawValues = {};
-  for (const field of leafFields(fields)) {
-    const c = field.control;
-    const d = field.default;
-    switch (c.kind) {
-      case "boolean":
-        raw[field.dataField] = d === true;
-        break;
-      case "choice":
-        raw[field.dataField] = d === undefined ? "" : String(optionIndex(c.options, d));
-        break;
-      case "multi":
-        raw[field.dataField] = Array.isArray(d)
-          ? d.map((v) => String(optionIndex(c.options, v))).filter((i) => i !== "-1")
-          : [];
-        break;
-      case "datetime":
-        raw[field.dataField] = typeof d === "string" ? isoToLocal(d) : "";
-        break;
-      case "time":
-        raw[field.dataField] = typeof d === "string" ? d.slice(0, 5) : "";
-        break;
-      case "json":
-        raw[field.dataField] = d === undefined ? "" : JSON.stringify(d, null, 2);
-        break;
-      default:
-        raw[field.dataField] = d === undefined || d === null ? "" : String(d);
-    }
-  }
-  return raw;
+  return Object.fromEntries(leafFields(fields).map((field) => [field.dataField, initialValue(field)]));
 }
 
 // ---- collecting and checking -----------------------------------------------------------
