@@ -26,56 +26,54 @@ const SAFE_URL = /^https?:\/\/\S+$/i;
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 /** `content` drawn inside a new `tag`: text as a text node, a list of nodes one by one. */
-function wrap(doc: Document, tag: Tag, content: unknown, attrs: AttrMap = {}): HTMLElement {
-  const children = Array.isArray(content)
-    ? (content as SingleASTNode[]).map((node) => draw(doc, node))
-    : [text(content)];
-  return h(doc, tag, attrs, ...children);
+function wrap(tag: Tag, content: unknown, attrs: AttrMap = {}): HTMLElement {
+  const children = Array.isArray(content) ? (content as SingleASTNode[]).map((node) => draw(node)) : [text(content)];
+  return h(tag, attrs, ...children);
 }
 
 /** The parts of a table row or a list, as the parser gives them. */
 const parts = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
-function draw(doc: Document, node: SingleASTNode): Node {
+function draw(node: SingleASTNode): Node {
   switch (node.type) {
     case "text":
-      return doc.createTextNode(text(node.content));
+      return document.createTextNode(text(node.content));
     case "heading":
-      return wrap(doc, `h${Math.min(Math.max(Number(node.level) || 1, 1), 6)}` as Tag, node.content);
+      return wrap(`h${Math.min(Math.max(Number(node.level) || 1, 1), 6)}` as Tag, node.content);
     case "codeBlock":
-      return h(doc, "pre", {}, wrap(doc, "code", text(node.content)));
+      return h("pre", {}, wrap("code", text(node.content)));
     case "list": {
       const start = node.ordered && Number.isInteger(node.start) && node.start !== 1 ? Number(node.start) : undefined;
-      const items = parts(node.items).map((item) => wrap(doc, "li", item));
-      return h(doc, node.ordered ? "ol" : "ul", { start }, ...items);
+      const items = parts(node.items).map((item) => wrap("li", item));
+      return h(node.ordered ? "ol" : "ul", { start }, ...items);
     }
     case "table": {
       const row = (cells: unknown, tag: "th" | "td"): HTMLElement =>
-        h(doc, "tr", {}, ...parts(cells).map((cell) => wrap(doc, tag, cell)));
+        h("tr", {}, ...parts(cells).map((cell) => wrap(tag, cell)));
       const body = parts(node.cells).map((cells) => row(cells, "td"));
-      return h(doc, "table", {}, h(doc, "thead", {}, row(node.header, "th")), h(doc, "tbody", {}, ...body));
+      return h("table", {}, h("thead", {}, row(node.header, "th")), h("tbody", {}, ...body));
     }
     case "link":
     case "url":
     case "autolink": {
       const href = text(node.target);
-      if (!SAFE_URL.test(href)) return wrap(doc, "span", node.content);
-      return wrap(doc, "a", node.content, { href, target: "_blank", rel: "noopener noreferrer nofollow" });
+      if (!SAFE_URL.test(href)) return wrap("span", node.content);
+      return wrap("a", node.content, { href, target: "_blank", rel: "noopener noreferrer nofollow" });
     }
     case "image":
-      return wrap(doc, "span", text(node.alt), {
+      return wrap("span", text(node.alt), {
         class: "iw-md-image",
         title: `Image not loaded: ${text(node.target)}`,
       });
     case "br":
     case "hr":
-      return doc.createElement(node.type);
+      return document.createElement(node.type);
     case "newline":
-      return doc.createTextNode("\n");
+      return document.createTextNode("\n");
     default: {
       const tag = WRAPPERS[node.type];
       // Anything else (a definition, a mailto link) shows what it holds, as text.
-      return tag ? wrap(doc, tag, node.content) : wrap(doc, "span", node.content ?? text(node.target));
+      return tag ? wrap(tag, node.content) : wrap("span", node.content ?? text(node.target));
     }
   }
 }
@@ -90,7 +88,6 @@ const parse = parserFor({ ...defaultRules, u } as unknown as Parameters<typeof p
 
 /** Replaces `root`'s children with `source` drawn as Markdown. */
 export function renderMarkdown(root: HTMLElement, source: string): void {
-  const doc = root.ownerDocument;
   const nodes = parse(`${source}\n\n`, { inline: false });
-  root.replaceChildren(...nodes.map((node) => draw(doc, node)));
+  root.replaceChildren(...nodes.map((node) => draw(node)));
 }

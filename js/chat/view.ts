@@ -48,24 +48,21 @@ function setText(el: HTMLElement, text: string): void {
   if (el.textContent !== text) el.textContent = text;
 }
 
-function itemNode(doc: Document, item: TranscriptItem): ItemNode {
+function itemNode(item: TranscriptItem): ItemNode {
   const tool = item.kind === "tool";
-  const body = tool
-    ? h(doc, "pre", { class: "iw-chat-args", "aria-label": "Arguments" })
-    : h(doc, "div", "iw-chat-text");
-  const result = h(doc, "pre", { class: "iw-chat-result", "aria-label": "Result" });
+  const body = tool ? h("pre", { class: "iw-chat-args", "aria-label": "Arguments" }) : h("div", "iw-chat-text");
+  const result = h("pre", { class: "iw-chat-result", "aria-label": "Result" });
   // A call a policy settled: a read-only card line in place of a picker.
-  const settled = h(doc, "p", { class: "iw-chat-settled", role: "note" });
+  const settled = h("p", { class: "iw-chat-settled", role: "note" });
   const role = tool ? `Tool call: ${item.name}` : item.kind === "user" ? "You" : "Agent";
   const node = h(
-    doc,
     "div",
     {
       class: tool ? "iw-chat-tool" : `iw-chat-msg iw-chat-${item.kind}`,
       "data-item-id": item.id,
       "data-kind": item.kind,
     },
-    h(doc, "span", "iw-chat-role", role),
+    h("span", "iw-chat-role", role),
     ...(tool ? [settled, body, result] : [body]),
   );
   let last: TranscriptItem | null = null;
@@ -92,24 +89,22 @@ function itemNode(doc: Document, item: TranscriptItem): ItemNode {
 }
 
 export function createChatView(container: HTMLElement, actions: ChatViewActions): ChatView {
-  const doc = container.ownerDocument;
-  const pickerSlot = h(doc, "div", "iw-chat-picker");
+  const pickerSlot = h("div", "iw-chat-picker");
   const log = h(
-    doc,
     "div",
     { class: "iw-chat-log", role: "log", "aria-live": "polite", "aria-label": "Conversation" },
     pickerSlot,
   );
-  const status = h(doc, "div", { class: "iw-chat-status", role: "status" });
-  const input = h(doc, "textarea", {
+  const status = h("div", { class: "iw-chat-status", role: "status" });
+  const input = h("textarea", {
     rows: 2,
     placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
     "aria-label": "Message",
   });
-  const send = h(doc, "button", { class: "iw-chat-send", type: "submit" }, "Send");
-  const stop = h(doc, "button", { class: "iw-chat-stop", type: "button" }, "Stop");
-  const form = h(doc, "form", "iw-chat-prompt", input, send, stop);
-  const root = h(doc, "div", "iw-chat", log, status, form);
+  const send = h("button", { class: "iw-chat-send", type: "submit" }, "Send");
+  const stop = h("button", { class: "iw-chat-stop", type: "button" }, "Stop");
+  const form = h("form", "iw-chat-prompt", input, send, stop);
+  const root = h("div", "iw-chat", log, status, form);
   container.appendChild(root);
 
   const nodes = new Map<string, ItemNode>();
@@ -186,7 +181,7 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
         let node = nodes.get(key);
         if (node) node.patch(item);
         else {
-          node = itemNode(doc, item);
+          node = itemNode(item);
           nodes.set(key, node);
         }
         let expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;

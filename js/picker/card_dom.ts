@@ -31,7 +31,6 @@ export interface ViewActions {
 
 /** What a card needs from the picker that holds it. */
 export interface CardContext {
-  doc: Document;
   /** Unique to this card in the page: the ids of its title and fields start with it. */
   idPrefix: string;
   actions: ViewActions;
@@ -50,18 +49,12 @@ export interface Card {
 
 const CUSTOM_FAILED = "The custom renderer failed";
 
-function argsTable(doc: Document, args: CardView["args"]): HTMLElement {
+function argsTable(args: CardView["args"]): HTMLElement {
   return h(
-    doc,
     "table",
     "iw-args",
-    h(doc, "caption", "iw-hidden", "Arguments"),
-    h(
-      doc,
-      "tbody",
-      {},
-      ...args.map(([name, value]) => h(doc, "tr", {}, h(doc, "th", { scope: "row" }, name), h(doc, "td", {}, value))),
-    ),
+    h("caption", "iw-hidden", "Arguments"),
+    h("tbody", {}, ...args.map(([name, value]) => h("tr", {}, h("th", { scope: "row" }, name), h("td", {}, value)))),
   );
 }
 
@@ -76,19 +69,19 @@ function denyReasonField(ctx: CardContext, spec: FormSpec, raw: RawValues, out: 
   return field;
 }
 
-function button(doc: Document, text: string, cls: string, type: "submit" | "button" = "button"): HTMLButtonElement {
-  return h(doc, "button", { type, class: cls }, text);
+function button(text: string, cls: string, type: "submit" | "button" = "button"): HTMLButtonElement {
+  return h("button", { type, class: cls }, text);
 }
 
 /** "Changes: Amount 5000 → 2500", as text (the values are the agent's and the person's). */
-function drawChanges(doc: Document, into: HTMLElement, found: Change[]): void {
+function drawChanges(into: HTMLElement, found: Change[]): void {
   into.classList.toggle("iw-hidden", found.length === 0);
   into.replaceChildren(
-    ...(found.length ? [h(doc, "span", "iw-changes-title", "Changes:")] : []),
+    ...(found.length ? [h("span", "iw-changes-title", "Changes:")] : []),
     ...found.flatMap((change) => {
       const from = change.from === undefined ? "(none)" : JSON.stringify(change.from);
       const text = `${change.label} ${from} → ${JSON.stringify(change.to)}`;
-      return [" ", h(doc, "span", { class: "iw-change", "data-arg": change.key }, text)];
+      return [" ", h("span", { class: "iw-change", "data-arg": change.key }, text)];
     }),
   );
 }
@@ -100,51 +93,48 @@ function countdownText(card: CardView, closed: boolean): string {
 }
 
 export function buildCard(ctx: CardContext, card: CardView): Card {
-  const { doc, actions } = ctx;
+  const { actions } = ctx;
   const { id, interrupt } = card;
   const titleId = `${ctx.idPrefix}-title`;
-  const countdown = h(doc, "span", { class: "iw-countdown", "aria-live": "off" });
+  const countdown = h("span", { class: "iw-countdown", "aria-live": "off" });
   const root = h(
-    doc,
     "section",
     { class: "iw-card", "data-interrupt-id": id, "aria-labelledby": titleId },
     h(
-      doc,
       "div",
       "iw-head",
-      h(doc, "h3", { class: "iw-title", id: titleId }, card.title),
-      card.title !== interrupt.reason && h(doc, "span", "iw-reason", interrupt.reason),
+      h("h3", { class: "iw-title", id: titleId }, card.title),
+      card.title !== interrupt.reason && h("span", "iw-reason", interrupt.reason),
       countdown,
     ),
-    card.message && h(doc, "p", "iw-message", card.message),
-    card.args.length > 0 && argsTable(doc, card.args),
+    card.message && h("p", "iw-message", card.message),
+    card.args.length > 0 && argsTable(card.args),
   );
 
   const proposal = proposalOf(interrupt.metadata?.tool_input);
   const spec = prefilled(formFromSchema(interrupt.responseSchema), proposal);
   const raw = initialValues(spec.fields);
   const fields: FieldDom[] = [];
-  const body = h(doc, "div", "iw-fields", ...spec.fields.map((field) => buildField(ctx, field, raw, fields)));
+  const body = h("div", "iw-fields", ...spec.fields.map((field) => buildField(ctx, field, raw, fields)));
   const reasonDom: FieldDom[] = [];
   const reason = denyReasonField(ctx, spec, raw, reasonDom);
   fields.push(...reasonDom);
   // What an edit changes, kept in view beside Approve so nobody approves a change unseen.
-  const changes = h(doc, "p", { class: "iw-changes iw-hidden", "aria-live": "polite" });
-  const cardError = h(doc, "p", { class: "iw-card-error", role: "alert" });
-  const primary = button(doc, spec.approval ? "Approve" : "Submit", "iw-primary", "submit");
-  const deny = spec.canDeny ? button(doc, "Deny", "iw-danger") : null;
-  const cancel = button(doc, "Cancel", "");
+  const changes = h("p", { class: "iw-changes iw-hidden", "aria-live": "polite" });
+  const cardError = h("p", { class: "iw-card-error", role: "alert" });
+  const primary = button(spec.approval ? "Approve" : "Submit", "iw-primary", "submit");
+  const deny = spec.canDeny ? button("Deny", "iw-danger") : null;
+  const cancel = button("Cancel", "");
   const form = h(
-    doc,
     "form",
     { class: "iw-form", novalidate: "", "aria-labelledby": titleId },
     body,
     reason,
     spec.edit && changes,
     cardError,
-    h(doc, "div", "iw-actions", primary, deny, cancel),
+    h("div", "iw-actions", primary, deny, cancel),
   );
-  const decision = h(doc, "div", { class: "iw-decision iw-hidden", tabindex: -1 });
+  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
   root.append(form, decision);
 
   const send = (status: AnswerStatus, payload: unknown): void => {
@@ -161,7 +151,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
   });
   if (spec.edit) {
     const showChanges = (): void => {
-      drawChanges(doc, changes, changesOf(spec, collected().payload, proposal));
+      drawChanges(changes, changesOf(spec, collected().payload, proposal));
       primary.textContent = changes.classList.contains("iw-hidden") ? "Approve" : "Approve with changes";
     };
     form.addEventListener("input", showChanges);
@@ -179,7 +169,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     for (const el of [body, reason, primary, deny]) el?.classList.toggle("iw-hidden", !shown);
   };
   if (card.renderer) {
-    const host = h(doc, "div", "iw-custom");
+    const host = h("div", "iw-custom");
     form.insertBefore(host, body);
     showBuiltIn(false);
     loadRenderer(card.renderer, ctx.loader)
@@ -228,15 +218,15 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     const parts = d
       ? [
           // The person clicked here too: say that their answer was not the one taken.
-          ...(d.elsewhere ? [h(doc, "span", "iw-elsewhere", "Answered elsewhere:")] : []),
-          h(doc, "span", `iw-verdict iw-${d.tone}`, d.verdict),
-          ...d.details.map(([label, value]) => h(doc, "span", "iw-detail", `${label}: ${value}`)),
-          h(doc, "span", "iw-by", `(${d.by})`),
+          ...(d.elsewhere ? [h("span", "iw-elsewhere", "Answered elsewhere:")] : []),
+          h("span", `iw-verdict iw-${d.tone}`, d.verdict),
+          ...d.details.map(([label, value]) => h("span", "iw-detail", `${label}: ${value}`)),
+          h("span", "iw-by", `(${d.by})`),
         ]
       : [];
     // Spaces between the parts, so the summary reads as a sentence when copied or spoken.
     decision.replaceChildren(...parts.flatMap((part, i) => (i ? [" ", part] : [part])));
-    const hadFocus = root.contains(doc.activeElement);
+    const hadFocus = root.contains(document.activeElement);
     decision.classList.toggle("iw-hidden", !d);
     if (d && hadFocus) decision.focus();
   };

@@ -11,103 +11,98 @@ export interface FieldDom {
   error: HTMLElement;
 }
 
-/** What every field of one card shares: the document and a prefix unique to the card. */
+/** What every field of one card shares: a prefix unique to the card, for its ids. */
 export interface FieldContext {
-  doc: Document;
   idPrefix: string;
 }
 
 type SingleControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** The single control of a field that is neither a group nor a list of choices. */
-function singleControl(doc: Document, field: FieldSpec, attrs: AttrMap): SingleControl {
+function singleControl(field: FieldSpec, attrs: AttrMap): SingleControl {
   const c = field.control;
   switch (c.kind) {
     case "choice":
       return h(
-        doc,
         "select",
         attrs,
-        h(doc, "option", { value: "" }, field.required ? "Choose…" : "(none)"),
-        ...c.options.map((option, index) => h(doc, "option", { value: index }, String(option))),
+        h("option", { value: "" }, field.required ? "Choose…" : "(none)"),
+        ...c.options.map((option, index) => h("option", { value: index }, String(option))),
       );
     case "number": {
       const step = c.step ?? (c.integer ? 1 : "any");
       const [min, max] = [c.minimum ?? c.exclusiveMinimum, c.maximum ?? c.exclusiveMaximum];
-      return h(doc, "input", { ...attrs, type: "number", step, min, max });
+      return h("input", { ...attrs, type: "number", step, min, max });
     }
     case "datetime":
     case "date":
     case "time":
-      return h(doc, "input", { ...attrs, type: c.kind === "datetime" ? "datetime-local" : c.kind });
+      return h("input", { ...attrs, type: c.kind === "datetime" ? "datetime-local" : c.kind });
     case "json":
-      return h(doc, "textarea", { ...attrs, rows: 4, spellcheck: "false" });
+      return h("textarea", { ...attrs, rows: 4, spellcheck: "false" });
     default: {
       const maxlength = c.kind === "text" ? c.maxLength : undefined;
       return c.kind === "text" && c.multiline
-        ? h(doc, "textarea", { ...attrs, rows: 3, maxlength })
-        : h(doc, "input", { ...attrs, type: "text", maxlength });
+        ? h("textarea", { ...attrs, rows: 3, maxlength })
+        : h("input", { ...attrs, type: "text", maxlength });
     }
   }
 }
 
 /** Draws `field` (and, for a group, its children), appending each drawn leaf to `out`. */
 export function buildField(ctx: FieldContext, field: FieldSpec, raw: RawValues, out: FieldDom[]): HTMLElement {
-  const { doc } = ctx;
   const { control: c, dataField, label, required } = field;
   const id = `${ctx.idPrefix}-f-${dataField}`.replace(/[^A-Za-z0-9_-]/g, "_");
   const descId = `${id}-desc`;
   const errId = `${id}-err`;
-  const desc = field.description ? h(doc, "p", { class: "iw-desc", id: descId }, field.description) : null;
-  const mark = required && h(doc, "span", { class: "iw-req", "aria-hidden": "true" }, " *");
+  const desc = field.description ? h("p", { class: "iw-desc", id: descId }, field.description) : null;
+  const mark = required && h("span", { class: "iw-req", "aria-hidden": "true" }, " *");
   const value = raw[dataField];
 
   if (c.kind === "group") {
     const children = c.fields.map((child) => buildField(ctx, child, raw, out));
     return h(
-      doc,
       "fieldset",
       { class: "iw-group", "data-field": dataField },
-      h(doc, "legend", {}, label, mark),
+      h("legend", {}, label, mark),
       desc,
       ...children,
     );
   }
 
-  const error = h(doc, "p", { class: "iw-field-error", id: errId, "aria-live": "polite" });
+  const error = h("p", { class: "iw-field-error", id: errId, "aria-live": "polite" });
   let wrap: HTMLElement;
   let controls: HTMLElement[];
   if (c.kind === "multi" || (c.kind === "choice" && c.style === "radio")) {
     // One labelled input per option (checkbox or radio), its value the option's index.
     const radio = c.kind === "choice";
     const inputs = c.options.map((_, index) => {
-      const input = h(doc, "input", { type: radio ? "radio" : "checkbox", name: radio ? id : undefined, value: index });
+      const input = h("input", { type: radio ? "radio" : "checkbox", name: radio ? id : undefined, value: index });
       input.checked = [value].flat().includes(String(index));
       return input;
     });
     const group = { role: radio ? "radiogroup" : undefined, "aria-required": radio && required ? "true" : undefined };
     wrap = h(
-      doc,
       "fieldset",
       { class: "iw-group", "data-field": dataField, ...group },
-      h(doc, "legend", {}, label, mark),
-      h(doc, "div", "iw-choices", ...inputs.map((input, i) => h(doc, "label", {}, input, String(c.options[i])))),
+      h("legend", {}, label, mark),
+      h("div", "iw-choices", ...inputs.map((input, i) => h("label", {}, input, String(c.options[i])))),
       desc,
     );
     controls = inputs;
   } else if (c.kind === "boolean") {
-    const input = h(doc, "input", { type: "checkbox", id, "data-field": dataField });
+    const input = h("input", { type: "checkbox", id, "data-field": dataField });
     input.checked = value === true;
-    wrap = h(doc, "div", "iw-field", h(doc, "label", { class: "iw-check", for: id }, input, label), desc);
+    wrap = h("div", "iw-field", h("label", { class: "iw-check", for: id }, input, label), desc);
     controls = [input];
   } else {
-    const control = singleControl(doc, field, {
+    const control = singleControl(field, {
       id,
       "data-field": dataField,
       "aria-required": required ? "true" : undefined,
     });
     control.value = typeof value === "string" ? value : "";
-    wrap = h(doc, "div", "iw-field", h(doc, "label", { for: id }, label, mark), desc, control);
+    wrap = h("div", "iw-field", h("label", { for: id }, label, mark), desc, control);
     controls = [control];
   }
   const describedBy = desc ? `${descId} ${errId}` : errId;

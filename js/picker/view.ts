@@ -29,11 +29,10 @@ export function createPickerDom(
   actions: ViewActions,
   options: { loader?: ModuleLoader } = {},
 ): PickerDom {
-  const doc = el.ownerDocument;
   mountCount += 1;
   const prefix = `iw${mountCount}`;
-  const status = h(doc, "div", { class: "iw-status", role: "status", "aria-live": "polite" });
-  const root = h(doc, "div", { class: "iw-picker", role: "region", "aria-label": "Questions from the agent" }, status);
+  const status = h("div", { class: "iw-status", role: "status", "aria-live": "polite" });
+  const root = h("div", { class: "iw-picker", role: "region", "aria-label": "Questions from the agent" }, status);
   el.appendChild(root);
   const cards = new Map<string, Card>();
   let cardCount = 0;
@@ -53,7 +52,7 @@ export function createPickerDom(
         let card = cards.get(cardView.id);
         if (!card) {
           cardCount += 1;
-          const ctx = { doc, idPrefix: `${prefix}-${cardCount}`, actions, loader: options.loader, alive };
+          const ctx = { idPrefix: `${prefix}-${cardCount}`, actions, loader: options.loader, alive };
           card = buildCard(ctx, cardView);
           cards.set(cardView.id, card);
           root.appendChild(card.root);
