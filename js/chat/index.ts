@@ -6,7 +6,7 @@ import { asRecord } from "../json";
 import { mountPicker, type PickerModel } from "../picker/index";
 
 import { type ChatModel, isToFrontEnd, type ToKernel, type WireMessage } from "./protocol";
-import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
+import { emptyTranscript, fromMessages, reduce, type ToolItem, type Transcript } from "./transcript";
 import { createChatView } from "./view";
 
 export type { ChatModel } from "./protocol";
@@ -74,21 +74,19 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
   };
   const onCustom = (msg: unknown): void => {
     if (!isToFrontEnd(msg)) return;
-    if (msg.type === "events") {
-      transcript = msg.events.reduce(reduce, transcript);
-      draw();
-    } else if (msg.type === "catchup") {
-      transcript = msg.events.reduce(reduce, committed());
-      draw();
-    } else if (!msg.ok && msg.error) {
-      view.notice(msg.error);
+    if (msg.type === "prompt_result") {
+      if (!msg.ok && msg.error) view.notice(msg.error);
+      return;
     }
+    // A batch continues the run drawn so far; a catch-up replaces it.
+    transcript = msg.events.reduce(reduce, msg.type === "events" ? transcript : committed());
+    draw();
   };
 
   let pickerCleanup: (() => void) | undefined;
   let pickerGeneration = 0;
   const unmountPicker = (): void => {
-    if (pickerCleanup) pickerCleanup();
+    pickerCleanup?.();
     pickerCleanup = undefined;
   };
   const onPicker = (): void => {
@@ -107,15 +105,13 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
         const anchor = (): void => view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
         anchor();
         // The picker names a tool from the call its interrupt points at, when its server did not.
-        const callNames = (id: string): string | undefined => {
-          for (const item of transcript.items) if (item.kind === "tool" && item.id === id) return item.name;
-          return undefined;
-        };
+        const callNames = (id: string): string | undefined =>
+          transcript.items.find((item): item is ToolItem => item.kind === "tool" && item.id === id)?.name;
         const unmount = mount(view.pickerSlot, pickerModel, { callNames });
         pickerModel.on("change:interrupts", anchor);
         pickerCleanup = () => {
           pickerModel.off("change:interrupts", anchor);
-          if (unmount) unmount();
+          unmount?.();
         };
       },
       () => {
