@@ -139,44 +139,36 @@ function argsOf(interrupt: WireInterrupt): Array<[string, string]> {
 
 function groupErrors(errors: FieldError[]): Record<string, string[]> {
   const grouped: Record<string, string[]> = {};
-  for (const e of errors) {
-    const list = grouped[e.path] ?? [];
-    list.push(e.message);
-    grouped[e.path] = list;
-  }
+  for (const { path, message } of errors) grouped[path] = [...(grouped[path] ?? []), message];
   return grouped;
-}
-
-function rendererFor(model: ModelState, interrupt: WireInterrupt, tool: string): string | null {
-  return model.renderers[tool] ?? model.renderers[interrupt.reason] ?? null;
 }
 
 function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
   const { model } = state;
-  const record: AnswerRecord | undefined = model.answers[interrupt.id];
+  const { id } = interrupt;
+  const record: AnswerRecord | undefined = model.answers[id];
   const remaining = remainingMs(interrupt.expiresAt, state.now);
-  const refusal = state.refusals[interrupt.id];
-  const modelErrors = model.errors[interrupt.id] ?? [];
+  const refusal = state.refusals[id];
   let phase: CardPhase = "open";
   if (record) phase = "decided";
-  else if (state.pending[interrupt.id]) phase = "pending";
+  else if (state.pending[id]) phase = "pending";
   else if (remaining !== null && remaining <= 0) phase = "expired";
-  const errors = phase === "decided" ? [] : refusal ? refusal.errors : modelErrors;
+  const errors = phase === "decided" ? [] : (refusal?.errors ?? model.errors[id] ?? []);
   const title = toolNameOf(interrupt, state.callNames);
   return {
-    id: interrupt.id,
+    id,
     interrupt,
     title,
     message: interrupt.message ?? "",
     args: argsOf(interrupt),
     phase,
     decision: record
-      ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[interrupt.id]) }
+      ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[id]) }
       : null,
     fieldErrors: groupErrors(errors),
     error: phase === "decided" ? "" : (refusal?.error ?? ""),
     remaining,
-    renderer: rendererFor(model, interrupt, title),
+    renderer: model.renderers[title] ?? model.renderers[interrupt.reason] ?? null,
   };
 }
 
