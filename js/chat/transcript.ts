@@ -168,9 +168,9 @@ export function reduce(state: Transcript, event: WireEvent): Transcript {
       return { ...state, items: fromMessages(messages) };
     }
     case "RUN_FINISHED": {
-      const outcome = event.outcome as { type?: unknown } | undefined;
+      const outcome = asRecord(event.outcome)?.type;
       const phase: RunPhase =
-        outcome?.type === "interrupt" ? "interrupted" : outcome?.type === "cancelled" ? "cancelled" : "finished";
+        outcome === "interrupt" ? "interrupted" : outcome === "cancelled" ? "cancelled" : "finished";
       return { ...state, phase, items: state.items.map(settle) };
     }
     case "RUN_ERROR":

@@ -44,16 +44,12 @@ function renderOf(module: unknown): RenderFn {
 
 /** The renderer's `render` function (each distinct source is imported once). */
 export function loadRenderer(source: string, loader: ModuleLoader = importFromSource): Promise<RenderFn> {
-  let cache = caches.get(loader);
-  if (!cache) {
-    cache = new Map();
-    caches.set(loader, cache);
-  }
+  const cache = caches.get(loader) ?? new Map<string, Promise<RenderFn>>();
+  caches.set(loader, cache);
   let found = cache.get(source);
   if (!found) {
     found = loader(source).then(renderOf);
-    const forget = cache;
-    found.catch(() => forget.delete(source));
+    found.catch(() => cache.delete(source)); // a failed import is tried again next time
     cache.set(source, found);
   }
   return found;

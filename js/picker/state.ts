@@ -162,9 +162,7 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
     message: interrupt.message ?? "",
     args: argsOf(interrupt),
     phase,
-    decision: record
-      ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[id]) }
-      : null,
+    decision: record ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[id]) } : null,
     fieldErrors: groupErrors(errors),
     error: phase === "decided" ? "" : (refusal?.error ?? ""),
     remaining,
