@@ -48,13 +48,11 @@ describe("reduce", () => {
       { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "Hel" },
       { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: "lo" },
     ]);
-    expect(t.phase).toBe("running");
     expect(t.items).toEqual([{ kind: "assistant", id: "m", text: "Hello", streaming: true }]);
     const done = [
       { type: "TEXT_MESSAGE_END", messageId: "m" },
       { type: "RUN_FINISHED", threadId: "t", runId: "r" },
     ].reduce(reduce, t);
-    expect(done.phase).toBe("finished");
     expect(done.items[0]).toMatchObject({ text: "Hello", streaming: false });
   });
 
@@ -71,15 +69,13 @@ describe("reduce", () => {
     ]);
   });
 
-  it("reads the outcome of RUN_FINISHED and the message of RUN_ERROR", () => {
-    expect(run([{ type: "RUN_FINISHED", outcome: { type: "interrupt", interrupts: [] } }]).phase).toBe("interrupted");
-    expect(run([{ type: "RUN_FINISHED", outcome: { type: "cancelled" } }]).phase).toBe("cancelled");
+  it("keeps the message of RUN_ERROR for the status line, until the next run starts", () => {
     const failed = run([
       { type: "TEXT_MESSAGE_START", messageId: "m" },
       { type: "RUN_ERROR", message: "model exploded" },
     ]);
-    expect(failed.phase).toBe("error");
     expect(failed.error).toBe("model exploded");
+    expect(reduce(failed, { type: "RUN_STARTED", threadId: "t", runId: "r2" }).error).toBeNull();
     expect(failed.items[0]).toMatchObject({ streaming: false });
   });
 

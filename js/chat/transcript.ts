@@ -31,16 +31,13 @@ export interface ToolItem {
 
 export type TranscriptItem = UserItem | AssistantItem | ToolItem;
 
-export type RunPhase = "idle" | "running" | "finished" | "interrupted" | "cancelled" | "error";
-
 export interface Transcript {
   items: readonly TranscriptItem[];
-  phase: RunPhase;
   /** The message of the last RUN_ERROR, for the status line. */
   error: string | null;
 }
 
-export const emptyTranscript: Transcript = { items: [], phase: "idle", error: null };
+export const emptyTranscript: Transcript = { items: [], error: null };
 
 /** Text of a message's content: a string, or the text parts of a content-part list. */
 export function contentText(content: unknown): string {
@@ -141,7 +138,7 @@ export function reduce(state: Transcript, event: WireEvent): Transcript {
   const callId = str(event, "toolCallId");
   switch (event.type) {
     case "RUN_STARTED":
-      return { ...state, phase: "running", error: null };
+      return { ...state, error: null };
     case "TEXT_MESSAGE_START":
       return added(state, assistantItem(str(event, "messageId")));
     case "TEXT_MESSAGE_CONTENT":
@@ -167,14 +164,10 @@ export function reduce(state: Transcript, event: WireEvent): Transcript {
       const messages = Array.isArray(event.messages) ? (event.messages as WireMessage[]) : [];
       return { ...state, items: fromMessages(messages) };
     }
-    case "RUN_FINISHED": {
-      const outcome = asRecord(event.outcome)?.type;
-      const phase: RunPhase =
-        outcome === "interrupt" ? "interrupted" : outcome === "cancelled" ? "cancelled" : "finished";
-      return { ...state, phase, items: state.items.map(settle) };
-    }
+    case "RUN_FINISHED":
+      return { ...state, items: state.items.map(settle) };
     case "RUN_ERROR":
-      return { ...state, phase: "error", error: str(event, "message"), items: state.items.map(settle) };
+      return { ...state, error: str(event, "message"), items: state.items.map(settle) };
     default:
       return state;
   }
