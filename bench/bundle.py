@@ -5,7 +5,11 @@ in every widget's opening message and is saved once per widget in the notebook,
 so it is measured minified, gzipped, and as the whole opening message of one
 picker. The widgets' own code (ours, JS and CSS) has a goal of its own, apart
 from the packages the bundle includes: it is the same entry built again with
-every package left out (esbuild's `--packages=external`).
+every package left out (esbuild's `--packages=external`). The goal counts a
+Markdown renderer apart: that is the Markdown parser (a package, already left
+out) and our module that draws its output (`js/chat/markdown.ts`), so the own
+code is built with that module left out too (`--external:`), and the module's
+own size, minified and gzipped, is printed on a line of its own.
 
     .venv/bin/python bench/bundle.py            # build, then measure
     .venv/bin/python bench/bundle.py --no-build # measure the bundle already built
@@ -29,7 +33,10 @@ STYLES = STATIC / "widget.css"
 GOAL_GZIPPED = 20 * 1024
 """The whole bundle, packages included, code and stylesheet."""
 GOAL_OWN_GZIPPED = 12 * 1024
-"""The widgets' own code and stylesheet, without the packages the bundle includes."""
+"""The widgets' own code and stylesheet, without the packages the bundle includes
+and without the Markdown renderer."""
+MARKDOWN = "js/chat/markdown.ts"
+"""Our part of the Markdown renderer, which the own-code goal counts apart."""
 
 
 def build() -> None:
@@ -40,19 +47,20 @@ def gz(data: bytes) -> int:
     return len(gzip.compress(data, compresslevel=9))
 
 
-def own_code() -> bytes:
-    """The entry bundled as `npm run build` does, with every package left out."""
+def bundled(entry: str, *flags: str) -> bytes:
+    """`entry` bundled as `npm run build` does, with every package left out."""
     with tempfile.TemporaryDirectory() as out:
-        target = Path(out) / "widget.js"
+        target = Path(out) / "out.js"
         subprocess.run(
             [
                 str(ROOT / "node_modules" / ".bin" / "esbuild"),
-                "js/widget.ts",
+                entry,
                 "--bundle",
                 "--format=esm",
                 "--minify",
                 "--target=es2020",
                 "--packages=external",
+                *flags,
                 "--log-level=error",
                 f"--outfile={target}",
             ],
@@ -60,6 +68,16 @@ def own_code() -> bytes:
             check=True,
         )
         return target.read_bytes()
+
+
+def own_code() -> bytes:
+    """The widgets' entry without the packages and without our Markdown module."""
+    return bundled("js/widget.ts", f"--external:./{MARKDOWN}")
+
+
+def markdown_code() -> bytes:
+    """Our Markdown module alone, without the parser package it imports."""
+    return bundled(MARKDOWN)
 
 
 def opening_message_bytes() -> int:
@@ -92,6 +110,7 @@ def main() -> int:
     code = BUNDLE.read_bytes()
     styles = STYLES.read_bytes()
     own = own_code()
+    markdown = markdown_code()
     gzipped = gz(code) + gz(styles)
     own_gzipped = gz(own) + gz(styles)
     remote = re.findall(rb"(?:import|from)\s*\(?\s*[\"'`](?:https?:)?//", code)
@@ -107,7 +126,13 @@ def main() -> int:
         f"own code, gzipped {own_gzipped / 1024:6.1f} KB (JS {gz(own)} B + CSS)  "
         f"goal <= {GOAL_OWN_GZIPPED // 1024} KB: {own_gzipped / GOAL_OWN_GZIPPED:.2f}x"
     )
-    print(f"packages, gzipped {(gz(code) - gz(own)) / 1024:6.1f} KB (the difference)")
+    print(
+        f"Markdown renderer (counted apart) {gz(markdown) / 1024:.1f} KB "
+        f"({gz(markdown)} B gzipped, {MARKDOWN})"
+    )
+    print(
+        f"packages, gzipped {(gz(code) - gz(own) - gz(markdown)) / 1024:6.1f} KB (the difference)"
+    )
     print(f"remote imports    {len(remote)}")
     opening = opening_message_bytes()
     print(f"picker comm_open  {opening / 1024:6.1f} KB (bundle + state, one widget)")
