@@ -7,9 +7,11 @@ picker. The widgets' own code (ours, JS and CSS) has a goal of its own, apart
 from the packages the bundle includes: it is the same entry built again with
 every package left out (esbuild's `--packages=external`). The goal counts a
 Markdown renderer apart: that is the Markdown parser (a package, already left
-out) and our module that draws its output (`js/chat/markdown.ts`), so the own
-code is built with that module left out too (`--external:`), and the module's
-own size, minified and gzipped, is printed on a line of its own.
+out) and our module that draws its output (`js/chat/markdown.ts`, with the
+stylesheet it imports, `markdown.css`), so the own code is built with that
+module left out too (`--external:`), and the module's own size, JS and CSS
+minified and gzipped, is printed on a line of its own. Each build's stylesheet
+is the CSS esbuild writes beside its JS.
 
     .venv/bin/python bench/bundle.py            # build, then measure
     .venv/bin/python bench/bundle.py --no-build # measure the bundle already built
@@ -47,8 +49,8 @@ def gz(data: bytes) -> int:
     return len(gzip.compress(data, compresslevel=9))
 
 
-def bundled(entry: str, *flags: str) -> bytes:
-    """`entry` bundled as `npm run build` does, with every package left out."""
+def bundled(entry: str, *flags: str) -> tuple[bytes, bytes]:
+    """`entry` bundled as `npm run build` does, with every package left out: JS, CSS."""
     with tempfile.TemporaryDirectory() as out:
         target = Path(out) / "out.js"
         subprocess.run(
@@ -67,16 +69,17 @@ def bundled(entry: str, *flags: str) -> bytes:
             cwd=ROOT,
             check=True,
         )
-        return target.read_bytes()
+        css = target.with_suffix(".css")
+        return target.read_bytes(), css.read_bytes() if css.exists() else b""
 
 
-def own_code() -> bytes:
+def own_code() -> tuple[bytes, bytes]:
     """The widgets' entry without the packages and without our Markdown module."""
     return bundled("js/widget.ts", f"--external:./{MARKDOWN}")
 
 
-def markdown_code() -> bytes:
-    """Our Markdown module alone, without the parser package it imports."""
+def markdown_code() -> tuple[bytes, bytes]:
+    """Our Markdown module and its stylesheet alone, without the parser package it imports."""
     return bundled(MARKDOWN)
 
 
@@ -109,10 +112,11 @@ def main() -> int:
         build()
     code = BUNDLE.read_bytes()
     styles = STYLES.read_bytes()
-    own = own_code()
-    markdown = markdown_code()
+    own, own_styles = own_code()
+    markdown, markdown_styles = markdown_code()
     gzipped = gz(code) + gz(styles)
-    own_gzipped = gz(own) + gz(styles)
+    own_gzipped = gz(own) + gz(own_styles)
+    markdown_gzipped = gz(markdown) + gz(markdown_styles)
     remote = re.findall(rb"(?:import|from)\s*\(?\s*[\"'`](?:https?:)?//", code)
     print(f"bundle            {BUNDLE.relative_to(ROOT)} + {STYLES.name}")
     print(f"minified          {len(code) / 1024:6.1f} KB JS + {len(styles) / 1024:.1f} KB CSS")
@@ -123,16 +127,16 @@ def main() -> int:
         f"goal <= {GOAL_GZIPPED // 1024} KB: {gzipped / GOAL_GZIPPED:.2f}x of the budget"
     )
     print(
-        f"own code, gzipped {own_gzipped / 1024:6.1f} KB (JS {gz(own)} B + CSS)  "
+        f"own code, gzipped {own_gzipped / 1024:6.1f} KB "
+        f"(JS {gz(own)} B + CSS {gz(own_styles)} B)  "
         f"goal <= {GOAL_OWN_GZIPPED // 1024} KB: {own_gzipped / GOAL_OWN_GZIPPED:.2f}x"
     )
     print(
-        f"Markdown renderer (counted apart) {gz(markdown) / 1024:.1f} KB "
-        f"({gz(markdown)} B gzipped, {MARKDOWN})"
+        f"Markdown renderer (counted apart) {markdown_gzipped / 1024:.1f} KB "
+        f"(JS {gz(markdown)} B + CSS {gz(markdown_styles)} B, {MARKDOWN})"
     )
-    print(
-        f"packages, gzipped {(gz(code) - gz(own) - gz(markdown)) / 1024:6.1f} KB (the difference)"
-    )
+    packages = gz(code) - gz(own) - gz(markdown)
+    print(f"packages, gzipped {packages / 1024:6.1f} KB (the JS difference)")
     print(f"remote imports    {len(remote)}")
     opening = opening_message_bytes()
     print(f"picker comm_open  {opening / 1024:6.1f} KB (bundle + state, one widget)")

@@ -1,2 +1,2 @@
-// `widget.ts` imports the stylesheets for esbuild, which writes them to `widget.css`.
+// `widget.ts` (and `chat/markdown.ts`) import the stylesheets for esbuild, which writes them to `widget.css`.
 declare module "*.css";

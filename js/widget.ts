@@ -1,13 +1,14 @@
 // The bundle's entry: one ES module for every widget of the kit, dispatching on
 // the model's `kind` trait to the view that draws it. The stylesheets imported
 // here become `static/widget.css`, which anywidget's `_css` loads: into the
-// document in JupyterLab, into the widget's shadow root in marimo.
+// document in JupyterLab, into the widget's shadow root in marimo. They come
+// first, so the Markdown replies' rules (chat/markdown.css) follow them.
 
+import "./picker/style.css";
+import "./chat/style.css";
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { type ChatModel, mountChat } from "./chat/index";
 import { mountPicker, type PickerModel } from "./picker/index";
-import "./picker/style.css";
-import "./chat/style.css";
 
 function render({ model, el }: RenderProps): () => void {
   const kind = model.get("kind");

@@ -6,6 +6,7 @@
 
 import SimpleMarkdown, { type SingleASTNode } from "@khanacademy/simple-markdown";
 import { type AttrMap, h } from "../dom";
+import "./markdown.css";
 
 type Tag = keyof HTMLElementTagNameMap;
 
