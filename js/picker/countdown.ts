@@ -13,9 +13,7 @@ export function formatRemaining(ms: number): string {
   const days = Math.floor(total / 86400);
   const hours = Math.floor((total % 86400) / 3600);
   const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  const ss = String(seconds).padStart(2, "0");
-  if (days > 0) return `${days} d ${hours}:${String(minutes).padStart(2, "0")}:${ss}`;
-  if (hours > 0) return `${hours}:${String(minutes).padStart(2, "0")}:${ss}`;
-  return `${minutes}:${ss}`;
+  const ss = String(total % 60).padStart(2, "0");
+  const clock = days || hours ? `${hours}:${String(minutes).padStart(2, "0")}:${ss}` : `${minutes}:${ss}`;
+  return days ? `${days} d ${clock}` : clock;
 }
