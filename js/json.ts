@@ -1,4 +1,4 @@
-// Reading JSON that arrives from Python, an agent or a renderer: what is an object.
+// Reading JSON that arrives from Python, an agent or a renderer: what is an object, what is text.
 
 /** `value` as an object's fields when it is a JSON object (not null, not an array); else undefined. */
 export function asRecord(value: unknown): Record<string, unknown> | undefined {
@@ -6,3 +6,6 @@ export function asRecord(value: unknown): Record<string, unknown> | undefined {
     ? (value as Record<string, unknown>)
     : undefined;
 }
+
+/** `value` when it is a string; else "". */
+export const str = (value: unknown): string => (typeof value === "string" ? value : "");

@@ -1,7 +1,7 @@
 // Pure transcript state: committed AG-UI messages plus the live events of the
 // run in progress, reduced to what the view draws. No DOM here.
 
-import { asRecord } from "../json";
+import { asRecord, str } from "../json";
 import type { WireEvent, WireMessage } from "./protocol";
 
 export interface UserItem {
@@ -46,7 +46,7 @@ export function contentText(content: unknown): string {
   return content
     .map((part: unknown) => {
       const p = asRecord(part);
-      return p?.type === "text" && typeof p.text === "string" ? p.text : "";
+      return p?.type === "text" ? str(p.text) : "";
     })
     .join("");
 }
@@ -100,11 +100,6 @@ export function fromMessages(messages: readonly WireMessage[]): TranscriptItem[]
   return items;
 }
 
-function str(event: WireEvent, field: string): string {
-  const value = event[field];
-  return typeof value === "string" ? value : "";
-}
-
 function indexOf(items: readonly TranscriptItem[], id: string, kind: TranscriptItem["kind"]): number {
   return items.findIndex((it) => it.id === id && it.kind === kind);
 }
@@ -135,24 +130,24 @@ function appendText(state: Transcript, id: string, delta: string): Transcript {
 
 /** One AG-UI event applied to the transcript. Unknown events leave it unchanged. */
 export function reduce(state: Transcript, event: WireEvent): Transcript {
-  const callId = str(event, "toolCallId");
+  const callId = str(event.toolCallId);
   switch (event.type) {
     case "RUN_STARTED":
       return { ...state, error: null };
     case "TEXT_MESSAGE_START":
-      return added(state, assistantItem(str(event, "messageId")));
+      return added(state, assistantItem(str(event.messageId)));
     case "TEXT_MESSAGE_CONTENT":
-      return appendText(state, str(event, "messageId"), str(event, "delta"));
+      return appendText(state, str(event.messageId), str(event.delta));
     case "TEXT_MESSAGE_CHUNK": {
       const last = [...state.items].reverse().find((it) => it.kind === "assistant");
-      return appendText(state, str(event, "messageId") || (last?.id ?? ""), str(event, "delta"));
+      return appendText(state, str(event.messageId) || (last?.id ?? ""), str(event.delta));
     }
     case "TEXT_MESSAGE_END":
-      return update(state, str(event, "messageId"), "assistant", (it) => ({ ...it, streaming: false }));
+      return update(state, str(event.messageId), "assistant", (it) => ({ ...it, streaming: false }));
     case "TOOL_CALL_START":
-      return added(state, toolItem(callId, str(event, "toolCallName"), "", true));
+      return added(state, toolItem(callId, str(event.toolCallName), "", true));
     case "TOOL_CALL_ARGS":
-      return update(state, callId, "tool", (it) => ({ ...it, args: it.args + str(event, "delta") }));
+      return update(state, callId, "tool", (it) => ({ ...it, args: it.args + str(event.delta) }));
     case "TOOL_CALL_END":
       return update(state, callId, "tool", (it) => ({ ...it, streaming: false }));
     case "TOOL_CALL_RESULT":
@@ -167,7 +162,7 @@ export function reduce(state: Transcript, event: WireEvent): Transcript {
     case "RUN_FINISHED":
       return { ...state, items: state.items.map(settle) };
     case "RUN_ERROR":
-      return { ...state, error: str(event, "message"), items: state.items.map(settle) };
+      return { ...state, error: str(event.message), items: state.items.map(settle) };
     default:
       return state;
   }

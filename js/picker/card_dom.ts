@@ -2,6 +2,7 @@
 // (or a custom renderer), the buttons, and the read-only summary once decided.
 
 import { h } from "../dom";
+import { str } from "../json";
 import { formatRemaining } from "./countdown";
 import { buildField, type FieldDom, readValues } from "./field_dom";
 import {
@@ -160,7 +161,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
   deny?.addEventListener("click", () => {
     const [given] = reasonDom;
     const said = given ? readValues(reasonDom)[given.spec.dataField] : "";
-    send("resolved", denial(typeof said === "string" ? said : ""));
+    send("resolved", denial(str(said)));
   });
   cancel.addEventListener("click", () => send("cancelled", null));
 

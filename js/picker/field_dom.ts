@@ -2,6 +2,7 @@
 // a `FieldSpec`, with its description and error line, and reading it back.
 
 import { type AttrMap, h } from "../dom";
+import { str } from "../json";
 import type { FieldSpec, RawValue, RawValues } from "./form";
 
 /** A drawn field: the controls its value is read from, and where its error goes. */
@@ -101,7 +102,7 @@ export function buildField(ctx: FieldContext, field: FieldSpec, raw: RawValues, 
       "data-field": dataField,
       "aria-required": required ? "true" : undefined,
     });
-    control.value = typeof value === "string" ? value : "";
+    control.value = str(value);
     wrap = h("div", "iw-field", h("label", { for: id }, label, mark), desc, control);
     controls = [control];
   }

@@ -2,7 +2,7 @@
 // to a payload with the same checks Python makes (so most mistakes are caught
 // before a round trip). Pure: no DOM.
 
-import { asRecord } from "../json";
+import { asRecord, str } from "../json";
 import type { FieldError, JsonSchema } from "./types";
 
 export type Control =
@@ -394,7 +394,7 @@ function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
     if (c.maxItems !== undefined && values.length > c.maxItems) return { error: `choose at most ${c.maxItems}` };
     return { value: values };
   }
-  const text = typeof raw === "string" ? raw : "";
+  const text = str(raw);
   // Spaces are text a person typed, but no number, date or choice.
   if ((c.kind === "text" ? text : text.trim()) === "") return null;
   switch (c.kind) {

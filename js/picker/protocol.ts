@@ -2,7 +2,7 @@
 // `interrupt_widget/picker_protocol.py`. User actions go through `model.send`
 // (never trait + save_changes: ipykernel 7.4 stalls a widget's later saves).
 
-import { asRecord } from "../json";
+import { asRecord, str } from "../json";
 import type { AnswerStatus, FieldError } from "./types";
 
 /** View -> Python: one answer (or cancel) for one interrupt. */
@@ -58,7 +58,7 @@ export function parseAnswerResult(message: unknown): AnswerResultMessage | null 
     type: "answer_result",
     requestId: record.requestId,
     ok: record.ok === true,
-    error: typeof record.error === "string" ? record.error : "",
+    error: str(record.error),
     errors,
   };
 }
