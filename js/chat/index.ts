@@ -27,12 +27,10 @@ export interface MountChatOptions {
 const mountOwnPicker: PickerMounter = (el, model, options) =>
   mountPicker(el, model as unknown as AnyModel<PickerModel>, options);
 
-const MODEL_REF = "IPY_MODEL_";
-
 /** The model id inside a widget reference (`"IPY_MODEL_<id>"`), or null. */
 export function pickerModelId(ref: unknown): string | null {
   if (typeof ref !== "string" || !ref) return null;
-  return ref.startsWith(MODEL_REF) ? ref.slice(MODEL_REF.length) : ref;
+  return ref.replace(/^IPY_MODEL_/, "");
 }
 
 /** The tool call ids of a picker's interrupts (its `interrupts` trait, camelCase). */

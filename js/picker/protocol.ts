@@ -41,7 +41,7 @@ export function answerMessage(
 ): AnswerMessage {
   sequence += 1;
   const requestId = `${Date.now().toString(36)}-${sequence}-${random()}`;
-  return { type: "answer", requestId, interruptId, status, payload: status === "cancelled" ? null : payload, viewId };
+  return { type: "answer", requestId, interruptId, status, payload, viewId };
 }
 
 function isFieldError(value: unknown): value is FieldError {
