@@ -112,17 +112,13 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
   let current: ChatViewState | null = null;
   let anchors: readonly string[] = [];
 
-  // The picker sits in the transcript after the call it asks about, so the
-  // decision reads in order; at the end when no such call is drawn.
+  // The picker sits in the transcript after the call it asks about (the last
+  // one drawn), so the decision reads in order; at the end when no such call is drawn.
   const placePicker = (): void => {
-    let after: Element | null = null;
-    for (const id of anchors) {
-      const node = nodes.get(`tool:${id}`)?.node;
-      if (node && (!after || after.compareDocumentPosition(node) & Node.DOCUMENT_POSITION_FOLLOWING)) {
-        after = node;
-      }
-    }
-    if (after === null) {
+    const asked = current?.transcript.items.filter((it) => it.kind === "tool" && anchors.includes(it.id)) ?? [];
+    const last = asked[asked.length - 1];
+    const after = last && nodes.get(`tool:${last.id}`)?.node;
+    if (!after) {
       if (log.lastElementChild !== pickerSlot) log.appendChild(pickerSlot);
     } else if (after.nextElementSibling !== pickerSlot) {
       after.after(pickerSlot);
