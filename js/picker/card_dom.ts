@@ -159,8 +159,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     form.addEventListener("change", showChanges);
   }
   deny?.addEventListener("click", () => {
-    const [given] = reasonDom;
-    const said = given ? readValues(reasonDom)[given.spec.dataField] : "";
+    const [said] = Object.values(readValues(reasonDom)); // the reason's text, when it is drawn
     send("resolved", denial(str(said)));
   });
   cancel.addEventListener("click", () => send("cancelled", null));
