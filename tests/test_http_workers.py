@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import psutil
@@ -23,7 +24,7 @@ from interrupt_widget.execution_ledger import ExecutionLedger
 from interrupt_widget.http import serve
 from interrupt_widget.http.cli import main
 from interrupt_widget.http.client import AGUIClient
-from interrupt_widget.http.workers import WorkersRefused, shareable_ledger
+from interrupt_widget.http.workers import WorkersRefused, shareable_ledger, worker_config
 from interrupt_widget.ledgers import default_ledger_path
 
 FAULTS = Path(__file__).parent / "faults"
@@ -184,3 +185,31 @@ def test_workers_need_names_they_can_import_and_ledgers_they_can_open(
         shareable_ledger("postgresql://u@127.0.0.1:5432/db") == "postgresql://u@127.0.0.1:5432/db"
     )
     assert shareable_ledger("~/calls.db") == os.path.expanduser("~/calls.db")
+
+
+def test_workers_carry_the_options_given_settled_and_leave_the_rest_to_asgi_app(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("INTERRUPT_WIDGET_MODEL", "offline")
+    config = worker_config(
+        AGENT,
+        policy=None,
+        secret=b"a-secret-every-worker-shares-0123456789",
+        ledger=tmp_path / "ledger.db",
+        expires_in=timedelta(minutes=5),
+        cors_origins=("http://localhost:5173",),
+        token=None,
+    )
+    assert config.options == {
+        "secret": "a-secret-every-worker-shares-0123456789",
+        "ledger": str(tmp_path / "ledger.db"),
+        "expires_in": 300.0,
+        "cors_origins": ["http://localhost:5173"],
+    }  # no token, body limits or schemas given: asgi_app's defaults apply in each worker
+    with pytest.raises(WorkersRefused, match="plain JSON data"):
+        worker_config(
+            AGENT,
+            policy=None,
+            ledger=tmp_path / "ledger.db",
+            response_schemas={"schedule_meeting": {"enum": {1, 2}}},
+        )

@@ -6,6 +6,7 @@
 
 import SimpleMarkdown, { type SingleASTNode } from "@khanacademy/simple-markdown";
 import { type AttrMap, h } from "../dom";
+import { str as text } from "../json";
 import "./markdown.css";
 
 type Tag = keyof HTMLElementTagNameMap;
@@ -23,8 +24,6 @@ const WRAPPERS: Record<string, Tag> = {
 
 /** Only these link targets become links; `javascript:`, `data:`, `mailto:` and the rest stay text. */
 const SAFE_URL = /^https?:\/\/\S+$/i;
-
-const text = (value: unknown): string => (typeof value === "string" ? value : "");
 
 /** `content` drawn inside a new `tag`: text as a text node, a list of nodes one by one. */
 function wrap(tag: Tag, content: unknown, attrs: AttrMap = {}): HTMLElement {
