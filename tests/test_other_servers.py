@@ -58,6 +58,26 @@ def test_the_arguments_are_read_from_the_framework_when_not_from_tool_input(serv
     assert tool_arguments(interrupt(server)) == ARGS
 
 
+def test_the_picker_sends_every_view_the_names_and_arguments_python_reads(
+    recorder: CommRecorder,
+) -> None:
+    servers = ["agent_framework", "agent_framework_hosted", "strands", "adk", "bare"]
+    picker = InterruptPicker([interrupt(s) for s in servers])
+    assert picker.calls == {
+        "int_af_1": {"name": "transfer_funds", "arguments": ARGS},
+        "int_af_2": {"name": "web_search", "arguments": {}},
+        "int_st_1": {"name": "transfer_funds", "arguments": ARGS},
+        "adk_conf_1": {"name": "transfer_funds", "arguments": ARGS},
+        "int_lg_1": {"name": "tool_call"},  # nothing names it outside its conversation
+    }
+    comm = recorder.of(picker)
+    assert comm.messages[0].data["state"]["calls"] == picker.calls  # in the first drawing
+    picker.reset([interrupt("bare")], MESSAGES)  # as a chat does, with its conversation
+    assert picker.calls == {"int_lg_1": {"name": "delete_file"}}
+    assert comm.state_updates()[-1]["calls"] == picker.calls
+    assert "Interrupt delete_file: waiting for an answer" in repr(picker)
+
+
 def test_agent_framework_takes_approve_and_deny_as_the_picker_sends_them(
     recorder: CommRecorder,
 ) -> None:
@@ -115,6 +135,7 @@ async def test_the_chat_waiting_line_names_the_call_the_interrupt_points_at(
     await until(chat, lambda: chat.status == "waiting")
     assert chat.status_line == "Waiting for your answer: delete_file"
     assert chat.picker is not None
+    assert chat.picker.calls == {"int_lg_1": {"name": "delete_file"}}  # as its card is titled
     chat.picker.cancel()
     await run
     assert chat.status == "done"

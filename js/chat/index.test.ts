@@ -186,23 +186,6 @@ describe("mountChat", () => {
     expect(el.children.length).toBe(0);
   });
 
-  it("lets its picker name a tool from the conversation's calls", async () => {
-    const model = chatModel({
-      messages: [{ id: "a", role: "assistant", toolCalls: [{ id: "c", function: { name: "book", arguments: "{}" } }] }],
-    });
-    model.others.set(
-      "p",
-      new FakeModel({ kind: "picker", interrupts: [{ id: "i", reason: "tool_call", toolCallId: "c" }] }),
-    );
-    const mountPicker = vi.fn();
-    mount(model, { mountPicker });
-    model.set("picker", "IPY_MODEL_p");
-    await vi.waitFor(() => expect(mountPicker).toHaveBeenCalled());
-    const options = mountPicker.mock.calls[0]?.[2] as { callNames: (id: string) => string | undefined } | undefined;
-    expect(options?.callNames("c")).toBe("book");
-    expect(options?.callNames("nope")).toBeUndefined();
-  });
-
   it("places the picker after the tool call it asks about, and later text below it", async () => {
     const model = chatModel({
       messages: [

@@ -6,7 +6,7 @@ import { asRecord } from "../json";
 import { mountPicker, type PickerModel } from "../picker/index";
 
 import { type ChatModel, isToFrontEnd, type ToKernel, type WireMessage } from "./protocol";
-import { emptyTranscript, fromMessages, reduce, type ToolItem, type Transcript } from "./transcript";
+import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
 import { createChatView } from "./view";
 
 export type { ChatModel } from "./protocol";
@@ -15,7 +15,6 @@ export type { ChatModel } from "./protocol";
 export type PickerMounter = (
   el: HTMLElement,
   model: AnyModel,
-  options: { callNames: (toolCallId: string) => string | undefined },
   // biome-ignore lint/suspicious/noConfusingVoidType: a mounter may return nothing, as anywidget's render may
 ) => (() => void) | void;
 
@@ -24,8 +23,7 @@ export interface MountChatOptions {
   mountPicker?: PickerMounter;
 }
 
-const mountOwnPicker: PickerMounter = (el, model, options) =>
-  mountPicker(el, model as unknown as AnyModel<PickerModel>, options);
+const mountOwnPicker: PickerMounter = (el, model) => mountPicker(el, model as unknown as AnyModel<PickerModel>);
 
 /** The model id inside a widget reference (`"IPY_MODEL_<id>"`), or null. */
 export function pickerModelId(ref: unknown): string | null {
@@ -102,10 +100,7 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
         // The chat keeps one picker and resets it for each question: follow its interrupts.
         const anchor = (): void => view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
         anchor();
-        // The picker names a tool from the call its interrupt points at, when its server did not.
-        const callNames = (id: string): string | undefined =>
-          transcript.items.find((item): item is ToolItem => item.kind === "tool" && item.id === id)?.name;
-        const unmount = mount(view.pickerSlot, pickerModel, { callNames });
+        const unmount = mount(view.pickerSlot, pickerModel);
         pickerModel.on("change:interrupts", anchor);
         pickerCleanup = () => {
           pickerModel.off("change:interrupts", anchor);

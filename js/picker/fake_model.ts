@@ -1,11 +1,22 @@
 // An in-memory AnyModel for the picker's tests: traits, change events, and a
-// record of what the view sends; `reply` plays Python's answer_result.
+// record of what the view sends; `reply` plays Python's answer_result. Like
+// Python for the kit's own interrupts, it names each call from `metadata.tool_name`
+// and `tool_input`; a test of other servers' interrupts passes Python's `calls`.
 
 import type { AnyModel } from "@anywidget/types";
 import type { AnswerMessage, AnswerResultMessage } from "./protocol";
-import type { PickerModel, WireInterrupt } from "./types";
+import type { PickerModel, ToolCallOf, WireInterrupt } from "./types";
 
 type Handler = (...args: unknown[]) => void;
+
+function kitCalls(interrupts: WireInterrupt[]): Record<string, ToolCallOf> {
+  const calls: Record<string, ToolCallOf> = {};
+  for (const { id, metadata } of interrupts) {
+    const name = metadata?.tool_name;
+    if (typeof name === "string") calls[id] = { name, arguments: metadata?.tool_input };
+  }
+  return calls;
+}
 
 export class FakeModel {
   state: PickerModel;
@@ -21,6 +32,7 @@ export class FakeModel {
       error: "",
       errors: {},
       renderers: {},
+      calls: kitCalls(interrupts),
       ...extra,
     };
   }

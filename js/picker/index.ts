@@ -6,7 +6,6 @@ import type { AnyModel } from "@anywidget/types";
 import { type AnswerResultMessage, answerMessage, newViewId, parseAnswerResult } from "./protocol";
 import type { ModuleLoader } from "./renderers";
 import { initialState, type ModelState, type PickerEvent, type PickerState, reduce, viewOf } from "./state";
-import type { CallNames } from "./tool";
 import type { PickerModel } from "./types";
 import { createPickerDom } from "./view";
 
@@ -14,17 +13,31 @@ export { collect, formFromSchema } from "./form";
 export type { AnswerMessage, AnswerResultMessage } from "./protocol";
 export type { RendererProps, RenderFn } from "./renderers";
 export { initialState, reduce, viewOf } from "./state";
-export type { AnswerRecord, FieldError, JsonSchema, PickerModel, PickerStatus, WireInterrupt } from "./types";
+export type {
+  AnswerRecord,
+  FieldError,
+  JsonSchema,
+  PickerModel,
+  PickerStatus,
+  ToolCallOf,
+  WireInterrupt,
+} from "./types";
 
 export interface MountOptions {
   /** Replaces the Blob-URL import of custom renderers (tests). */
   loader?: ModuleLoader;
-  /** Names of the conversation's tool calls by id: the chat passes its transcript's. */
-  callNames?: CallNames;
 }
 
 /** The traits the picker draws from, each with its value before Python sets it. */
-const DEFAULTS: ModelState = { interrupts: [], answers: {}, status: "waiting", error: "", errors: {}, renderers: {} };
+const DEFAULTS: ModelState = {
+  interrupts: [],
+  answers: {},
+  status: "waiting",
+  error: "",
+  errors: {},
+  renderers: {},
+  calls: {},
+};
 const TRAITS = Object.keys(DEFAULTS) as Array<keyof ModelState>;
 
 function readModel(model: AnyModel<PickerModel>): ModelState {
@@ -33,7 +46,7 @@ function readModel(model: AnyModel<PickerModel>): ModelState {
 
 export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, options: MountOptions = {}): () => void {
   const viewId = newViewId();
-  let state: PickerState = initialState(readModel(model), Date.now(), options.callNames, viewId);
+  let state: PickerState = initialState(readModel(model), Date.now(), viewId);
   const waiting = new Map<string, (reply: AnswerResultMessage) => void>();
   let timer: ReturnType<typeof setInterval> | null = null;
 

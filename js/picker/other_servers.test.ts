@@ -1,21 +1,22 @@
 // Interrupts as other AG-UI servers send them (tests/fixtures/other_servers.json,
 // built from each server's own code): the picker offers what a person expects
-// and sends what each schema wants.
+// and sends what each schema wants. Python names each call (tests/test_other_servers.py
+// checks the `calls` it sends for these interrupts); the card draws what it sent.
 
 import { describe, expect, it } from "vitest";
 import servers from "../../tests/fixtures/other_servers.json";
 import { FakeModel } from "./fake_model";
 import { collect, denial, formFromSchema, initialValues, type RawValues } from "./form";
 import { buttonIn, cardIn, pickerHost } from "./test_host";
-import { toolArgsOf, toolNameOf } from "./tool";
-import type { JsonSchema, WireInterrupt } from "./types";
+import type { JsonSchema, ToolCallOf, WireInterrupt } from "./types";
 
 const interrupt = (name: keyof typeof servers): WireInterrupt => servers[name] as unknown as WireInterrupt;
 const schemaOf = (name: keyof typeof servers): JsonSchema => interrupt(name).responseSchema as JsonSchema;
-const callNames = (id: string): string | undefined => {
-  for (const message of servers.messages)
-    for (const call of message.toolCalls ?? []) if (call.id === id) return call.function.name;
-  return undefined;
+const ARGS = { amount: 250, recipient: "bob", urgent: true };
+/** The `calls` Python sends for these interrupts (in a chat, for the bare one). */
+const CALLS: Record<string, ToolCallOf> = {
+  int_af_1: { name: "transfer_funds", arguments: ARGS },
+  int_lg_1: { name: "delete_file" },
 };
 
 function approve(schema: JsonSchema, edits: RawValues = {}) {
@@ -68,37 +69,17 @@ describe("Microsoft Agent Framework's approval (approved or accepted through any
     const spec = formFromSchema(schemaOf("agent_framework_hosted"));
     expect(spec).toMatchObject({ approval: true, canDeny: true, fields: [] });
   });
-
-  it("is named from the framework's metadata, and shows the call's arguments", () => {
-    expect(toolNameOf(interrupt("agent_framework"))).toBe("transfer_funds");
-    expect(toolNameOf(interrupt("agent_framework_hosted"))).toBe("web_search");
-    expect(toolArgsOf(interrupt("agent_framework"))).toEqual({ amount: 250, recipient: "bob", urgent: true });
-  });
 });
 
-describe("naming the tool", () => {
-  it("reads metadata.tool_name first (Strands, the kit itself)", () => {
-    expect(toolNameOf(interrupt("strands"), callNames)).toBe("transfer_funds");
-    expect(formFromSchema(schemaOf("strands")).approval).toBe(true);
-  });
-
-  it("else the tool call toolCallId points at in the conversation", () => {
-    expect(toolNameOf(interrupt("bare"), callNames)).toBe("delete_file");
-    expect(toolNameOf(interrupt("bare"))).toBe("tool_call"); // outside a chat: the reason
-  });
-
-  it("passes over a framework's confirmation call to the call it confirms (Google ADK)", () => {
-    expect(callNames(interrupt("adk").toolCallId ?? "")).toBe("adk_request_confirmation");
-    expect(toolNameOf(interrupt("adk"), callNames)).toBe("transfer_funds");
-    expect(toolArgsOf(interrupt("adk"))).toEqual({ amount: 250, recipient: "bob", urgent: true });
-  });
+it("takes Strands' schema as an approval", () => {
+  expect(formFromSchema(schemaOf("strands")).approval).toBe(true);
 });
 
 describe("the card for another server's interrupt", () => {
   const host = pickerHost();
 
   it("titles Agent Framework's card with the tool and approves with what its schema wants", () => {
-    const model = new FakeModel([interrupt("agent_framework")]);
+    const model = new FakeModel([interrupt("agent_framework")], { calls: CALLS });
     host.mount(model);
     const card = cardIn(host.el, "int_af_1");
     expect(card.querySelector(".iw-title")?.textContent).toBe("transfer_funds");
@@ -108,8 +89,13 @@ describe("the card for another server's interrupt", () => {
     expect(model.sent).toEqual([expect.objectContaining({ status: "resolved", payload: { approved: true } })]);
   });
 
-  it("names the tool from the chat's conversation when the server did not", () => {
-    host.mount(new FakeModel([interrupt("bare")]), { callNames });
+  it("titles a card with the name Python gives its call", () => {
+    host.mount(new FakeModel([interrupt("bare")], { calls: CALLS }));
     expect(cardIn(host.el, "int_lg_1").querySelector(".iw-title")?.textContent).toBe("delete_file");
+  });
+
+  it("titles a card with the interrupt's reason when Python names no tool", () => {
+    host.mount(new FakeModel([interrupt("bare")]));
+    expect(cardIn(host.el, "int_lg_1").querySelector(".iw-title")?.textContent).toBe("tool_call");
   });
 });

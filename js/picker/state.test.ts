@@ -19,12 +19,13 @@ const model = (extra: Partial<ModelState> = {}): ModelState => ({
   error: "",
   errors: {},
   renderers: {},
+  calls: { a: { name: "pay", arguments: { amount: 5, to: { iban: "X" } } } },
   ...extra,
 });
 const T0 = Date.parse("2026-12-02T10:00:00Z");
 
 describe("the reducer", () => {
-  it("derives cards: title, arguments as text, deadline", () => {
+  it("derives cards: Python's title and arguments (as text), the reason without a call, deadline", () => {
     const view = viewOf(initialState(model(), T0));
     expect(view.cards.map((c) => [c.title, c.phase, c.remaining])).toEqual([
       ["pay", "open", 10_000],

@@ -4,10 +4,12 @@ import { asRecord } from "../json";
 import { remainingMs } from "./countdown";
 import type { AnswerResultMessage } from "./protocol";
 import { type Decision, decisionOf } from "./summary";
-import { type CallNames, toolArgsOf, toolNameOf } from "./tool";
 import type { AnswerRecord, FieldError, PickerModel, PickerStatus, WireInterrupt } from "./types";
 
-export type ModelState = Pick<PickerModel, "interrupts" | "answers" | "status" | "error" | "errors" | "renderers">;
+export type ModelState = Pick<
+  PickerModel,
+  "interrupts" | "answers" | "status" | "error" | "errors" | "renderers" | "calls"
+>;
 
 export interface PickerState {
   model: ModelState;
@@ -16,8 +18,6 @@ export interface PickerState {
   /** Problems found (in the browser or in Python's reply) with this view's last attempt. */
   refusals: Record<string, { error: string; errors: FieldError[] }>;
   now: number;
-  /** Names of the conversation's tool calls, when a chat holds the picker. */
-  callNames?: CallNames;
   /** This view's id, sent with its answers (recorded as by `view:<id>`). */
   viewId?: string;
   /** interruptId -> requestId of this view's answer that another view's answer overtook. */
@@ -36,7 +36,7 @@ export type CardPhase = "open" | "pending" | "expired" | "decided";
 export interface CardView {
   id: string;
   interrupt: WireInterrupt;
-  /** Tool name, or the reason when it is not a tool approval. */
+  /** Tool name as Python reads it, or the reason when it is not a tool approval. */
   title: string;
   message: string;
   /** The tool's arguments, each value as display text. */
@@ -66,8 +66,8 @@ export interface PickerView {
   progress: string;
 }
 
-export function initialState(model: ModelState, now: number, callNames?: CallNames, viewId?: string): PickerState {
-  return { model, pending: {}, refusals: {}, now, callNames, viewId, overruled: {} };
+export function initialState(model: ModelState, now: number, viewId?: string): PickerState {
+  return { model, pending: {}, refusals: {}, now, viewId, overruled: {} };
 }
 
 /** True when `record` was given by someone other than this view. */
@@ -130,8 +130,8 @@ export function reduce(state: PickerState, event: PickerEvent): PickerState {
   }
 }
 
-function argsOf(interrupt: WireInterrupt): Array<[string, string]> {
-  return Object.entries(asRecord(toolArgsOf(interrupt)) ?? {}).map(([key, value]): [string, string] => [
+function argsOf(args: unknown): Array<[string, string]> {
+  return Object.entries(asRecord(args) ?? {}).map(([key, value]): [string, string] => [
     key,
     typeof value === "string" ? value : JSON.stringify(value),
   ]);
@@ -154,13 +154,14 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
   else if (state.pending[id]) phase = "pending";
   else if (remaining !== null && remaining <= 0) phase = "expired";
   const errors = phase === "decided" ? [] : (refusal?.errors ?? model.errors[id] ?? []);
-  const title = toolNameOf(interrupt, state.callNames);
+  const call = model.calls[id];
+  const title = call?.name ?? interrupt.reason;
   return {
     id,
     interrupt,
     title,
     message: interrupt.message ?? "",
-    args: argsOf(interrupt),
+    args: argsOf(call?.arguments),
     phase,
     decision: record ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[id]) } : null,
     fieldErrors: groupErrors(errors),

@@ -71,4 +71,12 @@ export interface PickerModel {
   error: string;
   errors: Record<string, FieldError[]>;
   renderers: Record<string, string>;
+  /** interruptId -> the tool it asks about and its arguments, named by Python (`tool_name`). */
+  calls: Record<string, ToolCallOf>;
+}
+
+/** Which tool an interrupt asks about, with which arguments (left out when it carries none). */
+export interface ToolCallOf {
+  name: string;
+  arguments?: unknown;
 }

@@ -520,7 +520,8 @@ class AgentChat(anywidget.AnyWidget):
             self._person_needed.clear()
 
     def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
-        self._picker.reset(interrupts)  # refuses bad interrupts before changing anything
+        # Refuses bad interrupts before changing anything; the conversation names their calls.
+        self._picker.reset(interrupts, self._thread.messages)
         self._asked = frozenset(i.id for i in interrupts)
         self.set_trait("picker", self._picker)
 

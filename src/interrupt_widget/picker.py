@@ -28,13 +28,13 @@ from typing import Any
 
 import anywidget
 import traitlets
-from ag_ui.core import Interrupt, ResumeEntry
+from ag_ui.core import Interrupt, Message, ResumeEntry
 
 from ._bundle import CSS, ESM
 from .answers import describe, is_expired, parse_instant, validate_payload
 from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .errors import AnswerRefused
-from .interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON, tool_name, verdict
+from .interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON, tool_arguments, tool_name, verdict
 from .picker_protocol import (
     AnswerResult,
     AnswerStatus,
@@ -89,6 +89,11 @@ class InterruptPicker(anywidget.AnyWidget):
     """`{interruptId: [{"path", "message"}]}` from the last refused answer of each interrupt."""
     renderers = traitlets.Dict().tag(sync=True)
     """`{tool name or reason: ES module source}` replacing the built-in form."""
+    calls = traitlets.Dict().tag(sync=True)
+    """`{interruptId: {"name", "arguments"}}`: the tool each interrupt asks about and its
+    arguments, as `tool_name` (with the conversation, when given) and `tool_arguments`
+    read them, so every view names a call as Python does; `arguments` is left out when
+    the interrupt carries none."""
 
     def __init__(
         self,
@@ -96,13 +101,20 @@ class InterruptPicker(anywidget.AnyWidget):
         *,
         renderers: Mapping[str, str | pathlib.Path] | None = None,
         on_submit: SubmitCallback | None = None,
+        messages: Iterable[Message] = (),
     ) -> None:
-        """`interrupts`: at least one; None for a picker that asks nothing until `reset`."""
+        """`interrupts`: at least one; None for a picker that asks nothing until `reset`.
+
+        `messages`: the conversation the interrupts come from, which names the tool
+        of an interrupt that only points at its call (`tool_call_id`).
+        """
         parsed = [] if interrupts is None else _checked(interrupts)
+        self._names: dict[str, str] = {}
         # Passed to the constructor so the opening message already carries them.
         super().__init__(
             interrupts=[to_wire(i) for i in parsed],
             renderers={str(k): _renderer_source(v) for k, v in (renderers or {}).items()},
+            calls=self._read_calls(parsed, messages),
         )
         self._on_submit = on_submit
         self._lock = threading.RLock()
@@ -113,8 +125,11 @@ class InterruptPicker(anywidget.AnyWidget):
         self._sweep_expired()
         self._settle()
 
-    def reset(self, interrupts: Iterable[Interrupt | Mapping[str, Any]]) -> None:
-        """Ask about `interrupts` instead: answers, errors and status start afresh.
+    def reset(
+        self, interrupts: Iterable[Interrupt | Mapping[str, Any]], messages: Iterable[Message] = ()
+    ) -> None:
+        """Ask about `interrupts` (from the conversation `messages`) instead: answers,
+        errors and status start afresh.
 
         One picker can serve question after question (the chat reuses its own:
         marimo creates a widget's front end only while a cell runs). A view
@@ -128,6 +143,7 @@ class InterruptPicker(anywidget.AnyWidget):
                 _call_soon(loop, timer.cancel)
             with self.hold_sync():
                 self.interrupts = [to_wire(i) for i in parsed]
+                self.calls = self._read_calls(parsed, messages)
                 self.answers = {}
                 self.errors = {}
                 self.error = ""
@@ -135,6 +151,21 @@ class InterruptPicker(anywidget.AnyWidget):
             self._begin(parsed)
             self._sweep_expired()
         self._settle()
+
+    def _read_calls(
+        self, parsed: list[Interrupt], messages: Iterable[Message]
+    ) -> dict[str, dict[str, Any]]:
+        """The `calls` trait for `parsed`, keeping each name for the picker's own messages."""
+        conversation = tuple(messages)
+        self._names = {i.id: tool_name(i, conversation) for i in parsed}
+        calls: dict[str, dict[str, Any]] = {}
+        for interrupt in parsed:
+            call: dict[str, Any] = {"name": self._names[interrupt.id]}
+            arguments = tool_arguments(interrupt)
+            if arguments is not None:
+                call["arguments"] = arguments
+            calls[interrupt.id] = call
+        return calls
 
     def _begin(self, parsed: list[Interrupt]) -> None:
         """Start asking about `parsed` (under the lock, or before anyone else can call)."""
@@ -258,7 +289,7 @@ class InterruptPicker(anywidget.AnyWidget):
             if self._entries is not None and not answered_here:
                 raise AnswerRefused("the answers were already submitted; nothing was changed")
             interrupt = self._target(interrupt_id)
-            label = tool_name(interrupt)
+            label = self._names[interrupt.id]
             earlier = self._recorded.get(interrupt.id)
             if earlier is not None and earlier["by"] == ANSWERED_BY_EXPIRY:
                 raise AnswerRefused(
@@ -284,14 +315,14 @@ class InterruptPicker(anywidget.AnyWidget):
             return found
         still_open = [i for i in self._order if i.id not in self._recorded]
         if len(still_open) != 1:
-            names = ", ".join(f"{tool_name(i)} ({i.id})" for i in still_open)
+            names = ", ".join(f"{self._names[i.id]} ({i.id})" for i in still_open)
             raise AnswerRefused(
                 f"{len(still_open)} interrupts are open ({names}): pass interrupt_id to say which"
             )
         return still_open[0]
 
     def _check_resolvable(self, interrupt: Interrupt, payload: Any) -> None:
-        label = tool_name(interrupt)
+        label = self._names[interrupt.id]
         if is_expired(interrupt):
             raise AnswerRefused(
                 f"{label} expired at {interrupt.expires_at}; it can only be cancelled"
@@ -403,7 +434,7 @@ class InterruptPicker(anywidget.AnyWidget):
 
     def _describe(self, interrupt: Interrupt) -> str:
         record = self._recorded.get(interrupt.id)
-        return f"Interrupt {tool_name(interrupt)}: {_decision(record)}"
+        return f"Interrupt {self._names[interrupt.id]}: {_decision(record)}"
 
 
 def _decision(record: Mapping[str, Any] | None) -> str:
