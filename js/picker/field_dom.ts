@@ -21,7 +21,7 @@ type SingleControl = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** The single control of a field that is neither a group nor a list of choices. */
 function singleControl(field: FieldSpec, attrs: AttrMap): SingleControl {
-  const c = field.control;
+  const { control: c, schema: s } = field;
   switch (c.kind) {
     case "choice":
       return h(
@@ -31,8 +31,8 @@ function singleControl(field: FieldSpec, attrs: AttrMap): SingleControl {
         ...c.options.map((option, index) => h("option", { value: index }, String(option))),
       );
     case "number": {
-      const step = c.step ?? (c.integer ? 1 : "any");
-      const [min, max] = [c.minimum ?? c.exclusiveMinimum, c.maximum ?? c.exclusiveMaximum];
+      const step = s.multipleOf ?? (c.integer ? 1 : "any");
+      const [min, max] = [s.minimum ?? s.exclusiveMinimum, s.maximum ?? s.exclusiveMaximum];
       return h("input", { ...attrs, type: "number", step, min, max });
     }
     case "datetime":
@@ -42,7 +42,7 @@ function singleControl(field: FieldSpec, attrs: AttrMap): SingleControl {
     case "json":
       return h("textarea", { ...attrs, rows: 4, spellcheck: "false" });
     default: {
-      const maxlength = c.kind === "text" ? c.maxLength : undefined;
+      const maxlength = c.kind === "text" ? s.maxLength : undefined;
       return c.kind === "text" && c.multiline
         ? h("textarea", { ...attrs, rows: 3, maxlength })
         : h("input", { ...attrs, type: "text", maxlength });

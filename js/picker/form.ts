@@ -5,21 +5,14 @@
 import { asRecord, str } from "../json";
 import type { FieldError, JsonSchema } from "./types";
 
+/** How a field is drawn and read; its bounds stay in the field's `schema`. */
 export type Control =
-  | { kind: "text"; multiline: boolean; minLength?: number; maxLength?: number; pattern?: string }
-  | {
-      kind: "number";
-      integer: boolean;
-      minimum?: number;
-      maximum?: number;
-      exclusiveMinimum?: number;
-      exclusiveMaximum?: number;
-      step?: number;
-    }
+  | { kind: "text"; multiline: boolean }
+  | { kind: "number"; integer: boolean }
   | { kind: "boolean" }
   | { kind: "choice"; style: "radio" | "select"; options: unknown[] }
   | { kind: "datetime" | "date" | "time" }
-  | { kind: "multi"; options: unknown[]; minItems?: number; maxItems?: number }
+  | { kind: "multi"; options: unknown[] }
   | { kind: "group"; fields: FieldSpec[] }
   | { kind: "json" };
 
@@ -35,6 +28,8 @@ export interface FieldSpec {
   required: boolean;
   default?: unknown;
   control: Control;
+  /** The field's own schema node: its bounds, length and pattern. */
+  schema: JsonSchema;
 }
 
 export interface FormSpec {
@@ -87,30 +82,16 @@ function controlFor(schema: JsonSchema, path: string[]): Control {
       if (schema.format === "date-time") return { kind: "datetime" };
       if (schema.format === "date") return { kind: "date" };
       if (schema.format === "time") return { kind: "time" };
-      return {
-        kind: "text",
-        multiline: (schema.maxLength ?? 0) > 200,
-        minLength: schema.minLength,
-        maxLength: schema.maxLength,
-        pattern: schema.pattern,
-      };
+      return { kind: "text", multiline: (schema.maxLength ?? 0) > 200 };
     case "number":
     case "integer":
-      return {
-        kind: "number",
-        integer: type === "integer",
-        minimum: schema.minimum,
-        maximum: schema.maximum,
-        exclusiveMinimum: schema.exclusiveMinimum,
-        exclusiveMaximum: schema.exclusiveMaximum,
-        step: schema.multipleOf,
-      };
+      return { kind: "number", integer: type === "integer" };
     case "boolean":
       return { kind: "boolean" };
     case "array": {
       const options = schema.items?.enum;
       if (Array.isArray(options) && options.length > 0) {
-        return { kind: "multi", options, minItems: schema.minItems, maxItems: schema.maxItems };
+        return { kind: "multi", options };
       }
       return { kind: "json" };
     }
@@ -149,6 +130,7 @@ function fieldFor(key: string, schema: JsonSchema, path: string[], required: boo
     required,
     default: schema.default,
     control: controlFor(schema, path),
+    schema,
   };
 }
 
@@ -361,21 +343,22 @@ export interface Collected {
 /** What one field holds: a value, or a problem with it; null when nothing was given. */
 type Leaf = { value?: unknown; error?: string } | null;
 
-function numberProblem(c: Extract<Control, { kind: "number" }>, n: number): string | undefined {
-  if (c.integer && !Number.isInteger(n)) return "must be of type integer";
-  if (c.minimum !== undefined && n < c.minimum) return `must be >= ${c.minimum}`;
-  if (c.maximum !== undefined && n > c.maximum) return `must be <= ${c.maximum}`;
-  if (c.exclusiveMinimum !== undefined && n <= c.exclusiveMinimum) return `must be > ${c.exclusiveMinimum}`;
-  if (c.exclusiveMaximum !== undefined && n >= c.exclusiveMaximum) return `must be < ${c.exclusiveMaximum}`;
+function numberProblem(s: JsonSchema, integer: boolean, n: number): string | undefined {
+  const { minimum: min, maximum: max, exclusiveMinimum: above, exclusiveMaximum: below } = s;
+  if (integer && !Number.isInteger(n)) return "must be of type integer";
+  if (min !== undefined && n < min) return `must be >= ${min}`;
+  if (max !== undefined && n > max) return `must be <= ${max}`;
+  if (above !== undefined && n <= above) return `must be > ${above}`;
+  if (below !== undefined && n >= below) return `must be < ${below}`;
   return undefined;
 }
 
-function textProblem(c: Extract<Control, { kind: "text" }>, text: string): string | undefined {
-  if (c.minLength !== undefined && text.length < c.minLength) return `must be at least ${c.minLength} characters`;
-  if (c.maxLength !== undefined && text.length > c.maxLength) return `must be at most ${c.maxLength} characters`;
-  if (c.pattern !== undefined) {
+function textProblem({ minLength: min, maxLength: max, pattern }: JsonSchema, text: string): string | undefined {
+  if (min !== undefined && text.length < min) return `must be at least ${min} characters`;
+  if (max !== undefined && text.length > max) return `must be at most ${max} characters`;
+  if (pattern !== undefined) {
     try {
-      if (!new RegExp(c.pattern, "u").test(text)) return "does not have the expected form";
+      if (!new RegExp(pattern, "u").test(text)) return "does not have the expected form";
     } catch {
       return undefined; // a pattern the browser cannot read is left to Python
     }
@@ -384,14 +367,15 @@ function textProblem(c: Extract<Control, { kind: "text" }>, text: string): strin
 }
 
 function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
-  const c = field.control;
+  const { control: c, schema } = field;
   if (c.kind === "boolean") return { value: raw === true };
   if (c.kind === "multi") {
+    const { minItems: min, maxItems: max } = schema;
     const chosen = (Array.isArray(raw) ? raw : []).map(Number).sort((a, b) => a - b);
     const values = chosen.map((i) => c.options[i]);
     if (values.length === 0 && !field.required) return null;
-    if (c.minItems !== undefined && values.length < c.minItems) return { error: `choose at least ${c.minItems}` };
-    if (c.maxItems !== undefined && values.length > c.maxItems) return { error: `choose at most ${c.maxItems}` };
+    if (min !== undefined && values.length < min) return { error: `choose at least ${min}` };
+    if (max !== undefined && values.length > max) return { error: `choose at most ${max}` };
     return { value: values };
   }
   const text = str(raw);
@@ -399,10 +383,12 @@ function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
   if ((c.kind === "text" ? text : text.trim()) === "") return null;
   switch (c.kind) {
     case "text":
-      return { value: text, error: textProblem(c, text) };
+      return { value: text, error: textProblem(schema, text) };
     case "number": {
       const n = Number(text);
-      return Number.isFinite(n) ? { value: n, error: numberProblem(c, n) } : { error: "must be a number" };
+      return Number.isFinite(n)
+        ? { value: n, error: numberProblem(schema, c.integer, n) }
+        : { error: "must be a number" };
     }
     case "choice": {
       const index = Number(text);
