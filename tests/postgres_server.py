@@ -9,6 +9,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -80,7 +81,9 @@ def running_postgres() -> Iterator[str]:
         _wait_until_up(url, server, folder)
         yield url
     finally:
-        server.terminate()
+        # SIGINT is PostgreSQL's fast shutdown: SIGTERM would wait for every client to hang
+        # up, and a test's ledger may still hold a connection.
+        server.send_signal(signal.SIGINT)
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
