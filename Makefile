@@ -26,8 +26,13 @@ $(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json test
 	$(BIN)/python -m pip install -q -c requirements/ci.txt -e ".[dev]"
 	touch $(STAMP)
 
-build: $(STAMP)
+## The bundle, rebuilt only when its sources change: `make lab` while tests read it rewrites nothing.
+BUNDLE     := src/interrupt_widget/static/widget.js
+JS_SOURCES := $(shell find js -name '*.ts' -o -name '*.css') package.json package-lock.json terser.config.json
+$(BUNDLE): $(JS_SOURCES) | $(STAMP)
 	npm run build
+
+build: $(BUNDLE)
 
 lint: setup
 	$(BIN)/ruff check src tests bench
@@ -79,10 +84,11 @@ test-e2e: setup copilotkit-build
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
 ## installs (mostly waiting on downloads) run beside the checks and the JS tests; then the
-## Python, fault, notebook and browser tiers run one after another.
+## tiers run two at a time, the two longest first: each keeps about one core busy, and none
+## shares a port, a folder or a database with another.
 test: setup
 	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js
-	$(MAKE) --no-print-directory test-py test-faults test-nb test-e2e
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-e2e test-py test-faults test-nb
 
 ## The CopilotKit example (React and CopilotKit stay in examples/copilotkit, never in the widget).
 CK      := examples/copilotkit
