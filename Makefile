@@ -7,7 +7,7 @@ NB      := notebooks/01_quickstart.ipynb
 PORT    ?= 8888
 
 .PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench wheel-check clean \
-	test-deps system-packages interop-venvs interop-langgraph interop-strands interop-adk
+	test-deps browser-tiers python-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
@@ -84,11 +84,16 @@ test-e2e: setup copilotkit-build
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
 ## installs (mostly waiting on downloads) run beside the checks and the JS tests; then the
-## tiers run two at a time, the two longest first: each keeps about one core busy, and none
-## shares a port, a folder or a database with another.
+## tiers run in two lines side by side, browser then notebooks beside Python then faults (each
+## tier keeps about one core busy, and none shares a port, a folder or a database with another).
 test: setup
 	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js
-	$(MAKE) --no-print-directory -j2 --output-sync=target test-e2e test-py test-faults test-nb
+	$(MAKE) --no-print-directory -j2 --output-sync=target browser-tiers python-tiers
+
+browser-tiers: setup
+	$(MAKE) --no-print-directory -j1 test-e2e test-nb
+python-tiers: setup
+	$(MAKE) --no-print-directory -j1 test-py test-faults
 
 ## The CopilotKit example (React and CopilotKit stay in examples/copilotkit, never in the widget).
 CK      := examples/copilotkit
