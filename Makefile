@@ -27,9 +27,9 @@ $(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json test
 	touch $(STAMP)
 
 ## The bundle, rebuilt only when its sources change: `make lab` while tests read it rewrites nothing.
-BUNDLE     := src/interrupt_widget/static/widget.js
+BUNDLE     := src/interrupt_widget/static/widget.js src/interrupt_widget/static/widget.css
 JS_SOURCES := $(shell find js -name '*.ts' -o -name '*.css') package.json package-lock.json terser.config.json
-$(BUNDLE): $(JS_SOURCES) | $(STAMP)
+$(BUNDLE) &: $(JS_SOURCES) | $(STAMP)
 	npm run build
 
 build: $(BUNDLE)
@@ -85,7 +85,8 @@ test-e2e: setup copilotkit-build
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
 ## installs (mostly waiting on downloads) run beside the checks and the JS tests; then the
 ## tiers run in two lines side by side, browser then notebooks beside Python then faults (each
-## tier keeps about one core busy, and none shares a port, a folder or a database with another).
+## tier keeps about one core busy, and each takes its own free ports, temporary folders and
+## databases, so none reaches into another's).
 test: setup
 	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js
 	$(MAKE) --no-print-directory -j2 --output-sync=target browser-tiers python-tiers

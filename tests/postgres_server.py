@@ -81,8 +81,8 @@ def running_postgres() -> Iterator[str]:
         _wait_until_up(url, server, folder)
         yield url
     finally:
-        # SIGINT is PostgreSQL's fast shutdown: SIGTERM would wait for every client to hang
-        # up, and a test's ledger may still hold a connection.
+        # SIGINT is PostgreSQL's fast shutdown. SIGTERM waits for every client to hang up, and
+        # the ledger `open_ledger` keeps for the process's lifetime holds an idle connection.
         server.send_signal(signal.SIGINT)
         try:
             server.wait(timeout=30)
