@@ -50,6 +50,9 @@ class ErrorCode(StrEnum):
     result, or is still running elsewhere: it may have run, so it is not run again.
     Not safe to retry blindly: check the tool's effect, then release or record the call
     on the ledger (`SQLiteLedger.release` / `.record`)."""
+    STATE_UNAVAILABLE = "state_unavailable"
+    """A resume answers a paused run whose SDK state this ledger does not hold (a memory
+    ledger in another process, or pruned): nothing ran. Share one ledger between processes."""
     AGENT_ERROR = "agent_error"
     """The Agents SDK ended the run (max turns, a guardrail tripwire, ...)."""
     ADAPTER_FAILED = "adapter_failed"

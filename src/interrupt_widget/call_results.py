@@ -1,0 +1,77 @@
+"""What a gated call's result says, and how it is marked, for each answer.
+
+A gated call's TOOL_CALL_RESULT carries a marker in `metadata["interrupt"]`:
+the decision, and for a later answer to a call already settled, that the
+earlier answer stands (`replayed`). A call that did not run gets a sentence
+the model reads (denied, with the person's reason; cancelled; denied by the
+policy). The ledger keeps, beside a claim, which answer settled the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from interrupt_widget.interrupts import DENIAL_REASON
+from interrupt_widget.messages import NOT_RUN_PREFIX, REASON_LABEL
+from interrupt_widget.once import Recorded
+from interrupt_widget.policy import Ruling
+from interrupt_widget.resume import Resolution
+
+_NOT_RUN_KEY: Final = "not_run"
+"""Key of the ledger's answer record for a call settled without running."""
+
+
+def not_run_output(resolution: Resolution, name: str, ruling: Ruling | None) -> str:
+    """What the model is told about a denied or cancelled call."""
+    if resolution.decision == "denied" and ruling is not None:
+        rule = ruling.rule.name if ruling.rule is not None else "policy"
+        return f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}.{_reason(resolution)}"
+    if resolution.decision == "denied":
+        return f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
+    return f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
+
+
+def not_run_answer(resolution: Resolution) -> dict[str, Any]:
+    """The ledger's record of an answer that settled a call without running it."""
+    return {_NOT_RUN_KEY: resolution.decision, "payload": resolution.payload}
+
+
+def replay_marker(resolution: Resolution, prior: Recorded) -> dict[str, Any]:
+    """How a later answer's result is marked: the earlier answer that settled the call stands."""
+    answer = prior.answer
+    earlier = answer.get(_NOT_RUN_KEY) if isinstance(answer, Mapping) else None
+    if earlier in ("denied", "cancelled"):
+        return {"decision": earlier, "replayed": True, "late_decision": resolution.decision}
+    return {
+        "decision": "approved",
+        "replayed": True,
+        "ran_with": prior.answer,
+        "late_decision": resolution.decision,
+    }
+
+
+def ruled_marker(
+    marker: dict[str, Any], resolution: Resolution, ruling: Ruling | None, now: datetime
+) -> dict[str, Any]:
+    """The full marker: the interrupt id, and for a policy's ruling who decided and when."""
+    full: dict[str, Any] = {"id": resolution.gated.interrupt.id, **marker}
+    if ruling is not None:
+        # Recorded like a person's answer, so the decision log and the transcript show it.
+        full.update(by=ruling.by, payload=resolution.payload, at=instant(now))
+    return full
+
+
+def instant(moment: datetime) -> str:
+    """`moment` as ISO 8601 in UTC with a `Z`."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _reason(resolution: Resolution) -> str:
+    """` Reason: ...` when a denial says why, so the model can act on it."""
+    payload = resolution.payload
+    reason = payload.get(DENIAL_REASON) if isinstance(payload, Mapping) else None
+    if not isinstance(reason, str) or not reason.strip():
+        return ""
+    return f" {REASON_LABEL} {' '.join(reason.split())}"
