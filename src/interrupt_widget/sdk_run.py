@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import (
@@ -95,6 +95,8 @@ class SDKRun:
         self._fallback: dict[str, str] = {}
         """Call id -> what its result says if the SDK's stream shows none (a nested call)."""
         self._claims: dict[str, held_calls.Claim] = {}
+        self._resumed: set[str] = set()
+        """Calls started in an earlier run whose results this run may give."""
         self._claimed: dict[str, str] = {}
         """Call id -> interrupt id of every call this run claimed."""
         self._edited: dict[str, dict[str, Any]] = {}
@@ -114,7 +116,8 @@ class SDKRun:
                 # Results of calls started in an earlier run follow a snapshot of that run.
                 yield MessagesSnapshotEvent(messages=self._history)
                 await self._decide(state, decided)
-                self._translator.started_calls.update(self._unanswered_calls())
+                self._resumed = self._unanswered_calls()
+                self._translator.started_calls.update(self._resumed)
             async for event in self._rounds(state):
                 yield event
         except asyncio.CancelledError:
@@ -191,10 +194,10 @@ class SDKRun:
     async def _stream(self, streamed: RunResultStreaming) -> AsyncGenerator[BaseEvent, None]:
         try:
             async for sdk_event in streamed.stream_events():
-                for event in self._translator.translate(sdk_event):
-                    event = await self._marked(event)
-                    self._transcript.apply(event)
-                    yield event
+                for translated in self._translator.translate(sdk_event):
+                    for event in await self._marked(translated):
+                        self._transcript.apply(event)
+                        yield event
         except ToolOutputGuardrailTripwireTriggered as error:
             # The tool ran and its output was withheld: it must never run again.
             await self._record_claims(f"The call ran; a guardrail withheld its output: {error}")
@@ -208,18 +211,23 @@ class SDKRun:
         except Exception:
             await self._drop_claims("the SDK's run failed before the tool's output", wait=True)
             raise
-        for event in await self._unreported(streamed):
+        for event in await self._unreported(i.call_id for i in streamed.interruptions):
             self._transcript.apply(event)
             yield event
 
-    async def _marked(self, event: BaseEvent) -> BaseEvent:
-        """A result of an answered call, with its marker, recorded as the claim's output."""
+    async def _marked(self, event: BaseEvent) -> list[BaseEvent]:
+        """A result of an answered call, with its marker, recorded as the claim's output.
+
+        The result of a call resumed from an earlier run that no answer names (an agent
+        used as a tool) comes after the calls answered inside it: theirs go first.
+        """
         if not isinstance(event, ToolCallResultEvent):
-            return event
+            return [event]
         call_id = event.tool_call_id
         marker = self._markers.pop(call_id, None)
         if marker is None:
-            return event
+            inner = await self._unreported(()) if call_id in self._resumed else []
+            return [*inner, event]
         self._fallback.pop(call_id, None)
         content = content_text(event.content)
         edited = self._edited.get(call_id)
@@ -229,11 +237,11 @@ class SDKRun:
         if claim is not None:
             claim.ran(content)
             await claim.recorded()  # the result is in the ledger before anyone sees it
-        return _result(call_id, content, marker)
+        return [_result(call_id, content, marker)]
 
-    async def _unreported(self, streamed: RunResultStreaming) -> list[BaseEvent]:
+    async def _unreported(self, still_waiting: Iterable[str | None]) -> list[BaseEvent]:
         """Results for answered calls the stream never showed (a call inside an agent tool)."""
-        still_waiting = {item.call_id for item in streamed.interruptions}
+        still_waiting = set(still_waiting)
         events: list[BaseEvent] = []
         for call_id in list(self._markers):
             if call_id in still_waiting:
