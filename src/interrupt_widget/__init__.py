@@ -35,6 +35,7 @@ from .picker import InterruptPicker
 from .policy import Policy, approve, ask, deny
 from .postgres_ledger import PostgresLedger
 from .run_handle import AGUIAgent, RunHandle
+from .sdk_interruptions import answer_interruptions
 from .sqlite_ledger import CallInDoubt, SQLiteLedger
 from .tool_answers import resume_payload
 
@@ -70,6 +71,7 @@ __all__: list[str] = [
     "SQLiteLedger",
     "ThreadBusy",
     "__version__",
+    "answer_interruptions",
     "approve",
     "asgi_app",
     "ask",

@@ -125,19 +125,14 @@ class OpenAIAgentsAdapter:
     ) -> None:
         self.agent = agent
         """The starting agent of every run."""
-        self.edits: dict[str, EditSpec] = _declared_edits(agent)
+        self.edits: dict[str, EditSpec] = declared_edits(agent)
         """What a person may change per editable tool name (`editable`)."""
-        self.response_schemas: dict[str, Mapping[str, Any]] = {
-            **_declared_schemas(agent),
-            **dict(response_schemas or {}),
-        }
+        self.response_schemas: dict[str, Mapping[str, Any]] = answer_fields(agent, response_schemas)
         """Extra answer fields per tool name (an object schema), added beside `approved`.
 
         Starts with the schemas declared on the agents' tools (`with_response_schema`);
         `response_schemas` adds to and overrides them. An editable tool's schema also
         holds the field that carries the edited arguments."""
-        for name, spec in self.edits.items():
-            self.response_schemas[name] = _with_edit(self.response_schemas.get(name), spec)
         self.expires_in = expires_in
         """How long an interrupt stays answerable (seconds or a timedelta); None for ever."""
         self.run_config = run_config
@@ -316,6 +311,19 @@ class OpenAIAgentsAdapter:
         return _run_error(code, message)
 
 
+def answer_fields(
+    agent: Agent[Any], response_schemas: Mapping[str, Mapping[str, Any]] | None = None
+) -> dict[str, Mapping[str, Any]]:
+    """Extra answer fields per tool name: declared on `agent`'s tools, then given, then edits."""
+    fields: dict[str, Mapping[str, Any]] = {
+        **_declared_schemas(agent),
+        **dict(response_schemas or {}),
+    }
+    for name, spec in declared_edits(agent).items():
+        fields[name] = _with_edit(fields.get(name), spec)
+    return fields
+
+
 def _ruled(gated: GatedCall, ruling: Ruling) -> Resolution:
     if ruling.verdict == "approve":
         return Resolution(gated, "approved", {"approved": True})
@@ -418,7 +426,8 @@ def _declared_schemas(root: Agent[Any]) -> dict[str, Mapping[str, Any]]:
     return _declared(root, declared_response_schema)
 
 
-def _declared_edits(root: Agent[Any]) -> dict[str, EditSpec]:
+def declared_edits(root: Agent[Any]) -> dict[str, EditSpec]:
+    """What a person may change, per editable tool name of `root` and its handoffs."""
     return _declared(root, declared_edit)
 
 

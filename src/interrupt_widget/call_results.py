@@ -27,9 +27,15 @@ def not_run_output(resolution: Resolution, name: str, ruling: Ruling | None) -> 
     """What the model is told about a denied or cancelled call."""
     if resolution.decision == "denied" and ruling is not None:
         rule = ruling.rule.name if ruling.rule is not None else "policy"
-        return f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}.{_reason(resolution)}"
-    if resolution.decision == "denied":
-        return f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(resolution)}"
+        reason = _reason(resolution.payload)
+        return f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}.{reason}"
+    return not_run_sentence(resolution.decision, name, resolution.payload)
+
+
+def not_run_sentence(decision: str, name: str, payload: Any) -> str:
+    """What the model is told about a call a person denied (with the reason) or cancelled."""
+    if decision == "denied":
+        return f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(payload)}"
     return f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
 
 
@@ -68,9 +74,8 @@ def instant(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def _reason(resolution: Resolution) -> str:
+def _reason(payload: Any) -> str:
     """` Reason: ...` when a denial says why, so the model can act on it."""
-    payload = resolution.payload
     reason = payload.get(DENIAL_REASON) if isinstance(payload, Mapping) else None
     if not isinstance(reason, str) or not reason.strip():
         return ""

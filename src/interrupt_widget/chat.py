@@ -36,6 +36,7 @@ from ag_ui.core import (
     RunAgentInput,
     ToolCallResultEvent,
 )
+from agents import RunHooks
 from ipywidgets import widget_serialization
 
 from . import responders as _responders
@@ -182,6 +183,7 @@ class AgentChat(anywidget.AnyWidget):
         adapter: AGUIAgent | None = None,
         policy: Policy | None = None,
         ledger: LedgerSpec = None,
+        hooks: RunHooks[Any] | None = None,
         _state: Mapping[str, Any] | None = None,
     ) -> None:
         """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).
@@ -195,14 +197,16 @@ class AgentChat(anywidget.AnyWidget):
         default the per-user file shared by every kernel of this user, so a call approved
         twice (a stale save, a second chat on one conversation) runs once; a path, a
         `postgresql://` URL, `"memory"` or a ledger object name another.
+        `hooks` (the SDK's `RunHooks`) go to every run, resumed ones included.
         `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
         """
         super().__init__()
-        if adapter is not None and policy is not None:
-            # A policy lives in the adapter that runs the agent; beside one it would be lost.
+        if adapter is not None and (policy is not None or hooks is not None):
+            # They live in the adapter that runs the agent; beside one they would be lost.
             raise TypeError(
-                "give the policy to the adapter: OpenAIAgentsAdapter(agent, policy=...)"
+                "give the policy and hooks to the adapter: "
+                "OpenAIAgentsAdapter(agent, policy=..., hooks=...)"
             )
         if adapter is None and isinstance(agent, RemoteAgent):
             if (
@@ -211,9 +215,10 @@ class AgentChat(anywidget.AnyWidget):
                 or response_schemas is not None
                 or policy is not None
                 or ledger is not None
+                or hooks is not None
             ):
                 raise TypeError(
-                    "model, expires_in, response_schemas, ledger and policy belong to the "
+                    "model, expires_in, response_schemas, ledger, policy and hooks belong to the "
                     "remote server's agent; set them where it is served"
                 )
             adapter = agent
@@ -226,6 +231,7 @@ class AgentChat(anywidget.AnyWidget):
                 expires_in=expires_in,
                 ledger=ledger,
                 policy=policy,
+                hooks=hooks,
             )
         self.agent = agent
         self.responder: Responder | None = (

@@ -80,7 +80,7 @@ async def load(
     if not edits:
         return state
     for call_id, arguments in edits.items():
-        _rewrite_arguments(data, call_id, json.dumps(arguments, ensure_ascii=False))
+        rewrite_arguments(data, call_id, json.dumps(arguments, ensure_ascii=False))
     return await RunState.from_json(agent, data, context_override=context)
 
 
@@ -115,7 +115,7 @@ def _same(item: ToolApprovalItem, arguments: str) -> bool:
     )
 
 
-def _rewrite_arguments(node: Any, call_id: str, arguments: str) -> None:
+def rewrite_arguments(node: Any, call_id: str, arguments: str) -> None:
     """Every spelling of call `call_id` in a serialised state now carries `arguments`.
 
     The state holds the call in several places (the model's response, the items,
@@ -129,7 +129,7 @@ def _rewrite_arguments(node: Any, call_id: str, arguments: str) -> None:
         if isinstance(invocations, dict):
             invocations.pop(call_id, None)
         for value in node.values():
-            _rewrite_arguments(value, call_id, arguments)
+            rewrite_arguments(value, call_id, arguments)
     elif isinstance(node, list):
         for value in node:
-            _rewrite_arguments(value, call_id, arguments)
+            rewrite_arguments(value, call_id, arguments)

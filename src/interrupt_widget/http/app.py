@@ -59,6 +59,7 @@ class AppOptions(TypedDict, total=False):
     response_schemas: Mapping[str, Mapping[str, Any]] | None
     expires_in: float | timedelta | None
     run_config: Any
+    hooks: Any
     ledger: LedgerSpec
     cors_origins: Sequence[str]
 
@@ -257,6 +258,7 @@ def asgi_app(
     shutdown_grace: float = 30.0,
     policy: Policy | None = None,
     cors_origins: Sequence[str] = (),
+    hooks: Any = None,
 ) -> Starlette:
     """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
 
@@ -279,7 +281,8 @@ def asgi_app(
     `keepalive` is how many silent seconds pass before an SSE comment is sent
     (None: never). `shutdown_grace` is how long shutdown waits for runs whose
     client has left. `policy` settles the calls its rules cover without a person
-    (`Policy`; an SDK agent only).
+    (`Policy`; an SDK agent only). `hooks` (the SDK's `RunHooks`) go to every run of
+    an SDK agent, resumed ones included.
     `cors_origins` lists the web origins (`https://app.example.com`,
     `http://localhost:5173`) whose pages may call this server from a browser:
     their preflight is answered, `Authorization` and `Content-Type` are allowed
@@ -311,6 +314,7 @@ def asgi_app(
         run_config=run_config,
         ledger=ledger,
         policy=policy,
+        hooks=hooks,
     )
     if lasting_secret:
         _warn_if_forgetful(served)

@@ -94,8 +94,9 @@ def worker_config(target: object, *, policy: object, **options: Unpack[AppOption
         )
     if policy is not None and not isinstance(policy, str):
         raise WorkersRefused("workers > 1 needs the policy as 'package.module:attribute'")
-    if options.get("run_config") is not None:
-        raise WorkersRefused("workers > 1 cannot hand a run_config object to other processes")
+    for name in ("run_config", "hooks"):
+        if options.get(name) is not None:
+            raise WorkersRefused(f"workers > 1 cannot hand a {name} object to other processes")
     from interrupt_widget.http.cli import TargetError, load_policy, load_target
 
     try:  # fail here, once, rather than in every worker
@@ -110,7 +111,9 @@ def worker_config(target: object, *, policy: object, **options: Unpack[AppOption
     shared = shared_secret(options.get("secret"))
     Fingerprinter(shared)  # too short: refused before any worker starts
     settled: dict[str, Any] = {
-        key: value for key, value in options.items() if key != "run_config" and value is not None
+        key: value
+        for key, value in options.items()
+        if key not in ("run_config", "hooks") and value is not None
     }
     settled["secret"] = shared
     settled["ledger"] = shareable_ledger(options.get("ledger"))
