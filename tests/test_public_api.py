@@ -39,6 +39,7 @@ PUBLIC = {
     "SQLiteLedger",
     "ThreadBusy",
     "__version__",
+    "answer_interruptions",
     "approve",
     "ask",
     "asgi_app",

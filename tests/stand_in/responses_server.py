@@ -71,7 +71,8 @@ class ResponsesStandIn:
                 prompt=None,
             )
             async for event in stream:
-                data = event.model_dump_json(warnings=False)
+                # By alias, as the real API spells its fields (`async`, not `async_`).
+                data = event.model_dump_json(warnings=False, by_alias=True)
                 yield f"event: {event.type}\ndata: {data}\n\n".encode()
 
         return StreamingResponse(events(), media_type="text/event-stream")
