@@ -27,6 +27,7 @@ PUBLIC = {
     "ErrorCode",
     "InterruptPicker",
     "InterruptsOpen",
+    "MEETING_TIME",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",
@@ -85,10 +86,10 @@ def test_the_base_install_imports_without_the_serve_extra() -> None:
 
 
 def test_the_exceptions_a_user_catches_come_from_the_root() -> None:
-    from interrupt_widget.chat import ChatRunError
-    from interrupt_widget.picker import AnswerRefused
     from interrupt_widget.responders import ResponderError
     from interrupt_widget.thread import InterruptsOpen, ThreadBusy
+    from interrupt_widget.widgets.chat import ChatRunError
+    from interrupt_widget.widgets.picker import AnswerRefused
 
     assert interrupt_widget.ChatRunError is ChatRunError
     assert interrupt_widget.AnswerRefused is AnswerRefused

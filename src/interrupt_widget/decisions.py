@@ -16,14 +16,14 @@ from typing import Any
 
 from ag_ui.core import Interrupt, Message, ToolMessage
 
-from interrupt_widget.edits import executed_arguments
-from interrupt_widget.interrupts import (
+from interrupt_widget.agui.interrupts import (
     INTERRUPT_KEY,
     gated_calls,
     tool_arguments,
     tool_name,
     verdict,
 )
+from interrupt_widget.sdk.edits import executed_arguments
 
 DECISIONS_FORMAT = "interrupt-widget/decisions@1"
 """`format` of a decision file, checked when one is read back."""

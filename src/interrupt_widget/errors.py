@@ -18,7 +18,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from interrupt_widget.answers import AnswerError
+    from interrupt_widget.agui.answers import AnswerError
 
 
 class ErrorCode(StrEnum):

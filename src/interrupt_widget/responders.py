@@ -18,11 +18,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
-from .answers import describe, is_expired, validate_payload
-from .decisions import POLICY_BY, Decision, load_decisions
-from .errors import ResponderError
-from .interrupts import tool_arguments, tool_name
-from .picker import AnswerRefused, InterruptPicker
+from interrupt_widget.agui.answers import describe, is_expired, validate_payload
+from interrupt_widget.agui.interrupts import tool_arguments, tool_name
+from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
+from interrupt_widget.errors import ResponderError
+from interrupt_widget.widgets.picker import AnswerRefused, InterruptPicker
 
 __all__ = [
     "CANCEL",

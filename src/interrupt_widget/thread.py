@@ -42,11 +42,21 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from .errors import ErrorCode, InterruptsOpen, ResumeRefused, ThreadBusy
-from .interrupts import answered_call_ids, tool_name
-from .messages import Transcript
-from .run_handle import AGUIAgent, RunHandle, as_run_handle, close_quietly, no_run
-from .wire import interrupts_from_wire, message_from_wire, resume_entry_from_wire
+from interrupt_widget.agui.interrupts import answered_call_ids, tool_name
+from interrupt_widget.agui.messages import Transcript
+from interrupt_widget.agui.run_handle import (
+    AGUIAgent,
+    RunHandle,
+    as_run_handle,
+    close_quietly,
+    no_run,
+)
+from interrupt_widget.agui.wire import (
+    interrupts_from_wire,
+    message_from_wire,
+    resume_entry_from_wire,
+)
+from interrupt_widget.errors import ErrorCode, InterruptsOpen, ResumeRefused, ThreadBusy
 
 OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
 EventSink = Callable[[BaseEvent], object]
@@ -54,7 +64,7 @@ EventSink = Callable[[BaseEvent], object]
 
 _RENAMED: dict[str, tuple[str, object]] = {
     "AnswersRefused": ("interrupt_widget.ResumeRefused", ResumeRefused),
-    "AgentRunner": ("interrupt_widget.run_handle.AGUIAgent", AGUIAgent),
+    "AgentRunner": ("interrupt_widget.agui.run_handle.AGUIAgent", AGUIAgent),
 }
 
 

@@ -31,6 +31,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from interrupt_widget.agui.run_handle import AGUIAgent
+from interrupt_widget.agui.wire import json_pointer
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
@@ -38,10 +40,8 @@ from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
-from interrupt_widget.ledgers import LedgerSpec, open_ledger
-from interrupt_widget.policy import Policy
-from interrupt_widget.run_handle import AGUIAgent
-from interrupt_widget.wire import json_pointer
+from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
+from interrupt_widget.policy.rules import Policy
 
 logger = logging.getLogger(__name__)
 
@@ -196,8 +196,8 @@ class _EventStreamResponse(StreamingResponse):
 def _warn_if_forgetful(served: AGUIAgent) -> None:
     # A lasting secret keeps open interrupts answerable across a restart; a ledger
     # in memory forgets what ran, so the same resume would run its call again.
-    from interrupt_widget.adapter import OpenAIAgentsAdapter
-    from interrupt_widget.execution_ledger import ExecutionLedger
+    from interrupt_widget.ledger.memory import ExecutionLedger
+    from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
     if isinstance(served, OpenAIAgentsAdapter) and isinstance(served.ledger, ExecutionLedger):
         logger.warning(
@@ -267,7 +267,7 @@ def asgi_app(
     says nothing but "ok"). `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
-    `ledger` records the approved calls already run (see `interrupt_widget.ledgers`): by
+    `ledger` records the approved calls already run (see `interrupt_widget.ledger.choose`): by
     default the per-user SQLite file (or `$INTERRUPT_WIDGET_LEDGER`), so a restart does
     not run a call again; replicas share one (the same file on one host, a
     `postgresql://` URL across hosts, with the same `secret`), so the call runs once

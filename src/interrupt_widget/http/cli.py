@@ -15,7 +15,7 @@ from interrupt_widget.http.bind import OPT_OUT_FLAG
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 
 LEDGER_ENV = "INTERRUPT_WIDGET_LEDGER"
-"""Names the ledger when `--ledger` is not given (as `interrupt_widget.ledgers.LEDGER_ENV`)."""
+"""Names the ledger when `--ledger` is not given (as `ledger.choose.LEDGER_ENV`)."""
 
 TOKEN_ENV = "INTERRUPT_WIDGET_TOKEN"
 """The environment variable `serve` reads its bearer token from when `--token` is not given."""
@@ -50,7 +50,7 @@ def load_target(target: str) -> Any:
     obj = _resolve(target, "agent")
     from agents import Agent
 
-    from interrupt_widget.run_handle import AGUIAgent
+    from interrupt_widget.agui.run_handle import AGUIAgent
 
     if not isinstance(obj, Agent | AGUIAgent) and callable(obj):
         obj = obj()
@@ -63,7 +63,7 @@ def load_target(target: str) -> Any:
 
 def load_policy(target: str) -> Any:
     """The `Policy` named by `package.module:attribute` (a function returning one is called)."""
-    from interrupt_widget.policy import Policy
+    from interrupt_widget.policy.rules import Policy
 
     obj = _resolve(target, "policy")
     if not isinstance(obj, Policy) and callable(obj):
@@ -74,7 +74,7 @@ def load_policy(target: str) -> Any:
 
 
 def _default_path() -> str:
-    from interrupt_widget.ledgers import default_ledger_path
+    from interrupt_widget.ledger.choose import default_ledger_path
 
     return str(default_ledger_path())
 

@@ -27,8 +27,8 @@ from collections.abc import AsyncIterator, Iterable
 
 from ag_ui.core import BaseEvent, Interrupt, RunAgentInput, RunErrorEvent
 
+from interrupt_widget.agui.run_handle import RunHandle, StreamRun
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.run_handle import RunHandle, StreamRun
 
 __all__ = ["RemoteAgent"]
 

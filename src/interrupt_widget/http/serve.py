@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from interrupt_widget.http.app import AppOptions, asgi_app
 from interrupt_widget.http.bind import check_bind
-from interrupt_widget.policy import Policy
+from interrupt_widget.policy.rules import Policy
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp

@@ -50,7 +50,7 @@ def shareable_ledger(ledger: object) -> str:
     """The ledger as a path or URL every worker can open, or `WorkersRefused` saying why."""
     if ledger is None:
         # The default ledger is one file per user: every worker opens the same one.
-        from interrupt_widget.ledgers import LEDGER_ENV, default_ledger_path
+        from interrupt_widget.ledger.choose import LEDGER_ENV, default_ledger_path
 
         ledger = os.environ.get(LEDGER_ENV, "").strip() or str(default_ledger_path())
     if isinstance(ledger, str | os.PathLike):
