@@ -16,6 +16,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt, Message, ToolMessage
 
+from interrupt_widget.agui.answer_edit import executed_arguments
 from interrupt_widget.agui.interrupts import (
     INTERRUPT_KEY,
     gated_calls,
@@ -23,7 +24,6 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
-from interrupt_widget.sdk.edits import executed_arguments
 
 DECISIONS_FORMAT = "interrupt-widget/decisions@1"
 """`format` of a decision file, checked when one is read back."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -19,16 +18,7 @@ import referencing.exceptions
 from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.wire import json_pointer
-
-
-@dataclass(frozen=True)
-class AnswerError:
-    """One reason a payload does not fit its schema."""
-
-    path: str
-    """JSON pointer of the offending field (`""` for the payload itself)."""
-    message: str
-    """A sentence a person can act on."""
+from interrupt_widget.errors import AnswerError
 
 
 def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[AnswerError]:

@@ -76,10 +76,10 @@ def serve(
         run_workers(config, workers=workers, host=host, port=port, log_level=log_level)
         return
     if isinstance(agent, str):
-        from interrupt_widget.http.cli import load_target
+        from interrupt_widget.http.targets import load_target
 
         agent = load_target(agent)
-    from interrupt_widget.http.cli import load_policy
+    from interrupt_widget.http.targets import load_policy
 
     chosen: Policy | None = load_policy(policy) if isinstance(policy, str) else policy
     app = asgi_app(agent, policy=chosen, **options)

@@ -96,7 +96,7 @@ def worker_config(target: object, *, policy: object, **options: Unpack[AppOption
         raise WorkersRefused("workers > 1 needs the policy as 'package.module:attribute'")
     if options.get("run_config") is not None:
         raise WorkersRefused("workers > 1 cannot hand a run_config object to other processes")
-    from interrupt_widget.http.cli import TargetError, load_policy, load_target
+    from interrupt_widget.http.targets import TargetError, load_policy, load_target
 
     try:  # fail here, once, rather than in every worker
         load_target(target)
@@ -150,7 +150,7 @@ def run_workers(
 def worker_app() -> Any:
     """The app one worker serves, built from the configuration its parent settled."""
     from interrupt_widget.http.app import asgi_app
-    from interrupt_widget.http.cli import load_policy, load_target
+    from interrupt_widget.http.targets import load_policy, load_target
 
     raw = os.environ.get(CONFIG_ENV)
     if not raw:

@@ -12,20 +12,40 @@ from __future__ import annotations
 import io
 import os
 import pathlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sized
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from interrupt_widget.policy.report import PolicyReport
+from interrupt_widget.policy.ruling import PERSON_VERDICTS, POLICY_VERDICTS
 
 COLOURS = {"approve": "#2e7d32", "deny": "#c62828", "ask": "#9e9e9e"}
 """The policy verdicts' colours (green, red, grey)."""
+
+
 LABELS = {"approve": "policy approves", "deny": "policy denies", "ask": "asks a person"}
+
+
+class Tally(Protocol):
+    """What the chart draws: a `PolicyReport`'s count of each (person, policy) verdict
+    pair, and its headline figures."""
+
+    @property
+    def agreement(self) -> float | None: ...
+
+    @property
+    def escalation_rate(self) -> float: ...
+
+    @property
+    def false_approvals(self) -> Sized: ...
+
+    def counts(self) -> dict[tuple[str, str], int]: ...
+
+    def __len__(self) -> int: ...
 
 
 class PolicyChart:
     """`report.chart()`: shows as a PNG in a notebook; `save(path)` writes one."""
 
-    def __init__(self, report: PolicyReport, *, title: str | None = None) -> None:
+    def __init__(self, report: Tally, *, title: str | None = None) -> None:
         try:
             from matplotlib.figure import Figure
         except ImportError:
@@ -60,10 +80,8 @@ class PolicyChart:
         return f"<PolicyChart of {len(self.report)} decisions: {cells}>"
 
 
-def _draw(figure: Any, report: PolicyReport, title: str | None) -> None:
+def _draw(figure: Any, report: Tally, title: str | None) -> None:
     from matplotlib.ticker import MaxNLocator
-
-    from interrupt_widget.policy.report import PERSON_VERDICTS, POLICY_VERDICTS
 
     counts = report.counts()
     rows = [p for p in PERSON_VERDICTS if any(counts[(p, q)] for q in POLICY_VERDICTS)]

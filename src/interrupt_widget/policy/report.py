@@ -15,22 +15,21 @@ import pathlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from interrupt_widget.agui.interrupts import TOOL_CALL_REASON
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
-
-if TYPE_CHECKING:
-    from interrupt_widget.policy.chart import PolicyChart
-    from interrupt_widget.policy.rules import Policy
+from interrupt_widget.policy.chart import PolicyChart
+from interrupt_widget.policy.ruling import PERSON_VERDICTS, POLICY_VERDICTS, Ruling
 
 Decisions = Sequence[Decision] | str | os.PathLike[str] | Any
 """A list of `Decision`s, a decision file's path, or a `decisions_frame()` DataFrame."""
 
-PERSON_VERDICTS = ("approved", "denied", "cancelled", "expired")
-"""The person's side of a comparison (a denial, a cancel and an expiry all mean "not run")."""
-POLICY_VERDICTS = ("approve", "deny", "ask")
-"""The policy's side."""
+
+class Decider(Protocol):
+    """What the report puts each decision to: a `Policy`'s strict ruling on a call."""
+
+    def strict_decide(self, tool: str, arguments: Any) -> Ruling: ...
 
 
 class Comparison(NamedTuple):
@@ -90,7 +89,7 @@ class ToolSummary:
 class PolicyReport:
     """The outcome of `policy.evaluate(decisions)`."""
 
-    def __init__(self, policy: Policy, comparisons: Sequence[Comparison], skipped: int) -> None:
+    def __init__(self, policy: Decider, comparisons: Sequence[Comparison], skipped: int) -> None:
         self.policy = policy
         """The policy evaluated."""
         self.comparisons: tuple[Comparison, ...] = tuple(comparisons)
@@ -172,8 +171,6 @@ class PolicyReport:
         Shows as a PNG in a notebook; `.save(path)` writes it; `.figure` is the
         matplotlib Figure. Needs matplotlib (the `charts` extra).
         """
-        from interrupt_widget.policy.chart import PolicyChart
-
         return PolicyChart(self, title=title)
 
     def summary(self) -> str:
@@ -195,7 +192,7 @@ class PolicyReport:
         return self.summary()
 
 
-def evaluate(policy: Policy, decisions: Decisions) -> PolicyReport:
+def evaluate(policy: Decider, decisions: Decisions) -> PolicyReport:
     """Put every recorded tool approval in `decisions` to `policy` (see `PolicyReport`)."""
     comparisons: list[Comparison] = []
     skipped = 0

@@ -20,65 +20,18 @@ recorded decisions with `policy.evaluate(decisions)`.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
 from agents import FunctionTool
 
-from interrupt_widget.decisions import POLICY_BY
 from interrupt_widget.errors import PolicyError
-
-if TYPE_CHECKING:
-    from interrupt_widget.policy.report import Decisions, PolicyReport
+from interrupt_widget.policy.report import Decisions, PolicyReport, evaluate
+from interrupt_widget.policy.ruling import Condition, Rule, Ruling, Verdict
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["Policy", "PolicyError", "Rule", "Ruling", "approve", "ask", "deny"]
-
-Verdict = Literal["approve", "deny", "ask"]
-Condition = Callable[[dict[str, Any]], object]
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One rule: for calls to `tool` for which `when` holds, `verdict`."""
-
-    verdict: Verdict
-    """`approve` (run it now), `deny` (tell the model it may not) or `ask` (a person decides)."""
-    tool: str
-    """The tool's name."""
-    when: Condition | None
-    """Given the call's arguments as a dict, whether the rule applies; None for always."""
-    name: str
-    """Shown wherever the rule's decision is (`by="policy:<name>"`)."""
-    reason: str | None = None
-    """For a denial: what the model is told."""
-
-    def matches(self, tool: str, arguments: dict[str, Any]) -> bool:
-        """Whether this rule decides the call (a `when` that raises propagates)."""
-        return tool == self.tool and (self.when is None or bool(self.when(arguments)))
-
-
-@dataclass(frozen=True)
-class Ruling:
-    """What a policy says about one call."""
-
-    verdict: Verdict
-    """`approve`, `deny`, or `ask` (no rule settled it)."""
-    rule: Rule | None
-    """The rule that decided; None when none matched."""
-
-    @property
-    def by(self) -> str:
-        """`policy:<rule name>`, or `policy` when no rule matched."""
-        return f"{POLICY_BY}{self.rule.name}" if self.rule is not None else "policy"
-
-    @property
-    def settled(self) -> bool:
-        """True when the call needs no person."""
-        return self.verdict != "ask"
-
 
 _NO_RULE = Ruling("ask", None)
 
@@ -195,8 +148,6 @@ class Policy:
         `decisions` is a list of `Decision`s, the path of a file written by
         `save_decisions`, or a DataFrame from `decisions_frame()`. See `PolicyReport`.
         """
-        from interrupt_widget.policy.report import evaluate
-
         return evaluate(self, decisions)
 
     def __repr__(self) -> str:

@@ -6,7 +6,8 @@ limited to `fields`), so any AG-UI client can send `{"approved": true,
 "arguments": {...}}`. The call the model proposed is never rewritten: the
 interrupt record and the fingerprint keep covering the proposal, the edit
 travels only in the answer, and the tool runs once with the proposal updated
-by the edit. This module is the one home of what an edit means.
+by the edit. This module is the one home of what an edit may be; how an answer
+carries one is `interrupt_widget.agui.answer_edit`'s.
 """
 
 from __future__ import annotations
@@ -18,11 +19,9 @@ from typing import Any
 
 from agents import FunctionTool
 
+from interrupt_widget.agui.answer_edit import EDIT_KEY
 from interrupt_widget.agui.answers import describe, validate_payload
 from interrupt_widget.errors import AdapterError, ErrorCode
-
-EDIT_KEY = "arguments"
-"""The answer field that carries an edit of the call's arguments."""
 
 _EDITABLE_ATTR = "__interrupt_widget_editable__"
 
@@ -93,22 +92,6 @@ def declared_edit(tool: Any) -> EditSpec | None:
     """The `EditSpec` `editable` declared on `tool`, if any."""
     spec = getattr(tool, _EDITABLE_ATTR, None)
     return spec if isinstance(spec, EditSpec) else None
-
-
-def proposed_edit(payload: Any) -> Mapping[str, Any] | None:
-    """The edit an answer carries, or None when it carries none."""
-    if isinstance(payload, Mapping) and EDIT_KEY in payload:
-        edit = payload[EDIT_KEY]
-        return edit if isinstance(edit, Mapping) else {}
-    return None
-
-
-def executed_arguments(proposal: Any, payload: Any) -> Any:
-    """The arguments an approved call runs with: the proposal, updated by the answer's edit."""
-    edit = proposed_edit(payload)
-    if edit is None or not isinstance(proposal, Mapping):
-        return proposal
-    return {**proposal, **edit}
 
 
 def check_edit(

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from interrupt_widget.agui.answers import AnswerError
+from interrupt_widget.errors import AnswerError
 
 AnswerStatus: TypeAlias = Literal["resolved", "cancelled"]
 _STATUSES: tuple[AnswerStatus, ...] = ("resolved", "cancelled")
