@@ -279,20 +279,26 @@ class ConversationThread:
             self._stream = None
             await close_quietly(stream)
         if outcome is None:  # stopped, or the stream just ended
-            if not record.events:  # ended before it began: the record is still a whole run
-                emit(RunStartedEvent(thread_id=self.thread_id, run_id=record.run_id))
-            for event in fold.close_open():
-                emit(event)
-            cancelled = RunFinishedEvent(
-                thread_id=self.thread_id,
-                run_id=record.run_id,
-                outcome=RunFinishedCancelledOutcome(),
-            )
-            emit(cancelled)
-            outcome = RunOutcome("cancelled", record.run_id)
+            outcome = self._end_cancelled(record, fold, emit)
         self._commit(fold.messages(), outcome)
         record.outcome = outcome
         return outcome
+
+    def _end_cancelled(
+        self, record: RunRecord, fold: _MessageFold, emit: Callable[[BaseEvent], None]
+    ) -> RunOutcome:
+        """End a run that stopped without a terminal event: close what is open, then cancel."""
+        if not record.events:  # ended before it began: the record is still a whole run
+            emit(RunStartedEvent(thread_id=self.thread_id, run_id=record.run_id))
+        for event in fold.close_open():
+            emit(event)
+        cancelled = RunFinishedEvent(
+            thread_id=self.thread_id,
+            run_id=record.run_id,
+            outcome=RunFinishedCancelledOutcome(),
+        )
+        emit(cancelled)
+        return RunOutcome("cancelled", record.run_id)
 
     def _commit(self, messages: list[Message], outcome: RunOutcome) -> None:
         self.messages = messages

@@ -242,6 +242,102 @@ def _cors_middleware(origins: list[str]) -> list[Middleware]:
     ]
 
 
+def _check_limits(token: str | None, max_body_bytes: int, body_timeout: float) -> None:
+    if max_body_bytes <= 0:
+        raise ValueError("max_body_bytes must be positive")
+    if not body_timeout > 0:
+        raise ValueError("body_timeout must be a positive number of seconds")
+    if token is not None and not token.strip():
+        raise ValueError("token must not be blank; pass None for no authentication")
+
+
+def _fingerprint_secret(secret: str | bytes | None) -> tuple[str | bytes, bool]:
+    """The secret that keys the fingerprints, and whether it outlives this process."""
+    if secret is None:
+        secret = secret_from_env()
+    if secret is not None:
+        return secret, True
+    logger.warning(
+        "no fingerprint secret (INTERRUPT_WIDGET_SECRET or --secret-file): using a random "
+        "one, so a restart voids every open interrupt"
+    )
+    return random_secret(), False
+
+
+def _routes(server: _Server) -> list[Route]:
+    """`POST /` runs the agent and streams its events; `GET /health` says "ok"."""
+
+    async def run(request: Request) -> Response:
+        refused = _unauthorized(server, request)
+        if refused is not None:
+            return refused
+        content_type = request.headers.get("content-type", "application/json")
+        if "json" not in content_type.lower():
+            return error_response(
+                415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the RunAgentInput as application/json"
+            )
+        try:
+            body = await _read_body(request, server.max_body_bytes, server.body_timeout)
+        except ClientDisconnect:
+            return Response(status_code=400)
+        if isinstance(body, Response):
+            return body
+        parsed = _parse_input(body)
+        if isinstance(parsed, Response):
+            return parsed
+        detached = DetachedRun(server.agent, parsed)
+        server.runs.add(detached)
+        detached.task.add_done_callback(lambda _: server.runs.discard(detached))
+        return _EventStreamResponse(detached, keepalive=server.keepalive)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    return [Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])]
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    codes = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
+    return error_response(
+        exc.status_code,
+        codes.get(exc.status_code, ErrorCode.HTTP_ERROR),
+        f"{request.method} {request.url.path}: {exc.detail}",
+        headers=exc.headers,
+    )
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(
+        500, ErrorCode.INTERNAL_ERROR, "the server failed; its log has the details"
+    )
+
+
+_EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    HTTPException: _http_error,
+    Exception: _internal_error,
+}
+"""Every error the app answers itself is a JSON body with an `ErrorCode`."""
+
+
+def _lifespan(
+    server: _Server,
+) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
+    """At shutdown, runs whose client has left get `shutdown_grace` seconds, then are cancelled."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        yield
+        if server.runs:
+            tasks = {run.task for run in server.runs}
+            _, still_running = await asyncio.wait(tasks, timeout=server.shutdown_grace)
+            for task in still_running:
+                task.cancel()
+
+    return lifespan
+
+
 def asgi_app(
     agent: Any,
     *,
@@ -287,102 +383,30 @@ def asgi_app(
     its browser refuses.
     """
     origins = cors_allowed_origins(cors_origins)
-    if max_body_bytes <= 0:
-        raise ValueError("max_body_bytes must be positive")
-    if not body_timeout > 0:
-        raise ValueError("body_timeout must be a positive number of seconds")
-    if token is not None and not token.strip():
-        raise ValueError("token must not be blank; pass None for no authentication")
-    if secret is None:
-        secret = secret_from_env()
-    lasting_secret = secret is not None
-    if secret is None:
-        secret = random_secret()
-        logger.warning(
-            "no fingerprint secret (INTERRUPT_WIDGET_SECRET or --secret-file): using a random "
-            "one, so a restart voids every open interrupt"
-        )
-    if ledger is not None:
-        ledger = open_ledger(ledger)  # an unusable one fails here, at start-up
+    _check_limits(token, max_body_bytes, body_timeout)
+    secret, lasting_secret = _fingerprint_secret(secret)
     served = as_agui_agent(
         agent,
         response_schemas=response_schemas,
         expires_in=expires_in,
         run_config=run_config,
-        ledger=ledger,
+        ledger=open_ledger(ledger) if ledger is not None else None,  # fails here, at start-up
         policy=policy,
     )
     if lasting_secret:
         _warn_if_forgetful(served)
-    guarded = FingerprintGuard(served, Fingerprinter(secret))
     server = _Server(
-        agent=guarded,
+        agent=FingerprintGuard(served, Fingerprinter(secret)),
         token=token.strip().encode() if token is not None else None,
         max_body_bytes=max_body_bytes,
         body_timeout=body_timeout,
         keepalive=keepalive,
         shutdown_grace=shutdown_grace,
     )
-
-    async def run(request: Request) -> Response:
-        refused = _unauthorized(server, request)
-        if refused is not None:
-            return refused
-        content_type = request.headers.get("content-type", "application/json")
-        if "json" not in content_type.lower():
-            return error_response(
-                415, ErrorCode.UNSUPPORTED_MEDIA_TYPE, "send the RunAgentInput as application/json"
-            )
-        try:
-            body = await _read_body(request, server.max_body_bytes, server.body_timeout)
-        except ClientDisconnect:
-            return Response(status_code=400)
-        if isinstance(body, Response):
-            return body
-        parsed = _parse_input(body)
-        if isinstance(parsed, Response):
-            return parsed
-        detached = DetachedRun(server.agent, parsed)
-        server.runs.add(detached)
-        detached.task.add_done_callback(lambda _: server.runs.discard(detached))
-        return _EventStreamResponse(detached, keepalive=server.keepalive)
-
-    async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        codes = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
-        return error_response(
-            exc.status_code,
-            codes.get(exc.status_code, ErrorCode.HTTP_ERROR),
-            f"{request.method} {request.url.path}: {exc.detail}",
-            headers=exc.headers,
-        )
-
-    async def internal_error(request: Request, exc: Exception) -> Response:
-        logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-        return error_response(
-            500, ErrorCode.INTERNAL_ERROR, "the server failed; its log has the details"
-        )
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        yield
-        if server.runs:
-            tasks = {run.task for run in server.runs}
-            _, still_running = await asyncio.wait(tasks, timeout=shutdown_grace)
-            for task in still_running:
-                task.cancel()
-
-    handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
-        HTTPException: http_error,
-        Exception: internal_error,
-    }
     app = Starlette(
-        routes=[Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])],
-        exception_handlers=handlers,
-        lifespan=lifespan,
+        routes=_routes(server),
+        exception_handlers=_EXCEPTION_HANDLERS,
+        lifespan=_lifespan(server),
         middleware=_cors_middleware(origins),
     )
     app.state.runs = server.runs  # the runs in flight, for monitoring and tests

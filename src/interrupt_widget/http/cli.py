@@ -38,6 +38,22 @@ def _parser() -> argparse.ArgumentParser:
         f"${TOKEN_ENV}) unless {OPT_OUT_FLAG} is given.",
     )
     serve.add_argument("target", help="the agent, as package.module:attribute")
+    _add_access_options(serve)
+    _add_run_options(serve)
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin (scheme://host[:port]) whose pages may call this server from a "
+        "browser; repeat for several",
+    )
+    serve.add_argument("--log-level", default="info")
+    return parser
+
+
+def _add_access_options(serve: argparse.ArgumentParser) -> None:
+    """Where the server listens, and who may call it."""
     serve.add_argument(
         "--host",
         default="127.0.0.1",
@@ -59,6 +75,10 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="file holding the fingerprint secret (default: $INTERRUPT_WIDGET_SECRET)",
     )
+
+
+def _add_run_options(serve: argparse.ArgumentParser) -> None:
+    """What records and settles the calls, and how much the server takes on."""
     serve.add_argument(
         "--ledger",
         help="where the approved calls already run are recorded: a SQLite file (replicas on "
@@ -88,16 +108,6 @@ def _parser() -> argparse.ArgumentParser:
         help="worker processes (default 1); with more than one, every worker shares one secret "
         "(--secret-file, $INTERRUPT_WIDGET_SECRET, or one made at start) and one --ledger",
     )
-    serve.add_argument(
-        "--cors-origin",
-        action="append",
-        default=[],
-        metavar="ORIGIN",
-        help="a web origin (scheme://host[:port]) whose pages may call this server from a "
-        "browser; repeat for several",
-    )
-    serve.add_argument("--log-level", default="info")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -158,6 +158,47 @@ class ChatRun:
         return f"<ChatRun {'finished' if self._task.done() else 'running'}>"
 
 
+def _agent_and_adapter(
+    agent: Any,
+    adapter: AGUIAgent | None,
+    *,
+    model: Any,
+    expires_in: float | timedelta | None,
+    response_schemas: Mapping[str, Mapping[str, Any]] | None,
+    policy: Policy | None,
+    ledger: LedgerSpec,
+) -> tuple[Any, AGUIAgent]:
+    """The chat's agent (with `model` swapped in) and the AG-UI agent that runs it."""
+    if adapter is not None and policy is not None:
+        # A policy lives in the adapter that runs the agent; beside one it would be lost.
+        raise TypeError("give the policy to the adapter: OpenAIAgentsAdapter(agent, policy=...)")
+    if adapter is not None:
+        return agent, adapter
+    if isinstance(agent, RemoteAgent):
+        if (
+            model is not None
+            or expires_in is not None
+            or response_schemas is not None
+            or policy is not None
+            or ledger is not None
+        ):
+            raise TypeError(
+                "model, expires_in, response_schemas, ledger and policy belong to the "
+                "remote server's agent; set them where it is served"
+            )
+        return agent, agent
+    if model is not None:
+        agent = agent.clone(model=model)
+    adapter = OpenAIAgentsAdapter(
+        agent,
+        response_schemas=response_schemas,
+        expires_in=expires_in,
+        ledger=ledger,
+        policy=policy,
+    )
+    return agent, adapter
+
+
 class AgentChat(anywidget.AnyWidget):
     """A chat with an OpenAI Agents SDK agent whose gated tools ask you first."""
 
@@ -210,34 +251,15 @@ class AgentChat(anywidget.AnyWidget):
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
         """
         super().__init__()
-        if adapter is not None and policy is not None:
-            # A policy lives in the adapter that runs the agent; beside one it would be lost.
-            raise TypeError(
-                "give the policy to the adapter: OpenAIAgentsAdapter(agent, policy=...)"
-            )
-        if adapter is None and isinstance(agent, RemoteAgent):
-            if (
-                model is not None
-                or expires_in is not None
-                or response_schemas is not None
-                or policy is not None
-                or ledger is not None
-            ):
-                raise TypeError(
-                    "model, expires_in, response_schemas, ledger and policy belong to the "
-                    "remote server's agent; set them where it is served"
-                )
-            adapter = agent
-        if adapter is None:
-            if model is not None:
-                agent = agent.clone(model=model)
-            adapter = OpenAIAgentsAdapter(
-                agent,
-                response_schemas=response_schemas,
-                expires_in=expires_in,
-                ledger=ledger,
-                policy=policy,
-            )
+        agent, adapter = _agent_and_adapter(
+            agent,
+            adapter,
+            model=model,
+            expires_in=expires_in,
+            response_schemas=response_schemas,
+            policy=policy,
+            ledger=ledger,
+        )
         self.agent = agent
         self.responder: Responder | None = (
             responder if responder is not None else _responders.from_env()
@@ -269,11 +291,12 @@ class AgentChat(anywidget.AnyWidget):
         self.on_msg(self._on_front_end_message)
         self._sync_messages()
         if self._thread.interrupts:  # a loaded chat that was waiting: ask again
-            self._open_picker(self._thread.interrupts)
-            self._set_status(
-                "waiting", _waiting_line(self._thread.interrupts, self._thread.messages)
-            )
-            self._let_responder_answer()
+            self._ask_again()
+
+    def _ask_again(self) -> None:
+        self._open_picker(self._thread.interrupts)
+        self._set_status("waiting", _waiting_line(self._thread.interrupts, self._thread.messages))
+        self._let_responder_answer()
 
     @classmethod
     def remote(cls, url: str, *, token: str | None = None, **chat_options: Any) -> AgentChat:
