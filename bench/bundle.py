@@ -99,8 +99,8 @@ def markdown_code() -> tuple[bytes, bytes]:
 def opening_message_bytes() -> int:
     """Bytes of the comm_open message of one meeting picker (the bundle included)."""
     from interrupt_widget import InterruptPicker
+    from interrupt_widget.agui.interrupts import approval_schema
     from interrupt_widget.examples import MEETING_RESPONSE_SCHEMA
-    from interrupt_widget.interrupts import approval_schema
     from interrupt_widget.testing import recording_comms
 
     schema = approval_schema(MEETING_RESPONSE_SCHEMA)  # what the quickstart's picker receives

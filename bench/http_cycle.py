@@ -46,7 +46,7 @@ from agents import set_tracing_disabled
 
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.examples import meeting_agent
-from interrupt_widget.sqlite_ledger import SQLiteLedger
+from interrupt_widget.ledger.sqlite import SQLiteLedger
 
 TOKEN = "bench-token"
 ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}

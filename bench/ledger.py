@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from interrupt_widget import SQLiteLedger
-from interrupt_widget.execution_ledger import ExecutionLedger
-from interrupt_widget.once import CallLedger
+from interrupt_widget.ledger.core import CallLedger
+from interrupt_widget.ledger.memory import ExecutionLedger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from postgres_server import binaries, fresh_database, running_postgres
@@ -87,7 +87,7 @@ async def main(calls: int) -> None:
             "SQLite": SQLiteLedger(Path(folder) / "calls.db"),
         }
         if pg_url is not None:
-            from interrupt_widget.postgres_ledger import PostgresLedger
+            from interrupt_widget.ledger.postgres import PostgresLedger
 
             ledgers["PostgreSQL"] = PostgresLedger(pg_url)
         results = {}

@@ -20,9 +20,9 @@ import time
 from ag_ui.core import RunAgentInput, UserMessage
 from agents import set_tracing_disabled
 
-from interrupt_widget.adapter import OpenAIAgentsAdapter
 from interrupt_widget.examples import expense_agent
-from interrupt_widget.offline_model import MAX_REPLY_WORDS, OfflineModel
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.offline_model import MAX_REPLY_WORDS, OfflineModel
 
 HUGE = 950_000  # "x " repeated: 1.9 MB
 

@@ -23,9 +23,9 @@ from typing import Any
 from ag_ui.core import AssistantMessage, FunctionCall, ToolCall
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy, approve, deny
+from interrupt_widget.agui.interrupts import attach, tool_call_interrupt
 from interrupt_widget.decisions import Decision, decisions_frame
 from interrupt_widget.examples import bank_agent
-from interrupt_widget.interrupts import attach, tool_call_interrupt
 
 
 def ten_rules() -> Policy:

@@ -31,7 +31,7 @@ from typing import Any
 from agents import Agent, Runner, function_tool, set_tracing_disabled
 from jupyter_client.manager import AsyncKernelManager
 
-from interrupt_widget.offline_model import OfflineModel
+from interrupt_widget.sdk.offline_model import OfflineModel
 
 REQUEST = "Book a call with Alice about the Q3 roadmap"
 

@@ -21,11 +21,11 @@ import time
 from ag_ui.core import RunAgentInput, UserMessage
 from agents import set_tracing_disabled
 
-from interrupt_widget.adapter import OpenAIAgentsAdapter
-from interrupt_widget.chat import AgentChat
 from interrupt_widget.examples import meeting_agent
-from interrupt_widget.offline_model import OfflineModel
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.testing import recording_comms
+from interrupt_widget.widgets.chat import AgentChat
 
 PER_MESSAGE_OVERHEAD = 1024
 """Bytes allowed per message beyond the text it carries (the batch's JSON frame)."""

@@ -11,8 +11,8 @@ from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
 from interrupt_widget import responders
-from interrupt_widget.adapter import OpenAIAgentsAdapter
-from interrupt_widget.ledgers import LEDGER_ENV
+from interrupt_widget.ledger.choose import LEDGER_ENV
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.testing import CommRecorder, recording_comms
 from interrupt_widget.testing.stream_rules import assert_valid_stream
 

@@ -4,6 +4,7 @@ whose gated tool writes a line to `$RUNS_FILE` each time its body runs (the run 
 from __future__ import annotations
 
 import asyncio
+import socket
 import subprocess
 import sys
 import threading
@@ -21,10 +22,17 @@ from ag_ui.core import (
 )
 
 from interrupt_widget.http.client import AGUIClient
-from test_http_cli import free_port
 
 DEADLINE = 60.0
 """How long a server may take to start listening."""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
 
 AGENT_MODULE = '''
 """A billing agent whose gated tool writes a line to $RUNS_FILE each time its body runs."""

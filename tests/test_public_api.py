@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import interrupt_widget
+
+DEEP_IMPORT = re.compile(r"from interrupt_widget\.([\w.]+) import ([\w, ]+)")
+"""An import of names from a module below the root."""
 
 PUBLIC = {
     "AGUIAgent",
@@ -27,6 +32,7 @@ PUBLIC = {
     "ErrorCode",
     "InterruptPicker",
     "InterruptsOpen",
+    "MEETING_TIME",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",
@@ -86,10 +92,10 @@ def test_the_base_install_imports_without_the_serve_extra() -> None:
 
 
 def test_the_exceptions_a_user_catches_come_from_the_root() -> None:
-    from interrupt_widget.chat import ChatRunError
-    from interrupt_widget.picker import AnswerRefused
     from interrupt_widget.responders import ResponderError
     from interrupt_widget.thread import InterruptsOpen, ThreadBusy
+    from interrupt_widget.widgets.chat import ChatRunError
+    from interrupt_widget.widgets.picker import AnswerRefused
 
     assert interrupt_widget.ChatRunError is ChatRunError
     assert interrupt_widget.AnswerRefused is AnswerRefused
@@ -105,3 +111,30 @@ def test_the_old_name_of_resume_refused_still_works_and_says_so() -> None:
         old = thread.AnswersRefused
     assert old is interrupt_widget.ResumeRefused
     assert not issubclass(interrupt_widget.ResumeRefused, interrupt_widget.AnswerRefused)
+
+
+def test_every_exception_in_errors_is_exported_from_the_root() -> None:
+    from interrupt_widget import errors
+
+    defined = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type)
+        and issubclass(value, Exception)
+        and value.__module__ == errors.__name__
+    }
+    assert defined, "errors.py defines no exception"
+    assert defined - set(interrupt_widget.__all__) == set()
+
+
+def test_the_readme_and_notebooks_import_public_names_from_the_root() -> None:
+    # A public name imported from a module path would break the user's copy of it the
+    # day the module moves; the root is the one path that stays.
+    root = Path(__file__).resolve().parents[1]
+    deep = []
+    for path in [root / "README.md", *sorted((root / "notebooks").glob("*.ipynb"))]:
+        for module, names in DEEP_IMPORT.findall(path.read_text(encoding="utf-8")):
+            public = {n.strip() for n in names.split(",")} & set(interrupt_widget.__all__)
+            if public and module.split(".")[0] not in {"examples", "testing"}:
+                deep.append(f"{path.name}: {sorted(public)} from interrupt_widget.{module}")
+    assert deep == []

@@ -9,11 +9,11 @@ import pytest
 from ag_ui.core import Interrupt
 
 from interrupt_widget import responders
+from interrupt_widget.agui.interrupts import approval_schema
 from interrupt_widget.decisions import decisions_for, load_decisions, save_decisions
-from interrupt_widget.interrupts import approval_schema
-from interrupt_widget.picker import InterruptPicker
 from interrupt_widget.responders import CANCEL, ResponderError
 from interrupt_widget.testing import recording_comms
+from interrupt_widget.widgets.picker import InterruptPicker
 
 MEETING_SCHEMA: dict[str, Any] = {
     "type": "object",

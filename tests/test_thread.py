@@ -20,9 +20,10 @@ from ag_ui.core import (
 )
 from agents import set_tracing_disabled
 
-from interrupt_widget.adapter import OpenAIAgentsAdapter
+from interrupt_widget.agui.wire import messages_to_wire, to_wire
 from interrupt_widget.examples import meeting_agent
-from interrupt_widget.offline_model import OfflineModel
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.testing.stream_rules import assert_valid_thread
 from interrupt_widget.thread import (
     ConversationThread,
@@ -30,7 +31,6 @@ from interrupt_widget.thread import (
     ResumeRefused,
     ThreadBusy,
 )
-from interrupt_widget.wire import messages_to_wire, to_wire
 
 set_tracing_disabled(True)
 
@@ -182,9 +182,9 @@ async def test_a_thread_resumes_from_saved_messages_in_a_fresh_process() -> None
         """
         import asyncio, json, sys
         from agents import set_tracing_disabled
-        from interrupt_widget.adapter import OpenAIAgentsAdapter
+        from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
         from interrupt_widget.examples import meeting_agent
-        from interrupt_widget.offline_model import OfflineModel
+        from interrupt_widget.sdk.offline_model import OfflineModel
         from interrupt_widget.thread import ConversationThread
 
         async def main() -> None:

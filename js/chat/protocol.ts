@@ -1,4 +1,4 @@
-// The chat widget's wire contract, mirrored in src/interrupt_widget/chat_protocol.py.
+// The chat widget's wire contract, mirrored in src/interrupt_widget/widgets/chat_protocol.py.
 // Traits hold what a freshly drawn view needs; custom messages carry the stream
 // (Python -> JS) and user actions (JS -> Python, never trait + save_changes).
 

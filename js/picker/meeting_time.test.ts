@@ -1,8 +1,8 @@
 /// <reference types="vite/client" />
 // The meeting-time renderer shipped with the package, mounted through the real picker.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import * as meetingTime from "../../src/interrupt_widget/picker_renderers/meeting_time.js";
-import SOURCE from "../../src/interrupt_widget/picker_renderers/meeting_time.js?raw";
+import * as meetingTime from "../../src/interrupt_widget/widgets/renderers/meeting_time.js";
+import SOURCE from "../../src/interrupt_widget/widgets/renderers/meeting_time.js?raw";
 import { FakeModel } from "./fake_model";
 import { mountPicker } from "./index";
 import type { WireInterrupt } from "./types";

@@ -1,5 +1,5 @@
 // The custom messages between the picker's views and Python; mirrors
-// `interrupt_widget/picker_protocol.py`. User actions go through `model.send`
+// `interrupt_widget/widgets/picker_protocol.py`. User actions go through `model.send`
 // (never trait + save_changes: ipykernel 7.4 stalls a widget's later saves).
 
 import { asRecord, str } from "../json";

@@ -8,10 +8,7 @@ speaks the AG-UI protocol 1.0.
 from __future__ import annotations
 
 from . import responders
-from .adapter import AdapterRun, OpenAIAgentsAdapter
-from .awaiting import CannotWaitHere
-from .chat import AgentChat
-from .edits import editable
+from .agui.run_handle import AGUIAgent, RunHandle
 from .errors import (
     AdapterError,
     AGUIClientError,
@@ -29,19 +26,24 @@ from .errors import (
     ThreadBusy,
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
-from .interrupts import with_response_schema
-from .offline_model import OfflineModel, default_model
-from .picker import InterruptPicker
-from .policy import Policy, approve, ask, deny
-from .postgres_ledger import PostgresLedger
-from .run_handle import AGUIAgent, RunHandle
-from .sdk_interruptions import answer_interruptions
-from .sqlite_ledger import CallInDoubt, SQLiteLedger
-from .tool_answers import resume_payload
+from .ledger.postgres import PostgresLedger
+from .ledger.sqlite import CallInDoubt, SQLiteLedger
+from .policy.rules import Policy, approve, ask, deny
+from .sdk.adapter import AdapterRun, OpenAIAgentsAdapter
+from .sdk.edits import editable
+from .sdk.offline_model import OfflineModel, default_model
+from .sdk.response_schema import with_response_schema
+from .sdk.tool_answers import resume_payload
+from .widgets.awaiting import CannotWaitHere
+from .widgets.chat import AgentChat
+from .widgets.picker import InterruptPicker
+from .widgets.renderers import MEETING_TIME
+from .widgets.sdk_interruptions import answer_interruptions
 
 __version__ = "0.1.0"
 
 __all__: list[str] = [
+    "MEETING_TIME",
     "AGUIAgent",
     "AGUIClient",
     "AGUIClientError",

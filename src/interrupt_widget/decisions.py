@@ -16,8 +16,8 @@ from typing import Any
 
 from ag_ui.core import Interrupt, Message, ToolMessage
 
-from interrupt_widget.edits import executed_arguments
-from interrupt_widget.interrupts import (
+from interrupt_widget.agui.answer_edit import executed_arguments
+from interrupt_widget.agui.interrupts import (
     INTERRUPT_KEY,
     gated_calls,
     tool_arguments,

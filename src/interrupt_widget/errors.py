@@ -14,11 +14,8 @@ root: what a thread, a chat, a picker, a responder or an HTTP client refuses.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from interrupt_widget.answers import AnswerError
 
 
 class ErrorCode(StrEnum):
@@ -141,6 +138,16 @@ class InterruptsOpen(RuntimeError):
 
 class ResumeRefused(ValueError):
     """Resume entries that do not answer the open interrupts exactly; nothing was taken."""
+
+
+@dataclass(frozen=True)
+class AnswerError:
+    """One reason a payload does not fit its schema."""
+
+    path: str
+    """JSON pointer of the offending field (`""` for the payload itself)."""
+    message: str
+    """A sentence a person can act on."""
 
 
 class AnswerRefused(ValueError):

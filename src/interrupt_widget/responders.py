@@ -18,11 +18,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
-from .answers import describe, is_expired, validate_payload
-from .decisions import POLICY_BY, Decision, load_decisions
-from .errors import ResponderError
-from .interrupts import tool_arguments, tool_name
-from .picker import AnswerRefused, InterruptPicker
+from interrupt_widget.agui.answers import describe, is_expired, validate_payload
+from interrupt_widget.agui.interrupts import tool_arguments, tool_name
+from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
+from interrupt_widget.errors import AnswerRefused, ResponderError
 
 __all__ = [
     "CANCEL",
@@ -42,6 +41,20 @@ ENV_VAR = "INTERRUPT_WIDGET_RESPONDER"
 """Environment variable naming the responder for chats created without one."""
 
 
+class Picker(Protocol):
+    """What a responder answers through: an `InterruptPicker`'s open interrupts, and its
+    `resolve` and `cancel`, which raise `AnswerRefused` for an answer they do not take."""
+
+    @property
+    def open_interrupts(self) -> list[Interrupt]: ...
+
+    def resolve(
+        self, payload: Any = None, interrupt_id: str | None = None, *, by: str = "python"
+    ) -> None: ...
+
+    def cancel(self, interrupt_id: str | None = None, *, by: str = "python") -> None: ...
+
+
 @runtime_checkable
 class Responder(Protocol):
     """Answers every open interrupt of a picker, or raises `ResponderError`."""
@@ -49,7 +62,7 @@ class Responder(Protocol):
     name: str
     """Shown as `responder:<name>` wherever the answer is displayed."""
 
-    def respond(self, picker: InterruptPicker) -> None: ...
+    def respond(self, picker: Picker) -> None: ...
 
 
 class _Cancel:
@@ -76,7 +89,7 @@ class _Policy:
         self.name = name
         self._decide = decide
 
-    def respond(self, picker: InterruptPicker) -> None:
+    def respond(self, picker: Picker) -> None:
         by = f"responder:{self.name}"
         # Decide everything before recording anything, so a refusal answers nothing.
         plan = [(i, self._decide(i)) for i in picker.open_interrupts]
@@ -199,7 +212,7 @@ def cancel_all() -> Responder:
 class _Fail:
     name = "fail"
 
-    def respond(self, picker: InterruptPicker) -> None:
+    def respond(self, picker: Picker) -> None:
         names = "; ".join(_label(i) for i in picker.open_interrupts)
         raise ResponderError(f"responder fail met interrupts that need an answer: {names}")
 

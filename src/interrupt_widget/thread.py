@@ -42,11 +42,21 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from .errors import ErrorCode, InterruptsOpen, ResumeRefused, ThreadBusy
-from .interrupts import answered_call_ids, tool_name
-from .messages import Transcript
-from .run_handle import AGUIAgent, RunHandle, as_run_handle, close_quietly, no_run
-from .wire import interrupts_from_wire, message_from_wire, resume_entry_from_wire
+from interrupt_widget.agui.interrupts import answered_call_ids, tool_name
+from interrupt_widget.agui.messages import Transcript
+from interrupt_widget.agui.run_handle import (
+    AGUIAgent,
+    RunHandle,
+    as_run_handle,
+    close_quietly,
+    no_run,
+)
+from interrupt_widget.agui.wire import (
+    interrupts_from_wire,
+    message_from_wire,
+    resume_entry_from_wire,
+)
+from interrupt_widget.errors import ErrorCode, InterruptsOpen, ResumeRefused, ThreadBusy
 
 OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
 EventSink = Callable[[BaseEvent], object]
@@ -54,7 +64,7 @@ EventSink = Callable[[BaseEvent], object]
 
 _RENAMED: dict[str, tuple[str, object]] = {
     "AnswersRefused": ("interrupt_widget.ResumeRefused", ResumeRefused),
-    "AgentRunner": ("interrupt_widget.run_handle.AGUIAgent", AGUIAgent),
+    "AgentRunner": ("interrupt_widget.agui.run_handle.AGUIAgent", AGUIAgent),
 }
 
 
@@ -269,20 +279,26 @@ class ConversationThread:
             self._stream = None
             await close_quietly(stream)
         if outcome is None:  # stopped, or the stream just ended
-            if not record.events:  # ended before it began: the record is still a whole run
-                emit(RunStartedEvent(thread_id=self.thread_id, run_id=record.run_id))
-            for event in fold.close_open():
-                emit(event)
-            cancelled = RunFinishedEvent(
-                thread_id=self.thread_id,
-                run_id=record.run_id,
-                outcome=RunFinishedCancelledOutcome(),
-            )
-            emit(cancelled)
-            outcome = RunOutcome("cancelled", record.run_id)
+            outcome = self._end_cancelled(record, fold, emit)
         self._commit(fold.messages(), outcome)
         record.outcome = outcome
         return outcome
+
+    def _end_cancelled(
+        self, record: RunRecord, fold: _MessageFold, emit: Callable[[BaseEvent], None]
+    ) -> RunOutcome:
+        """End a run that stopped without a terminal event: close what is open, then cancel."""
+        if not record.events:  # ended before it began: the record is still a whole run
+            emit(RunStartedEvent(thread_id=self.thread_id, run_id=record.run_id))
+        for event in fold.close_open():
+            emit(event)
+        cancelled = RunFinishedEvent(
+            thread_id=self.thread_id,
+            run_id=record.run_id,
+            outcome=RunFinishedCancelledOutcome(),
+        )
+        emit(cancelled)
+        return RunOutcome("cancelled", record.run_id)
 
     def _commit(self, messages: list[Message], outcome: RunOutcome) -> None:
         self.messages = messages

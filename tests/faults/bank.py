@@ -18,7 +18,7 @@ from typing import Any
 
 from agents import Agent, Model, function_tool
 
-from interrupt_widget.offline_model import OfflineModel
+from interrupt_widget.sdk.offline_model import OfflineModel
 
 RUNS_ENV = "BANK_RUNS_FILE"
 HOLD_ENV = "BANK_HOLD_FILE"

@@ -17,7 +17,7 @@ from ag_ui.core import (
     UserMessage,
 )
 
-from interrupt_widget.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.testing import assert_valid_stream
 
 APPROVE: dict[str, Any] = {"approved": True}

@@ -16,10 +16,10 @@ from bank import bank_agent, runs
 from steps import APPROVE, ask, error_of, events_of, paused, resume
 
 from interrupt_widget import AgentChat, CallMismatch, ErrorCode, OpenAIAgentsAdapter
+from interrupt_widget.agui.wire import message_from_wire, to_wire
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.client import AGUIClient
 from interrupt_widget.testing import CommRecorder, until
-from interrupt_widget.wire import message_from_wire, to_wire
 
 SECRET = "a-fault-test-secret-long-enough"
 EDITED = {"amount": 5000, "to": "mallory"}

@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from interrupt_widget.offline_model import OfflineModel
+from interrupt_widget.sdk.offline_model import OfflineModel
 
 
 async def _never_called(_ctx: Any, _arguments: str) -> str:

@@ -17,16 +17,16 @@ from typing import Any
 from agents import Model, function_tool
 from agents.tool_context import ToolContext
 
-from interrupt_widget.edits import editable
 from interrupt_widget.examples.tool_runs import (
     ExampleAgent,
     ExecutedCall,
     ToolRunLog,
     append_journal,
 )
-from interrupt_widget.offline_model import default_model
-from interrupt_widget.policy import Policy, approve, deny
-from interrupt_widget.tool_answers import resume_payload
+from interrupt_widget.policy.rules import Policy, approve, deny
+from interrupt_widget.sdk.edits import editable
+from interrupt_widget.sdk.offline_model import default_model
+from interrupt_widget.sdk.tool_answers import resume_payload
 
 BANK_INSTRUCTIONS = (
     "You move money for the user. Call transfer_funds with the amount, the recipient account "

@@ -21,9 +21,9 @@ from interrupt_widget.examples.tool_runs import (
     ToolRunLog,
     append_journal,
 )
-from interrupt_widget.interrupts import with_response_schema
-from interrupt_widget.offline_model import default_model
-from interrupt_widget.tool_answers import resume_payload
+from interrupt_widget.sdk.offline_model import default_model
+from interrupt_widget.sdk.response_schema import with_response_schema
+from interrupt_widget.sdk.tool_answers import resume_payload
 
 MEETING_RESPONSE_SCHEMA: dict[str, Any] = {
     "type": "object",

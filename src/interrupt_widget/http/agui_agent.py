@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from interrupt_widget.run_handle import AGUIAgent
+from interrupt_widget.agui.run_handle import AGUIAgent
 
 __all__ = ["AGUIAgent", "as_agui_agent"]
 
@@ -29,7 +29,7 @@ def as_agui_agent(agent: Any, **adapter_options: Any) -> AGUIAgent:
                 f"not to {type(agent).__name__}, which already speaks AG-UI"
             )
         return agent
-    from interrupt_widget.adapter import OpenAIAgentsAdapter
+    from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
     adapter: AGUIAgent = OpenAIAgentsAdapter(agent, **options)
     return adapter

@@ -31,6 +31,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from interrupt_widget.agui.run_handle import AGUIAgent
+from interrupt_widget.agui.wire import json_pointer
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
@@ -38,10 +40,8 @@ from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
-from interrupt_widget.ledgers import LedgerSpec, open_ledger
-from interrupt_widget.policy import Policy
-from interrupt_widget.run_handle import AGUIAgent
-from interrupt_widget.wire import json_pointer
+from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
+from interrupt_widget.policy.rules import Policy
 
 logger = logging.getLogger(__name__)
 
@@ -197,8 +197,8 @@ class _EventStreamResponse(StreamingResponse):
 def _warn_if_forgetful(served: AGUIAgent) -> None:
     # A lasting secret keeps open interrupts answerable across a restart; a ledger
     # in memory forgets what ran, so the same resume would run its call again.
-    from interrupt_widget.adapter import OpenAIAgentsAdapter
-    from interrupt_widget.execution_ledger import ExecutionLedger
+    from interrupt_widget.ledger.memory import ExecutionLedger
+    from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
     if isinstance(served, OpenAIAgentsAdapter) and isinstance(served.ledger, ExecutionLedger):
         logger.warning(
@@ -243,90 +243,30 @@ def _cors_middleware(origins: list[str]) -> list[Middleware]:
     ]
 
 
-def asgi_app(
-    agent: Any,
-    *,
-    token: str | None = None,
-    secret: str | bytes | None = None,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
-    body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
-    response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
-    expires_in: float | timedelta | None = None,
-    run_config: Any = None,
-    ledger: LedgerSpec = None,
-    keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
-    shutdown_grace: float = 30.0,
-    policy: Policy | None = None,
-    cors_origins: Sequence[str] = (),
-    hooks: Any = None,
-) -> Starlette:
-    """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
-
-    `agent` is an Agents SDK `Agent` (wrapped in `OpenAIAgentsAdapter` with
-    `response_schemas`, `expires_in` and `run_config`) or any AG-UI agent with
-    `run(RunAgentInput)`. `token`, when set, is required as
-    `Authorization: Bearer <token>` on `POST /` (`GET /health` stays open and
-    says nothing but "ok"). `secret` keys the fingerprints
-    on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
-    and failing that a random one is made (interrupts then die with the process).
-    `ledger` records the approved calls already run (see `interrupt_widget.ledgers`): by
-    default the per-user SQLite file (or `$INTERRUPT_WIDGET_LEDGER`), so a restart does
-    not run a call again; replicas share one (the same file on one host, a
-    `postgresql://` URL across hosts, with the same `secret`), so the call runs once
-    whichever replica gets it; `"memory"` keeps it in this process only.
-    `max_body_bytes` caps a request body (413 over it); `body_timeout` is how
-    many seconds a body may take to arrive in full (408 after it, so a slow
-    client cannot hold a connection). A body that is not JSON, or is nested
-    too deeply to parse, gets 400 `malformed_json`.
-    `keepalive` is how many silent seconds pass before an SSE comment is sent
-    (None: never). `shutdown_grace` is how long shutdown waits for runs whose
-    client has left. `policy` settles the calls its rules cover without a person
-    (`Policy`; an SDK agent only). `hooks` (the SDK's `RunHooks`) go to every run of
-    an SDK agent, resumed ones included.
-    `cors_origins` lists the web origins (`https://app.example.com`,
-    `http://localhost:5173`) whose pages may call this server from a browser:
-    their preflight is answered, `Authorization` and `Content-Type` are allowed
-    and the event stream is readable; any other origin gets no CORS header, so
-    its browser refuses.
-    """
-    origins = cors_allowed_origins(cors_origins)
+def _check_limits(token: str | None, max_body_bytes: int, body_timeout: float) -> None:
     if max_body_bytes <= 0:
         raise ValueError("max_body_bytes must be positive")
     if not body_timeout > 0:
         raise ValueError("body_timeout must be a positive number of seconds")
     if token is not None and not token.strip():
         raise ValueError("token must not be blank; pass None for no authentication")
+
+
+def _fingerprint_secret(secret: str | bytes | None) -> tuple[str | bytes, bool]:
+    """The secret that keys the fingerprints, and whether it outlives this process."""
     if secret is None:
         secret = secret_from_env()
-    lasting_secret = secret is not None
-    if secret is None:
-        secret = random_secret()
-        logger.warning(
-            "no fingerprint secret (INTERRUPT_WIDGET_SECRET or --secret-file): using a random "
-            "one, so a restart voids every open interrupt"
-        )
-    if ledger is not None:
-        ledger = open_ledger(ledger)  # an unusable one fails here, at start-up
-    served = as_agui_agent(
-        agent,
-        response_schemas=response_schemas,
-        expires_in=expires_in,
-        run_config=run_config,
-        ledger=ledger,
-        policy=policy,
-        hooks=hooks,
+    if secret is not None:
+        return secret, True
+    logger.warning(
+        "no fingerprint secret (INTERRUPT_WIDGET_SECRET or --secret-file): using a random "
+        "one, so a restart voids every open interrupt"
     )
-    if lasting_secret:
-        _warn_if_forgetful(served)
-    guarded = FingerprintGuard(served, Fingerprinter(secret))
-    server = _Server(
-        agent=guarded,
-        token=token.strip().encode() if token is not None else None,
-        max_body_bytes=max_body_bytes,
-        body_timeout=body_timeout,
-        keepalive=keepalive,
-        shutdown_grace=shutdown_grace,
-    )
+    return random_secret(), False
+
+
+def _routes(server: _Server) -> list[Route]:
+    """`POST /` runs the agent and streams its events; `GET /health` says "ok"."""
 
     async def run(request: Request) -> Response:
         refused = _unauthorized(server, request)
@@ -354,39 +294,123 @@ def asgi_app(
     async def health(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        codes = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
-        return error_response(
-            exc.status_code,
-            codes.get(exc.status_code, ErrorCode.HTTP_ERROR),
-            f"{request.method} {request.url.path}: {exc.detail}",
-            headers=exc.headers,
-        )
+    return [Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])]
 
-    async def internal_error(request: Request, exc: Exception) -> Response:
-        logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-        return error_response(
-            500, ErrorCode.INTERNAL_ERROR, "the server failed; its log has the details"
-        )
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    codes = {404: ErrorCode.NOT_FOUND, 405: ErrorCode.METHOD_NOT_ALLOWED}
+    return error_response(
+        exc.status_code,
+        codes.get(exc.status_code, ErrorCode.HTTP_ERROR),
+        f"{request.method} {request.url.path}: {exc.detail}",
+        headers=exc.headers,
+    )
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return error_response(
+        500, ErrorCode.INTERNAL_ERROR, "the server failed; its log has the details"
+    )
+
+
+_EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+    HTTPException: _http_error,
+    Exception: _internal_error,
+}
+"""Every error the app answers itself is a JSON body with an `ErrorCode`."""
+
+
+def _lifespan(
+    server: _Server,
+) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
+    """At shutdown, runs whose client has left get `shutdown_grace` seconds, then are cancelled."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         if server.runs:
             tasks = {run.task for run in server.runs}
-            _, still_running = await asyncio.wait(tasks, timeout=shutdown_grace)
+            _, still_running = await asyncio.wait(tasks, timeout=server.shutdown_grace)
             for task in still_running:
                 task.cancel()
 
-    handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
-        HTTPException: http_error,
-        Exception: internal_error,
-    }
+    return lifespan
+
+
+def asgi_app(
+    agent: Any,
+    *,
+    token: str | None = None,
+    secret: str | bytes | None = None,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
+    response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+    expires_in: float | timedelta | None = None,
+    run_config: Any = None,
+    ledger: LedgerSpec = None,
+    keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
+    shutdown_grace: float = 30.0,
+    policy: Policy | None = None,
+    cors_origins: Sequence[str] = (),
+    hooks: Any = None,
+) -> Starlette:
+    """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
+
+    `agent` is an Agents SDK `Agent` (wrapped in `OpenAIAgentsAdapter` with
+    `response_schemas`, `expires_in` and `run_config`) or any AG-UI agent with
+    `run(RunAgentInput)`. `token`, when set, is required as
+    `Authorization: Bearer <token>` on `POST /` (`GET /health` stays open and
+    says nothing but "ok"). `secret` keys the fingerprints
+    on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
+    and failing that a random one is made (interrupts then die with the process).
+    `ledger` records the approved calls already run (see `interrupt_widget.ledger.choose`): by
+    default the per-user SQLite file (or `$INTERRUPT_WIDGET_LEDGER`), so a restart does
+    not run a call again; replicas share one (the same file on one host, a
+    `postgresql://` URL across hosts, with the same `secret`), so the call runs once
+    whichever replica gets it; `"memory"` keeps it in this process only.
+    `max_body_bytes` caps a request body (413 over it); `body_timeout` is how
+    many seconds a body may take to arrive in full (408 after it, so a slow
+    client cannot hold a connection). A body that is not JSON, or is nested
+    too deeply to parse, gets 400 `malformed_json`.
+    `keepalive` is how many silent seconds pass before an SSE comment is sent
+    (None: never). `shutdown_grace` is how long shutdown waits for runs whose
+    client has left. `policy` settles the calls its rules cover without a person
+    (`Policy`; an SDK agent only). `hooks` (the SDK's `RunHooks`) go to every run of
+    an SDK agent, resumed ones included.
+    `cors_origins` lists the web origins (`https://app.example.com`,
+    `http://localhost:5173`) whose pages may call this server from a browser:
+    their preflight is answered, `Authorization` and `Content-Type` are allowed
+    and the event stream is readable; any other origin gets no CORS header, so
+    its browser refuses.
+    """
+    origins = cors_allowed_origins(cors_origins)
+    _check_limits(token, max_body_bytes, body_timeout)
+    secret, lasting_secret = _fingerprint_secret(secret)
+    served = as_agui_agent(
+        agent,
+        response_schemas=response_schemas,
+        expires_in=expires_in,
+        run_config=run_config,
+        ledger=open_ledger(ledger) if ledger is not None else None,  # fails here, at start-up
+        policy=policy,
+        hooks=hooks,
+    )
+    if lasting_secret:
+        _warn_if_forgetful(served)
+    server = _Server(
+        agent=FingerprintGuard(served, Fingerprinter(secret)),
+        token=token.strip().encode() if token is not None else None,
+        max_body_bytes=max_body_bytes,
+        body_timeout=body_timeout,
+        keepalive=keepalive,
+        shutdown_grace=shutdown_grace,
+    )
     app = Starlette(
-        routes=[Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])],
-        exception_handlers=handlers,
-        lifespan=lifespan,
+        routes=_routes(server),
+        exception_handlers=_EXCEPTION_HANDLERS,
+        lifespan=_lifespan(server),
         middleware=_cors_middleware(origins),
     )
     app.state.runs = server.runs  # the runs in flight, for monitoring and tests

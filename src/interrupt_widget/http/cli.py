@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import logging
 import os
 import sys
@@ -13,68 +12,17 @@ from typing import Any
 
 from interrupt_widget.http.bind import OPT_OUT_FLAG
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
+from interrupt_widget.http.targets import TargetError, load_policy, load_target
 
 LEDGER_ENV = "INTERRUPT_WIDGET_LEDGER"
-"""Names the ledger when `--ledger` is not given (as `interrupt_widget.ledgers.LEDGER_ENV`)."""
+"""Names the ledger when `--ledger` is not given (as `ledger.choose.LEDGER_ENV`)."""
 
 TOKEN_ENV = "INTERRUPT_WIDGET_TOKEN"
 """The environment variable `serve` reads its bearer token from when `--token` is not given."""
 
 
-class TargetError(Exception):
-    """The `module:attribute` target cannot be loaded."""
-
-
-def _resolve(target: str, what: str) -> Any:
-    module_name, sep, attribute = target.partition(":")
-    if not sep or not module_name or not attribute:
-        raise TargetError(f"expected package.module:{what}, got {target!r}")
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise TargetError(f"cannot import {module_name!r}: {exc}") from exc
-    for part in attribute.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise TargetError(f"{module_name!r} has no attribute {attribute!r}") from None
-    return obj
-
-
-def load_target(target: str) -> Any:
-    """The object named by `package.module:attribute` (an attribute path may have dots).
-
-    A callable that is not itself an agent (a factory) is called with no
-    arguments; an Agents SDK `Agent` or an AG-UI agent is returned as is.
-    """
-    obj = _resolve(target, "agent")
-    from agents import Agent
-
-    from interrupt_widget.run_handle import AGUIAgent
-
-    if not isinstance(obj, Agent | AGUIAgent) and callable(obj):
-        obj = obj()
-    if not isinstance(obj, Agent | AGUIAgent):
-        raise TargetError(
-            f"{target} is a {type(obj).__name__}, not an agents.Agent or an AG-UI agent"
-        )
-    return obj
-
-
-def load_policy(target: str) -> Any:
-    """The `Policy` named by `package.module:attribute` (a function returning one is called)."""
-    from interrupt_widget.policy import Policy
-
-    obj = _resolve(target, "policy")
-    if not isinstance(obj, Policy) and callable(obj):
-        obj = obj()
-    if not isinstance(obj, Policy):
-        raise TargetError(f"{target} is a {type(obj).__name__}, not an interrupt_widget.Policy")
-    return obj
-
-
 def _default_path() -> str:
-    from interrupt_widget.ledgers import default_ledger_path
+    from interrupt_widget.ledger.choose import default_ledger_path
 
     return str(default_ledger_path())
 
@@ -90,6 +38,22 @@ def _parser() -> argparse.ArgumentParser:
         f"${TOKEN_ENV}) unless {OPT_OUT_FLAG} is given.",
     )
     serve.add_argument("target", help="the agent, as package.module:attribute")
+    _add_access_options(serve)
+    _add_run_options(serve)
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin (scheme://host[:port]) whose pages may call this server from a "
+        "browser; repeat for several",
+    )
+    serve.add_argument("--log-level", default="info")
+    return parser
+
+
+def _add_access_options(serve: argparse.ArgumentParser) -> None:
+    """Where the server listens, and who may call it."""
     serve.add_argument(
         "--host",
         default="127.0.0.1",
@@ -111,6 +75,10 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="file holding the fingerprint secret (default: $INTERRUPT_WIDGET_SECRET)",
     )
+
+
+def _add_run_options(serve: argparse.ArgumentParser) -> None:
+    """What records and settles the calls, and how much the server takes on."""
     serve.add_argument(
         "--ledger",
         help="where the approved calls already run are recorded: a SQLite file (replicas on "
@@ -140,16 +108,6 @@ def _parser() -> argparse.ArgumentParser:
         help="worker processes (default 1); with more than one, every worker shares one secret "
         "(--secret-file, $INTERRUPT_WIDGET_SECRET, or one made at start) and one --ledger",
     )
-    serve.add_argument(
-        "--cors-origin",
-        action="append",
-        default=[],
-        metavar="ORIGIN",
-        help="a web origin (scheme://host[:port]) whose pages may call this server from a "
-        "browser; repeat for several",
-    )
-    serve.add_argument("--log-level", default="info")
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

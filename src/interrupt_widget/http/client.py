@@ -27,13 +27,13 @@ from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunFinishedEvent
 from httpx_sse import EventSource, SSEError
 from pydantic import ValidationError
 
+from interrupt_widget.agui.wire import event_from_json, event_from_wire
 from interrupt_widget.errors import (
     AGUIClientError,
     AGUIConnectionError,
     AGUIHTTPError,
     AGUIStreamError,
 )
-from interrupt_widget.wire import event_from_json, event_from_wire
 
 __all__ = [
     "AGUIClient",

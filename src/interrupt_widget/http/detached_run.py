@@ -30,9 +30,9 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from interrupt_widget.agui.interrupts import answered_call_ids, interrupt_id_of
+from interrupt_widget.agui.run_handle import AGUIAgent, as_run_handle, close_quietly
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.interrupts import answered_call_ids, interrupt_id_of
-from interrupt_widget.run_handle import AGUIAgent, as_run_handle, close_quietly
 
 logger = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
-from interrupt_widget.call_agreement import canonical_json
+from interrupt_widget.agui.call_agreement import canonical_json
 
 SECRET_ENV: Final = "INTERRUPT_WIDGET_SECRET"
 """The environment variable a server reads its fingerprint secret from."""

@@ -34,12 +34,12 @@ from ag_ui.core import (
     ToolCall,
 )
 
-from interrupt_widget.call_agreement import disagreement, mismatch_error
+from interrupt_widget.agui.call_agreement import disagreement, mismatch_error
+from interrupt_widget.agui.interrupts import answered_call_ids, interrupt_id_of, interrupt_record
+from interrupt_widget.agui.run_handle import AGUIAgent, RunHandle, as_run_handle
+from interrupt_widget.agui.wire import interrupt_from_wire
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.http.fingerprint import FINGERPRINT_KEY, Fingerprinter
-from interrupt_widget.interrupts import answered_call_ids, interrupt_id_of, interrupt_record
-from interrupt_widget.run_handle import AGUIAgent, RunHandle, as_run_handle
-from interrupt_widget.wire import interrupt_from_wire
 
 logger = logging.getLogger(__name__)
 

@@ -93,16 +93,7 @@ def _human_interrupt(
     name = str(action.get("action") or "action")
     given_args = action.get("args")
     args: dict[str, Any] = given_args if isinstance(given_args, dict) else {}
-    # ag-ui-langgraph 0.0.47 drops `config` from the legacy event's value; without it
-    # the person may approve, or deny with or without a reason, but not edit.
-    given_config = request.get("config")
-    config: dict[str, Any] = (
-        given_config
-        if isinstance(given_config, dict)
-        else {"allow_accept": True, "allow_respond": True, "allow_ignore": True}
-    )
-    kinds = ("accept", "edit", "respond", "ignore")
-    allow = {kind: bool(config.get(f"allow_{kind}", False)) for kind in kinds}
+    allow = _allowed(request)
     description = request.get("description")
     message = str(description) if description else f"Run {name}?"
     metadata = {
@@ -136,6 +127,39 @@ def _human_interrupt(
     if allow["respond"]:
         properties["reason"] = {"type": "string", "title": "Reason"}
 
+    schema = {"type": "object", "properties": properties, "required": ["approved"]}
+    interrupt = Interrupt(
+        id=interrupt_id,
+        reason="tool_call",
+        message=message,
+        response_schema=schema,
+        metadata=metadata,
+    )
+    return interrupt, _approval_answer(name, args, allow, wrap)
+
+
+def _allowed(request: dict[str, Any]) -> dict[str, bool]:
+    """Which of accept, edit, respond and ignore the HumanInterrupt's `config` allows."""
+    # ag-ui-langgraph 0.0.47 drops `config` from the legacy event's value; without it
+    # the person may approve, or deny with or without a reason, but not edit.
+    given_config = request.get("config")
+    config: dict[str, Any] = (
+        given_config
+        if isinstance(given_config, dict)
+        else {"allow_accept": True, "allow_respond": True, "allow_ignore": True}
+    )
+    kinds = ("accept", "edit", "respond", "ignore")
+    return {kind: bool(config.get(f"allow_{kind}", False)) for kind in kinds}
+
+
+def _approval_answer(
+    name: str,
+    args: dict[str, Any],
+    allow: dict[str, bool],
+    wrap: Callable[[dict[str, Any]], Any],
+) -> Shape:
+    """An approval form's answer as the HumanResponse the `allow`ed kinds permit."""
+
     def answer(payload: Any) -> Any:
         if not isinstance(payload, dict):
             return payload
@@ -151,15 +175,7 @@ def _human_interrupt(
             return wrap({"type": "response", "args": reason or "Not approved."})
         return wrap({"type": "ignore", "args": None})
 
-    schema = {"type": "object", "properties": properties, "required": ["approved"]}
-    interrupt = Interrupt(
-        id=interrupt_id,
-        reason="tool_call",
-        message=message,
-        response_schema=schema,
-        metadata=metadata,
-    )
-    return interrupt, answer
+    return answer
 
 
 def interrupt_from_event(event: CustomEvent, position: int) -> tuple[Interrupt, Shape]:

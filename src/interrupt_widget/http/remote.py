@@ -27,8 +27,8 @@ from collections.abc import AsyncIterator, Iterable
 
 from ag_ui.core import BaseEvent, Interrupt, RunAgentInput, RunErrorEvent
 
+from interrupt_widget.agui.run_handle import RunHandle, StreamRun
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.run_handle import RunHandle, StreamRun
 
 __all__ = ["RemoteAgent"]
 
@@ -43,8 +43,8 @@ class RemoteAgent:
 
     def __init__(self, url: str, *, token: str | None = None) -> None:
         # Imported here so that the kit imports without the `serve` extra.
-        from interrupt_widget.http import AGUIClient
         from interrupt_widget.http.legacy_pauses import LegacyPauses
+        from interrupt_widget.http.serve_extra import AGUIClient
 
         self.url = url
         """The endpoint runs are POSTed to."""

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from interrupt_widget.http.app import AppOptions, asgi_app
 from interrupt_widget.http.bind import check_bind
-from interrupt_widget.policy import Policy
+from interrupt_widget.policy.rules import Policy
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp
@@ -76,10 +76,10 @@ def serve(
         run_workers(config, workers=workers, host=host, port=port, log_level=log_level)
         return
     if isinstance(agent, str):
-        from interrupt_widget.http.cli import load_target
+        from interrupt_widget.http.targets import load_target
 
         agent = load_target(agent)
-    from interrupt_widget.http.cli import load_policy
+    from interrupt_widget.http.targets import load_policy
 
     chosen: Policy | None = load_policy(policy) if isinstance(policy, str) else policy
     app = asgi_app(agent, policy=chosen, **options)

@@ -50,7 +50,7 @@ def shareable_ledger(ledger: object) -> str:
     """The ledger as a path or URL every worker can open, or `WorkersRefused` saying why."""
     if ledger is None:
         # The default ledger is one file per user: every worker opens the same one.
-        from interrupt_widget.ledgers import LEDGER_ENV, default_ledger_path
+        from interrupt_widget.ledger.choose import LEDGER_ENV, default_ledger_path
 
         ledger = os.environ.get(LEDGER_ENV, "").strip() or str(default_ledger_path())
     if isinstance(ledger, str | os.PathLike):
@@ -97,7 +97,7 @@ def worker_config(target: object, *, policy: object, **options: Unpack[AppOption
     for name in ("run_config", "hooks"):
         if options.get(name) is not None:
             raise WorkersRefused(f"workers > 1 cannot hand a {name} object to other processes")
-    from interrupt_widget.http.cli import TargetError, load_policy, load_target
+    from interrupt_widget.http.targets import TargetError, load_policy, load_target
 
     try:  # fail here, once, rather than in every worker
         load_target(target)
@@ -153,7 +153,7 @@ def run_workers(
 def worker_app() -> Any:
     """The app one worker serves, built from the configuration its parent settled."""
     from interrupt_widget.http.app import asgi_app
-    from interrupt_widget.http.cli import load_policy, load_target
+    from interrupt_widget.http.targets import load_policy, load_target
 
     raw = os.environ.get(CONFIG_ENV)
     if not raw:

@@ -31,8 +31,8 @@ from ag_ui.core import (
 )
 from pydantic import ValidationError
 
-from interrupt_widget.answers import parse_instant
-from interrupt_widget.wire import event_from_wire, to_wire
+from interrupt_widget.agui.answers import parse_instant
+from interrupt_widget.agui.wire import event_from_wire, to_wire
 
 _CONTENT_EVENTS = (
     TextMessageStartEvent,
@@ -85,74 +85,108 @@ def stream_violations(events: Sequence[BaseEvent | Mapping[str, Any]]) -> list[V
         parsed = parse_events(events)
     except ValidationError as exc:
         return [Violation("model", str(exc).splitlines()[0], -1)]
-    found: list[Violation] = []
-
-    def fail(rule: str, message: str, index: int) -> None:
-        found.append(Violation(rule, message, index))
-
+    check = _StreamCheck()
     if not parsed or not isinstance(parsed[0], RunStartedEvent):
-        fail("run-started-first", "the stream does not begin with RUN_STARTED", 0)
+        check.fail("run-started-first", "the stream does not begin with RUN_STARTED", 0)
     terminal = [i for i, e in enumerate(parsed) if isinstance(e, RunFinishedEvent | RunErrorEvent)]
     if len(terminal) != 1 or terminal[0] != len(parsed) - 1:
-        fail("one-terminal-last", f"terminal events at {terminal} in {len(parsed)} events", -1)
-
-    open_text: set[str] = set()
-    open_calls: set[str] = set()
-    started: set[str] = set()
-    results: set[str] = set()
-    snapshot_calls: dict[str, Any] = {}
-    last_content = -1
-    last_snapshot = -1
+        check.fail(
+            "one-terminal-last", f"terminal events at {terminal} in {len(parsed)} events", -1
+        )
     for index, event in enumerate(parsed):
+        check.event(index, event)
+    return check.found
+
+
+class _StreamCheck:
+    """What `stream_violations` knows so far of one run's events, one event at a time."""
+
+    def __init__(self) -> None:
+        self.found: list[Violation] = []
+        self.open_text: set[str] = set()
+        self.open_calls: set[str] = set()
+        self.started: set[str] = set()
+        self.results: set[str] = set()
+        self.snapshot_calls: dict[str, Any] = {}
+        self.last_content = -1
+        self.last_snapshot = -1
+
+    def fail(self, rule: str, message: str, index: int) -> None:
+        self.found.append(Violation(rule, message, index))
+
+    def event(self, index: int, event: BaseEvent) -> None:
         if isinstance(event, RunStartedEvent) and index:
-            fail("run-started-first", "RUN_STARTED again inside the run", index)
+            self.fail("run-started-first", "RUN_STARTED again inside the run", index)
         if isinstance(event, _CONTENT_EVENTS):
-            last_content = index
-        if isinstance(event, TextMessageStartEvent):
-            if event.message_id in open_text:
-                fail("text-reopened", f"message {event.message_id!r} is already open", index)
-            open_text.add(event.message_id)
-        elif isinstance(event, TextMessageContentEvent | TextMessageEndEvent):
-            if event.message_id not in open_text:
-                fail("text-not-open", f"message {event.message_id!r} is not open", index)
-            if isinstance(event, TextMessageEndEvent):
-                open_text.discard(event.message_id)
-        elif isinstance(event, ToolCallStartEvent):
-            if event.tool_call_id in started:
-                fail("call-restarted", f"tool call {event.tool_call_id!r} started twice", index)
-            started.add(event.tool_call_id)
-            open_calls.add(event.tool_call_id)
-        elif isinstance(event, ToolCallArgsEvent | ToolCallEndEvent):
-            if event.tool_call_id not in open_calls:
-                fail("call-not-open", f"tool call {event.tool_call_id!r} is not open", index)
-            if isinstance(event, ToolCallEndEvent):
-                open_calls.discard(event.tool_call_id)
+            self.last_content = index
+        if isinstance(event, TextMessageStartEvent | TextMessageContentEvent | TextMessageEndEvent):
+            self._text(index, event)
+        elif isinstance(event, ToolCallStartEvent | ToolCallArgsEvent | ToolCallEndEvent):
+            self._call(index, event)
         elif isinstance(event, ToolCallResultEvent):
-            call_id = event.tool_call_id
-            if call_id not in started and call_id not in snapshot_calls:
-                fail("result-unknown-call", f"result for unknown call {call_id!r}", index)
-            if call_id in open_calls:
-                fail("result-before-end", f"result for call {call_id!r} before its end", index)
-            if call_id in results:
-                fail("result-twice", f"second result for call {call_id!r}", index)
-            results.add(call_id)
+            self._result(index, event)
         elif isinstance(event, MessagesSnapshotEvent):
-            last_snapshot = index
-            snapshot_calls = _snapshot_calls(event)
+            self.last_snapshot = index
+            self.snapshot_calls = _snapshot_calls(event)
         elif isinstance(event, RunFinishedEvent | RunErrorEvent):
-            for message_id in sorted(open_text):
-                fail("open-at-end", f"text message {message_id!r} still open", index)
-            for call_id in sorted(open_calls):
-                fail("open-at-end", f"tool call {call_id!r} still open", index)
-            if isinstance(event, RunFinishedEvent) and isinstance(
-                event.outcome, RunFinishedInterruptOutcome
-            ):
-                if last_snapshot < last_content or last_snapshot < 0:
-                    fail(
-                        "snapshot-before-interrupt", "no MESSAGES_SNAPSHOT after the content", index
-                    )
-                _check_interrupts(event.outcome, started, results, snapshot_calls, index, fail)
-    return found
+            self._end(index, event)
+
+    def _text(
+        self,
+        index: int,
+        event: TextMessageStartEvent | TextMessageContentEvent | TextMessageEndEvent,
+    ) -> None:
+        if isinstance(event, TextMessageStartEvent):
+            if event.message_id in self.open_text:
+                self.fail("text-reopened", f"message {event.message_id!r} is already open", index)
+            self.open_text.add(event.message_id)
+            return
+        if event.message_id not in self.open_text:
+            self.fail("text-not-open", f"message {event.message_id!r} is not open", index)
+        if isinstance(event, TextMessageEndEvent):
+            self.open_text.discard(event.message_id)
+
+    def _call(
+        self, index: int, event: ToolCallStartEvent | ToolCallArgsEvent | ToolCallEndEvent
+    ) -> None:
+        if isinstance(event, ToolCallStartEvent):
+            if event.tool_call_id in self.started:
+                self.fail(
+                    "call-restarted", f"tool call {event.tool_call_id!r} started twice", index
+                )
+            self.started.add(event.tool_call_id)
+            self.open_calls.add(event.tool_call_id)
+            return
+        if event.tool_call_id not in self.open_calls:
+            self.fail("call-not-open", f"tool call {event.tool_call_id!r} is not open", index)
+        if isinstance(event, ToolCallEndEvent):
+            self.open_calls.discard(event.tool_call_id)
+
+    def _result(self, index: int, event: ToolCallResultEvent) -> None:
+        call_id = event.tool_call_id
+        if call_id not in self.started and call_id not in self.snapshot_calls:
+            self.fail("result-unknown-call", f"result for unknown call {call_id!r}", index)
+        if call_id in self.open_calls:
+            self.fail("result-before-end", f"result for call {call_id!r} before its end", index)
+        if call_id in self.results:
+            self.fail("result-twice", f"second result for call {call_id!r}", index)
+        self.results.add(call_id)
+
+    def _end(self, index: int, event: RunFinishedEvent | RunErrorEvent) -> None:
+        for message_id in sorted(self.open_text):
+            self.fail("open-at-end", f"text message {message_id!r} still open", index)
+        for call_id in sorted(self.open_calls):
+            self.fail("open-at-end", f"tool call {call_id!r} still open", index)
+        if isinstance(event, RunFinishedEvent) and isinstance(
+            event.outcome, RunFinishedInterruptOutcome
+        ):
+            if self.last_snapshot < self.last_content or self.last_snapshot < 0:
+                self.fail(
+                    "snapshot-before-interrupt", "no MESSAGES_SNAPSHOT after the content", index
+                )
+            _check_interrupts(
+                event.outcome, self.started, self.results, self.snapshot_calls, index, self.fail
+            )
 
 
 def _snapshot_calls(event: MessagesSnapshotEvent) -> dict[str, Any]:

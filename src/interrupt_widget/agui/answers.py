@@ -1,0 +1,100 @@
+"""Checking a human's answer against the interrupt's `response_schema`.
+
+The picker (to show an error beside a field) and the adapter (to refuse a bad
+resume before any tool runs) share this one check, so a payload the widget
+accepts is exactly a payload the agent accepts.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+import jsonschema
+import referencing.exceptions
+from ag_ui.core import Interrupt
+
+from interrupt_widget.agui.wire import json_pointer
+from interrupt_widget.errors import AnswerError
+
+
+def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[AnswerError]:
+    """Every way `payload` fails `schema`, sorted by field; empty when it fits.
+
+    A missing schema accepts anything. Formats (`date-time`, `date`, `time`, ...)
+    are enforced, not merely annotated: a time picker that sends garbage is refused.
+    """
+    if schema is None:
+        return []
+    try:
+        validator = _validator(json.dumps(schema, sort_keys=True))
+    except jsonschema.SchemaError as exc:
+        return [AnswerError("", f"the interrupt's response_schema is invalid: {exc.message}")]
+    try:
+        errors = [AnswerError(_field(e), _sentence(e)) for e in validator.iter_errors(payload)]
+    except referencing.exceptions.Unresolvable as exc:  # a $ref to nowhere, found lazily
+        return [AnswerError("", f"the interrupt's response_schema is invalid: {exc}")]
+    return sorted(errors, key=lambda e: (e.path, e.message))
+
+
+@functools.lru_cache(maxsize=256)
+def _validator(schema_json: str) -> jsonschema.protocols.Validator:
+    # Checking a schema against its metaschema costs far more than checking an
+    # answer; every answer to one interrupt shares the schema, so build it once.
+    schema = json.loads(schema_json)
+    validator_cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
+    validator_cls.check_schema(schema)
+    return validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+
+
+def describe(errors: list[AnswerError]) -> str:
+    """One line naming each failing field, for an exception or a RUN_ERROR."""
+    return "; ".join(f"{e.path or '(answer)'}: {e.message}" for e in errors)
+
+
+def is_expired(interrupt: Interrupt, now: datetime | None = None) -> bool:
+    """True once `expires_at` has passed. A timestamp without a zone counts as UTC."""
+    if not interrupt.expires_at:
+        return False
+    return parse_instant(interrupt.expires_at) <= (now or datetime.now(UTC))
+
+
+def parse_instant(text: str) -> datetime:
+    """An ISO 8601 instant (`Z` or an offset) as an aware datetime."""
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def _field(err: jsonschema.ValidationError) -> str:
+    path = list(err.absolute_path)
+    if err.validator == "required":  # point at the missing field, where the form shows it
+        path.append(_missing_name(err))
+    return json_pointer(path)
+
+
+def _missing_name(err: jsonschema.ValidationError) -> str:
+    required: Any = err.validator_value
+    names = [n for n in required if repr(n) in str(err.message)]
+    return str(names[0]) if names else ""
+
+
+def _sentence(err: jsonschema.ValidationError) -> str:
+    # jsonschema's own messages quote the whole instance, which can be huge or
+    # hostile; keep the ones that name a field and shorten the rest.
+    if err.validator == "required":
+        return "is required"
+    if err.validator == "format":
+        return f"must be a valid {err.validator_value}"
+    if err.validator in {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}:
+        bound = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}
+        return f"must be {bound[str(err.validator)]} {err.validator_value}"
+    if err.validator == "type":
+        return f"must be of type {err.validator_value}"
+    if err.validator == "enum":
+        choices: Any = err.validator_value
+        return "must be one of " + ", ".join(repr(v) for v in choices)
+    message = str(err.message)
+    return message if len(message) <= 200 else message[:197] + "..."

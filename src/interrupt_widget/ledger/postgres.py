@@ -1,0 +1,344 @@
+"""`PostgresLedger`: exactly-once for approved calls across hosts, in one PostgreSQL database.
+
+`SQLiteLedger` shares its record between the processes of one host; servers
+on several hosts behind one load balancer share a database instead
+(`serve --ledger postgresql://user@host:5432/db`, `asgi_app(agent,
+ledger="postgresql://...")`, the adapter's and `AgentChat`'s `ledger=`). The
+semantics are `SQLiteLedger`'s, kept by the database's own guarantees:
+
+1. **Claim before run.** A row keyed on (thread id, tool call id), the
+   table's primary key, is inserted and committed before the tool starts;
+   exactly one insert succeeds, on whichever host.
+2. **Who is alive.** The claimer takes a session advisory lock on the key
+   before inserting, and holds it, on its own connection, until the result
+   is stored. A process that dies (kill -9, a crash) loses its connection and
+   PostgreSQL drops the lock with it. So a claimed row whose lock is free
+   belongs to a run that ended: the call is *in doubt*, never run again, and
+   the asker gets `CallInDoubt` (RUN_ERROR `call_in_doubt`). After checking
+   its effect, an operator calls `release` or `record`, as for SQLite.
+3. **Result.** The output is stored in the row (committed) and the lock let
+   go; every later asker replays it. A tool that raises deletes its claim.
+
+A host that vanishes without closing its connections (a power cut) keeps
+its locks until the server's TCP keepalive gives up on them; until then
+the call counts as running (bounded by `wait_timeout`). The table
+(`interrupt_widget_calls`) is created on first use. An unreachable database
+is an error when the ledger is made (at start-up), naming host, port and
+database but never the password. Each approved call costs two committed
+transactions and a few round trips; see `docs/performance.md`.
+
+Needs the `postgres` extra: `pip install "interrupt-widget[postgres]"` (psycopg 3).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import uuid
+import weakref
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from interrupt_widget.ledger.core import (
+    DEFAULT_RETENTION,
+    MINE,
+    Claim,
+    Held,
+    InDoubt,
+    Key,
+    Look,
+    OnceOnlyLedger,
+    Recorded,
+    seconds,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["PostgresLedger"]
+
+TABLE: Final = "interrupt_widget_calls"
+"""The table the ledger keeps its record in."""
+
+_SCHEMA: Final = f"""
+CREATE TABLE IF NOT EXISTS {TABLE} (
+    thread_id   TEXT NOT NULL,
+    call_id     TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('claimed', 'done')),
+    output      TEXT,
+    answer      JSONB,
+    owner       TEXT NOT NULL,
+    claimed_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+    finished_at TIMESTAMPTZ,
+    PRIMARY KEY (thread_id, call_id)
+)
+"""
+_SCHEMA_LOCK: Final = 0x1D6E_7A11  # serialises CREATE TABLE between servers starting at once
+_KEY_LOCK: Final = "hashtextextended(%s, 0)"
+
+
+class PostgresLedger(OnceOnlyLedger):
+    """A `CallLedger` in a PostgreSQL database, shared by every server that connects to it.
+
+    ::
+
+        ledger = PostgresLedger("postgresql://agent@db.internal:5432/agent")
+        app = asgi_app(agent, ledger=ledger)   # on each host, same database and secret
+
+    See the module docs for what happens when a server dies mid-call.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        poll_interval: float = 0.02,
+        max_poll_interval: float = 0.5,
+        wait_timeout: float | None = None,
+        retention: timedelta = DEFAULT_RETENTION,
+        connect_timeout: int = 5,
+    ) -> None:
+        super().__init__(
+            poll_interval=poll_interval,
+            max_poll_interval=max_poll_interval,
+            wait_timeout=wait_timeout,
+        )
+        try:
+            import psycopg
+        except ImportError:  # pragma: no cover - the extra is in the dev install
+            raise ValueError(
+                'a postgresql:// ledger needs psycopg: pip install "interrupt-widget[postgres]"'
+            ) from None
+        self._psycopg = psycopg
+        self.url = url
+        """The database's connection URL."""
+        self.retention = retention
+        """How long a call's record is kept after it ran (pruned when a ledger connects)."""
+        self.connect_timeout = connect_timeout
+        """Seconds to wait for the database when connecting."""
+        self._where = _describe(url)
+        self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self._idle: list[psycopg.Connection[Any]] = []
+        self._idle_lock = threading.Lock()
+        self._claims: dict[Key, psycopg.Connection[Any]] = {}
+        # Idle connections close with the ledger, not at the interpreter's leisure.
+        weakref.finalize(self, _close_all, self._idle)
+        try:
+            with (
+                self._psycopg.connect(url, connect_timeout=connect_timeout) as db,
+                db.transaction(),
+            ):
+                db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+                db.execute(_SCHEMA)
+            self.prune(retention)
+        except self._psycopg.Error as exc:
+            raise ValueError(
+                f"cannot use the PostgreSQL database {self._where} as a call ledger: "
+                f"{_first_line(exc)}"
+            ) from exc
+
+    # -- operator tools ----------------------------------------------------------------------
+
+    def release(self, thread_id: str, call_id: str) -> bool:
+        """Forget a claim or result, so the next resume runs the call. True if one existed."""
+        with self._connection() as db:
+            cursor = db.execute(
+                f"DELETE FROM {TABLE} WHERE thread_id = %s AND call_id = %s", (thread_id, call_id)
+            )
+            return cursor.rowcount == 1
+
+    def record(self, thread_id: str, call_id: str, output: str) -> None:
+        """Set the output the next resume of this call gets, without running it."""
+        with self._connection() as db:
+            db.execute(
+                f"INSERT INTO {TABLE} (thread_id, call_id, state, output, owner, finished_at) "
+                "VALUES (%s, %s, 'done', %s, %s, now()) ON CONFLICT (thread_id, call_id) "
+                "DO UPDATE SET state = 'done', output = excluded.output, finished_at = now()",
+                (thread_id, call_id, output, self._owner),
+            )
+
+    def in_doubt(self) -> list[Key]:
+        """Claims with no result whose run has ended (its lock is free)."""
+        with self._connection() as db:
+            rows = db.execute(
+                f"SELECT thread_id, call_id FROM {TABLE} WHERE state = 'claimed'"
+            ).fetchall()
+            keys = [(thread_id, call_id) for thread_id, call_id in rows]
+            return [key for key in keys if isinstance(self._read(db, key, locked=False), InDoubt)]
+
+    def prune(self, older_than: timedelta | float) -> int:
+        """Forget calls that finished more than `older_than` ago; how many were forgotten.
+
+        Claims without a result (running, or in doubt) are kept.
+        """
+        with self._connection() as db:
+            cursor = db.execute(
+                f"DELETE FROM {TABLE} WHERE state = 'done' "
+                "AND finished_at < now() - make_interval(secs => %s)",
+                (seconds(older_than),),
+            )
+            return cursor.rowcount
+
+    def close(self) -> None:
+        """Close the idle connections (claims in flight keep theirs until they finish)."""
+        with self._idle_lock:
+            idle = list(self._idle)
+            self._idle.clear()
+        _close_all(idle)
+
+    def __repr__(self) -> str:
+        return f"PostgresLedger({self._where})"
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    def _claim(self, key: Key, answer: Any) -> Claim:
+        db = self._take()
+        try:
+            if not self._try_lock(db, key):
+                self._give(db)
+                return Held()  # its owner (or another asker, for a moment) is on it
+            cursor = db.execute(
+                f"INSERT INTO {TABLE} (thread_id, call_id, state, answer, owner) "
+                "VALUES (%s, %s, 'claimed', %s, %s) ON CONFLICT DO NOTHING",
+                (*key, _jsonb(answer), self._owner),
+            )
+            if cursor.rowcount == 1:
+                self._claims[key] = db  # lock and connection held until the result is in
+                return MINE
+            found = self._read(db, key, locked=True)
+            self._unlock(db, key)
+            self._give(db)
+            return found or Held()  # released meanwhile: claim again
+        except BaseException:
+            db.close()
+            raise
+
+    def _look(self, key: Key) -> Look:
+        with self._connection() as db:
+            return self._read(db, key, locked=False)
+
+    def _store(self, key: Key, output: str) -> None:
+        db = self._claims.pop(key)
+        db.execute(
+            f"UPDATE {TABLE} SET state = 'done', output = %s, finished_at = now() "
+            "WHERE thread_id = %s AND call_id = %s AND owner = %s",
+            (output, *key, self._owner),
+        )
+        self._unlock(db, key)
+        self._give(db)
+
+    def _unclaim(self, key: Key) -> None:
+        db = self._claims.pop(key)
+        db.execute(
+            f"DELETE FROM {TABLE} WHERE thread_id = %s AND call_id = %s AND owner = %s "
+            "AND state = 'claimed'",
+            (*key, self._owner),
+        )
+        self._unlock(db, key)
+        self._give(db)
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _read(self, db: psycopg.Connection[Any], key: Key, *, locked: bool) -> Look:
+        row = db.execute(
+            f"SELECT state, output, answer, owner FROM {TABLE} "
+            "WHERE thread_id = %s AND call_id = %s",
+            key,
+        ).fetchone()
+        if row is None:
+            return None
+        state, output, answer, owner = row
+        if state == "done":
+            return Recorded(output or "", answer)
+        if locked:
+            return InDoubt(str(owner))  # claimed, and no live run holds its lock
+        if not self._try_lock(db, key):
+            return Held()
+        try:
+            # Read again under the lock: the owner may have stored its result meanwhile.
+            return self._read(db, key, locked=True)
+        finally:
+            self._unlock(db, key)
+
+    @staticmethod
+    def _try_lock(db: psycopg.Connection[Any], key: Key) -> bool:
+        row = db.execute(f"SELECT pg_try_advisory_lock({_KEY_LOCK})", (_lock_name(key),))
+        got = row.fetchone()
+        return bool(got and got[0])
+
+    @staticmethod
+    def _unlock(db: psycopg.Connection[Any], key: Key) -> None:
+        db.execute(f"SELECT pg_advisory_unlock({_KEY_LOCK})", (_lock_name(key),))
+
+    def _take(self) -> psycopg.Connection[Any]:
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._psycopg.connect(
+            self.url, autocommit=True, connect_timeout=self.connect_timeout
+        )
+
+    def _give(self, db: psycopg.Connection[Any]) -> None:
+        if db.closed:
+            return
+        with self._idle_lock:
+            self._idle.append(db)
+
+    def _connection(self) -> _Borrowed:
+        return _Borrowed(self)
+
+
+class _Borrowed:
+    """`with ledger._connection() as db:` an idle connection, given back after (closed on error)."""
+
+    def __init__(self, ledger: PostgresLedger) -> None:
+        self._ledger = ledger
+        self._db: psycopg.Connection[Any] | None = None
+
+    def __enter__(self) -> psycopg.Connection[Any]:
+        self._db = self._ledger._take()
+        return self._db
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        assert self._db is not None
+        if error is None:
+            self._ledger._give(self._db)
+        else:
+            self._db.close()
+
+
+def _close_all(connections: list[Any]) -> None:
+    for db in connections:
+        db.close()
+
+
+def _lock_name(key: Key) -> str:
+    return json.dumps(list(key))
+
+
+def _jsonb(answer: Any) -> Any:
+    if answer is None:
+        return None
+    from psycopg.types.json import Jsonb
+
+    return Jsonb(json.loads(json.dumps(answer, default=str)))
+
+
+def _describe(url: str) -> str:
+    """host:port/db of a connection URL, without user or password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:
+        return "(unreadable URL)"
+    host = parts.get("host") or "localhost"
+    port = parts.get("port") or "5432"
+    return f"{host}:{port}/{parts.get('dbname') or ''}"
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__

@@ -1,0 +1,270 @@
+"""`SQLiteLedger`: exactly-once for approved calls across the processes of one host.
+
+A stateless server can be replicated, and a client may send the same resume
+to two replicas (a retry after a timeout, a load balancer that tries twice).
+Each replica's adapter then asks its ledger to run the approved call; with
+the in-memory default each one would run it. Replicas that share one SQLite
+file (`asgi_app(agent, ledger="calls.db")`, `serve --ledger calls.db`, and by
+default the per-user file of `interrupt_widget.ledger.choose`) share the record:
+
+1. **Claim before run.** A replica inserts a row keyed on (thread id, tool
+   call id), the table's primary key, and commits it before the tool starts.
+   Exactly one insert succeeds; that replica runs the tool.
+2. **Record the result.** When the tool returns, the owner stores its output
+   in the row. A replica that lost the claim polls the row and replays that
+   output, as the in-memory ledger does for a second run in one process.
+3. **Failures.** A tool that raises deletes its claim, so a later resume may
+   try again (as in memory). A waiter that is cancelled (a client that left)
+   never stops the owner's tool halfway.
+
+**A replica that dies between claim and result** leaves its claim behind,
+and nobody can know whether the tool ran (it may have sent the e-mail and died
+before the row was updated). The ledger never guesses: the call is *in doubt*
+and is not run again. A replica that finds a claim whose owner process has
+exited (owners are identified by host and process id, so this is checked for
+claims made on this host) stops waiting and raises `CallInDoubt`, which the
+adapter turns into a RUN_ERROR with code `call_in_doubt` naming the call. After checking the tool's
+effect by hand, an operator calls `release(thread_id, call_id)` to let the
+next resume run it, or `record(thread_id, call_id, output)` to hand the next
+resume the output it should see. So a crash can cost one call's certainty,
+never a second run. (Process ids are reused in time; a claim whose pid was
+reused by a live process is waited on, which `wait_timeout` bounds.)
+
+**Retention.** A call's record is kept `retention` after it ran (365 days
+by default; rows older than that are pruned when a ledger opens the file),
+and `prune(older_than=...)` forgets older ones on demand. Claims in doubt are
+never pruned: only `release` or `record` settles them.
+
+SQLite's locking is only as good as the file system's: keep the file on a
+local disk shared by processes on one host, not on a network share. Each
+approved call costs two synced commits (claim, result), so that a claim
+survives a power cut as well as a crash: see `docs/performance.md` for the
+figures (`bench/ledger.py`). Only
+approved calls pay it, and they wait for a person anyway.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Final
+
+from interrupt_widget.ledger.core import (
+    DEFAULT_RETENTION,
+    MINE,
+    CallInDoubt,
+    Claim,
+    Held,
+    InDoubt,
+    Key,
+    Look,
+    OnceOnlyLedger,
+    Recorded,
+    seconds,
+)
+
+__all__ = ["CallInDoubt", "SQLiteLedger"]
+
+_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS approved_calls (
+    thread_id   TEXT NOT NULL,
+    call_id     TEXT NOT NULL,
+    state       TEXT NOT NULL CHECK (state IN ('claimed', 'done')),
+    output      TEXT,
+    owner       TEXT NOT NULL,
+    owner_host  TEXT NOT NULL,
+    owner_pid   INTEGER NOT NULL,
+    claimed_at  REAL NOT NULL,
+    finished_at REAL,
+    answer      TEXT,
+    PRIMARY KEY (thread_id, call_id)
+)
+"""
+
+
+class SQLiteLedger(OnceOnlyLedger):
+    """A `CallLedger` in one SQLite file, shared by every process that opens it.
+
+    ::
+
+        ledger = SQLiteLedger("/var/lib/agent/calls.db")
+        app = asgi_app(agent, ledger=ledger)   # in each replica, same file
+
+    See the module docs for what happens when a replica dies mid-call.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        poll_interval: float = 0.02,
+        max_poll_interval: float = 0.5,
+        wait_timeout: float | None = None,
+        retention: timedelta = DEFAULT_RETENTION,
+    ) -> None:
+        super().__init__(
+            poll_interval=poll_interval,
+            max_poll_interval=max_poll_interval,
+            wait_timeout=wait_timeout,
+        )
+        self.path = Path(path)
+        """The database file (created with its table if missing)."""
+        self.retention = retention
+        """How long a call's record is kept after it ran (pruned when a ledger opens)."""
+        self._host = socket.gethostname()
+        self._owner = f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        try:
+            with self._connect() as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute(_SCHEMA)
+                columns = {row[1] for row in db.execute("PRAGMA table_info(approved_calls)")}
+                if "answer" not in columns:  # a file made before answers were kept
+                    db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
+            self.prune(retention)
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot use {self.path} as a call ledger: {exc}") from exc
+
+    # -- operator tools ----------------------------------------------------------------------
+
+    def release(self, thread_id: str, call_id: str) -> bool:
+        """Forget a claim or result, so the next resume runs the call. True if one existed.
+
+        For a call in doubt, once its effect has been checked by hand.
+        """
+        with self._connect() as db:
+            cursor = db.execute(
+                "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ?",
+                (thread_id, call_id),
+            )
+            return cursor.rowcount == 1
+
+    def record(self, thread_id: str, call_id: str, output: str) -> None:
+        """Set the output the next resume of this call gets, without running it."""
+        now = time.time()
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO approved_calls (thread_id, call_id, state, output, owner, "
+                "owner_host, owner_pid, claimed_at, finished_at) "
+                "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (thread_id, call_id) DO UPDATE SET state = 'done', "
+                "output = excluded.output, finished_at = excluded.finished_at",
+                (thread_id, call_id, output, self._owner, self._host, os.getpid(), now, now),
+            )
+
+    def in_doubt(self) -> list[Key]:
+        """Claims with no result whose owner on this host has exited."""
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT thread_id, call_id, owner_host, owner_pid FROM approved_calls "
+                "WHERE state = 'claimed'"
+            ).fetchall()
+        return [
+            (thread_id, call_id)
+            for thread_id, call_id, host, pid in rows
+            if host == self._host and not _alive(pid)
+        ]
+
+    def prune(self, older_than: timedelta | float) -> int:
+        """Forget calls that finished more than `older_than` ago; how many were forgotten.
+
+        Claims without a result (running, or in doubt) are kept.
+        """
+        cutoff = time.time() - seconds(older_than)
+        with self._connect() as db:
+            cursor = db.execute(
+                "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
+            )
+            return cursor.rowcount
+
+    def __repr__(self) -> str:
+        return f"SQLiteLedger({str(self.path)!r})"
+
+    # -- hooks -------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        # Autocommit: each statement commits at once, the claim above all.
+        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        try:
+            yield db
+        finally:
+            db.close()
+
+    def _claim(self, key: Key, answer: Any) -> Claim:
+        with self._connect() as db:
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, owner, "
+                "owner_host, owner_pid, claimed_at, answer) "
+                "VALUES (?, ?, 'claimed', ?, ?, ?, ?, ?)",
+                (*key, self._owner, self._host, os.getpid(), time.time(), _json(answer)),
+            )
+            if cursor.rowcount == 1:
+                return MINE
+            return self._read(db, key) or Held()  # released meanwhile: look again
+
+    def _look(self, key: Key) -> Look:
+        with self._connect() as db:
+            return self._read(db, key)
+
+    def _read(self, db: sqlite3.Connection, key: Key) -> Look:
+        row = db.execute(
+            "SELECT state, output, owner_host, owner_pid, answer FROM approved_calls "
+            "WHERE thread_id = ? AND call_id = ?",
+            key,
+        ).fetchone()
+        if row is None:
+            return None
+        state, output, host, pid, answer = row
+        if state == "done":
+            return Recorded(output or "", None if answer is None else json.loads(answer))
+        if host == self._host and not _alive(pid):
+            # Read again: the owner may have stored its result just before it exited.
+            again = db.execute(
+                "SELECT state, output, answer FROM approved_calls "
+                "WHERE thread_id = ? AND call_id = ?",
+                key,
+            ).fetchone()
+            if again is None:
+                return None
+            if again[0] == "done":
+                return Recorded(again[1] or "", None if again[2] is None else json.loads(again[2]))
+            return InDoubt(f"{host}:{pid}")
+        return Held()
+
+    def _store(self, key: Key, output: str) -> None:
+        with self._connect() as db:
+            db.execute(
+                "UPDATE approved_calls SET state = 'done', output = ?, finished_at = ? "
+                "WHERE thread_id = ? AND call_id = ? AND owner = ?",
+                (output, time.time(), *key, self._owner),
+            )
+
+    def _unclaim(self, key: Key) -> None:
+        with self._connect() as db:
+            db.execute(
+                "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ? AND owner = ? "
+                "AND state = 'claimed'",
+                (*key, self._owner),
+            )
+
+
+def _json(answer: Any) -> str | None:
+    return None if answer is None else json.dumps(answer, sort_keys=True, default=str)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: alive
+    return True

@@ -1,0 +1,82 @@
+"""What a gated call's result says, and how it is marked, for each answer.
+
+A gated call's TOOL_CALL_RESULT carries a marker in `metadata["interrupt"]`:
+the decision, and for a later answer to a call already settled, that the
+earlier answer stands (`replayed`). A call that did not run gets a sentence
+the model reads (denied, with the person's reason; cancelled; denied by the
+policy). The ledger keeps, beside a claim, which answer settled the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Final
+
+from interrupt_widget.agui.interrupts import DENIAL_REASON
+from interrupt_widget.agui.messages import NOT_RUN_PREFIX, REASON_LABEL
+from interrupt_widget.agui.resume import Resolution
+from interrupt_widget.ledger.core import Recorded
+from interrupt_widget.policy.rules import Ruling
+
+_NOT_RUN_KEY: Final = "not_run"
+"""Key of the ledger's answer record for a call settled without running."""
+
+
+def not_run_output(resolution: Resolution, name: str, ruling: Ruling | None) -> str:
+    """What the model is told about a denied or cancelled call."""
+    if resolution.decision == "denied" and ruling is not None:
+        rule = ruling.rule.name if ruling.rule is not None else "policy"
+        reason = _reason(resolution.payload)
+        return f"{NOT_RUN_PREFIX} the approval policy ({rule}) denied {name}.{reason}"
+    return not_run_sentence(resolution.decision, name, resolution.payload)
+
+
+def not_run_sentence(decision: str, name: str, payload: Any) -> str:
+    """What the model is told about a call a person denied (with the reason) or cancelled."""
+    if decision == "denied":
+        return f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(payload)}"
+    return f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
+
+
+def not_run_answer(resolution: Resolution) -> dict[str, Any]:
+    """The ledger's record of an answer that settled a call without running it."""
+    return {_NOT_RUN_KEY: resolution.decision, "payload": resolution.payload}
+
+
+def replay_marker(resolution: Resolution, prior: Recorded) -> dict[str, Any]:
+    """How a later answer's result is marked: the earlier answer that settled the call stands."""
+    answer = prior.answer
+    earlier = answer.get(_NOT_RUN_KEY) if isinstance(answer, Mapping) else None
+    if earlier in ("denied", "cancelled"):
+        return {"decision": earlier, "replayed": True, "late_decision": resolution.decision}
+    return {
+        "decision": "approved",
+        "replayed": True,
+        "ran_with": prior.answer,
+        "late_decision": resolution.decision,
+    }
+
+
+def ruled_marker(
+    marker: dict[str, Any], resolution: Resolution, ruling: Ruling | None, now: datetime
+) -> dict[str, Any]:
+    """The full marker: the interrupt id, and for a policy's ruling who decided and when."""
+    full: dict[str, Any] = {"id": resolution.gated.interrupt.id, **marker}
+    if ruling is not None:
+        # Recorded like a person's answer, so the decision log and the transcript show it.
+        full.update(by=ruling.by, payload=resolution.payload, at=instant(now))
+    return full
+
+
+def instant(moment: datetime) -> str:
+    """`moment` as ISO 8601 in UTC with a `Z`."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def _reason(payload: Any) -> str:
+    """` Reason: ...` when a denial says why, so the model can act on it."""
+    reason = payload.get(DENIAL_REASON) if isinstance(payload, Mapping) else None
+    if not isinstance(reason, str) or not reason.strip():
+        return ""
+    return f" {REASON_LABEL} {' '.join(reason.split())}"

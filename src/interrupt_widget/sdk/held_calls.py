@@ -1,0 +1,77 @@
+"""Approved calls claimed in the ledger while the Agents SDK runs them.
+
+The SDK executes an approved call inside its resumed run; the kit's
+exactly-once goes around that path, never beside it. Before the resumed run
+starts, each approved call is claimed through the ledger's own `run_once`,
+whose `invoke` waits until the call's output comes out of the SDK's stream,
+then records it. A call another run already claimed is not approved to the SDK
+again: the caller tells the SDK the recorded output instead. A claim whose run
+failed before an output came is dropped, so a later resume may try again, as
+when a tool raises; once the SDK has produced an output it is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+from interrupt_widget.ledger.core import CallLedger, Key, Recorded
+
+
+class NotRun(RuntimeError):
+    """The run ended before the SDK produced the claimed call's output."""
+
+
+@dataclass
+class Claim:
+    """A call this run holds in the ledger until the SDK gives its output."""
+
+    key: Key
+    """(thread id, tool call id)."""
+    _output: asyncio.Future[str]
+    _settled: asyncio.Future[str]
+
+    def ran(self, output: str) -> None:
+        """Record `output` as the call's result (once; later calls are ignored)."""
+        if not self._output.done():
+            self._output.set_result(output)
+
+    def drop(self, why: str) -> None:
+        """Give the claim up: the call did not run, a later resume may run it."""
+        if not self._output.done():
+            self._output.set_exception(NotRun(why))
+
+    async def recorded(self) -> None:
+        """Wait until the ledger has stored (or dropped) the claim."""
+        with contextlib.suppress(Exception):
+            await asyncio.shield(self._settled)
+
+
+async def claim(ledger: CallLedger, key: Key, *, answer: Any) -> Claim | Recorded:
+    """Hold `key` for this run (`Claim`), or the record of the run that holds or held it."""
+    output: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    claimed = asyncio.Event()
+
+    async def invoke() -> str:
+        claimed.set()
+        return await output
+
+    settled = asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
+    settled.add_done_callback(_retrieve)
+    won = asyncio.ensure_future(claimed.wait())
+    try:
+        await asyncio.wait({settled, won}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        won.cancel()
+    if claimed.is_set():
+        return Claim(key, output, settled)
+    kept = settled.result()  # raises CallInDoubt when the holder left it in doubt
+    return await ledger.recorded(key) or Recorded(kept)
+
+
+def _retrieve(task: asyncio.Future[str]) -> None:
+    # A dropped claim ends in NotRun; it is reported through the run, not the loop's log.
+    if not task.cancelled():
+        task.exception()

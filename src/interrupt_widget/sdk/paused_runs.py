@@ -1,0 +1,135 @@
+"""The SDK's own paused run, kept where the kit keeps what ran, so a resume continues it.
+
+When a run pauses on approvals, the adapter serialises the Agents SDK's
+`RunState` and keeps it in the call ledger under (thread id,
+`sdk-state:<digest of the waiting call ids>`): the store that replicas already
+share for exactly-once, written once. A resume loads it from there, never from
+the client (approvals travel inside a state, so a client-sent one could approve
+itself), checks that the calls it waits on are the calls the conversation
+shows, rewrites an edited call's arguments before the SDK reads the state (so
+the guardrails, the hooks and the tool all see the edited call), and hands it
+back to `Runner.run_streamed`: the SDK stays the one executor.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from agents import Agent, RunState, ToolApprovalItem
+
+from interrupt_widget.agui.call_agreement import canonical_json
+from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
+from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.ledger.core import CallLedger, Key
+
+STATE_PREFIX: Final = "sdk-state:"
+"""Ledger keys that hold a paused run's state, beside the keys of tool calls."""
+
+
+def state_key(thread_id: str, call_ids: Iterable[str]) -> Key:
+    """Where the state of a run paused on `call_ids` is kept."""
+    digest = hashlib.sha256("\n".join(sorted(call_ids)).encode()).hexdigest()[:32]
+    return (thread_id, f"{STATE_PREFIX}{digest}")
+
+
+def is_state_key(key: Key) -> bool:
+    """Whether a ledger key holds a paused run's state rather than a tool call."""
+    return key[1].startswith(STATE_PREFIX)
+
+
+async def keep(ledger: CallLedger, thread_id: str, state: RunState[Any, Any]) -> None:
+    """Keep `state` (paused on approvals) for the resume that answers them."""
+    call_ids = [item.call_id for item in state.get_interruptions() if item.call_id]
+    text = state.to_string()
+
+    async def write() -> str:
+        return text
+
+    await ledger.run_once(state_key(thread_id, call_ids), write)
+
+
+async def load(
+    ledger: CallLedger,
+    agent: Agent[Any],
+    thread_id: str,
+    waiting: Sequence[GatedCall],
+    *,
+    context: Any,
+    edits: Mapping[str, Mapping[str, Any]],
+) -> RunState[Any, Any]:
+    """The SDK state of the run paused on `waiting`, checked against them, edits applied.
+
+    Raises `AdapterError`: `state_unavailable` when this ledger does not hold it,
+    `call_mismatch` when the calls it waits on are not the calls shown.
+    """
+    found = await ledger.recorded(state_key(thread_id, (g.call_id for g in waiting)))
+    if found is None:
+        raise AdapterError(
+            ErrorCode.STATE_UNAVAILABLE,
+            "The paused run of this conversation is not in this server's ledger (a memory "
+            "ledger in another process, or one that was pruned), so it cannot be resumed: "
+            "nothing ran. Give every process the same ledger (a file or a postgresql:// URL).",
+            interrupt_id=waiting[0].interrupt.id if waiting else None,
+        )
+    data = json.loads(found.output)
+    state = await RunState.from_json(agent, data, context_override=context)
+    _check(state.get_interruptions(), waiting)
+    if not edits:
+        return state
+    for call_id, arguments in edits.items():
+        rewrite_arguments(data, call_id, json.dumps(arguments, ensure_ascii=False))
+    return await RunState.from_json(agent, data, context_override=context)
+
+
+def pending_item(state: RunState[Any, Any], call_id: str) -> ToolApprovalItem:
+    """The state's approval item for `call_id`."""
+    for item in state.get_interruptions():
+        if item.call_id == call_id:
+            return item
+    raise AdapterError(
+        ErrorCode.CALL_MISMATCH, f"The paused run does not wait on call {call_id!r}; nothing ran."
+    )
+
+
+def _check(pending: Sequence[ToolApprovalItem], waiting: Sequence[GatedCall]) -> None:
+    """The calls the state waits on must be the calls the conversation shows waiting."""
+    held = {item.call_id: item for item in pending if item.call_id}
+    for gated in waiting:
+        item = held.get(gated.call_id)
+        function = gated.call.function
+        if item is None or item.tool_name != function.name or not _same(item, function.arguments):
+            raise AdapterError(
+                ErrorCode.CALL_MISMATCH,
+                f"Tool call {gated.call_id!r} ({function.name}) is not the call its paused run "
+                "waits on; nothing ran.",
+                interrupt_id=gated.interrupt.id,
+            )
+
+
+def _same(item: ToolApprovalItem, arguments: str) -> bool:
+    return canonical_json(parse_arguments(item.arguments or "")) == canonical_json(
+        parse_arguments(arguments)
+    )
+
+
+def rewrite_arguments(node: Any, call_id: str, arguments: str) -> None:
+    """Every spelling of call `call_id` in a serialised state now carries `arguments`.
+
+    The state holds the call in several places (the model's response, the items,
+    the pending approval, the processed response) and binds an approval to the
+    invocation it saw; the binding is dropped so the SDK binds the edited call.
+    """
+    if isinstance(node, dict):
+        if node.get("call_id") == call_id and "arguments" in node:
+            node["arguments"] = arguments
+        invocations = node.get("tool_invocations")
+        if isinstance(invocations, dict):
+            invocations.pop(call_id, None)
+        for value in node.values():
+            rewrite_arguments(value, call_id, arguments)
+    elif isinstance(node, list):
+        for value in node:
+            rewrite_arguments(value, call_id, arguments)

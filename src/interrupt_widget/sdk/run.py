@@ -1,0 +1,461 @@
+"""One AG-UI run of an Agents SDK agent: the SDK's runs it streams, and the answers it applies.
+
+A run starts the SDK on the conversation, or, when it answers interrupts, on
+the SDK's own paused state (`paused_runs`) with the answers applied through
+`RunState.approve` and `RunState.reject`. The SDK executes every approved call
+itself, so its tool guardrails, hooks, spans, `tool_use_behavior`, failure
+policy and nested approvals hold as they would without the kit; the kit adds
+its guarantees around that path: each approved call is claimed in the ledger
+before the SDK may run it (`held_calls`), a call already settled is told its
+recorded result instead of running, and the results carry who decided.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import AsyncGenerator, Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from ag_ui.core import (
+    BaseEvent,
+    Interrupt,
+    Message,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+from agents import (
+    Agent,
+    RunConfig,
+    RunHooks,
+    Runner,
+    RunResultStreaming,
+    RunState,
+    ToolApprovalItem,
+    ToolOutputGuardrailTripwireTriggered,
+    UserError,
+)
+
+from interrupt_widget.agui.interrupts import (
+    INTERRUPT_KEY,
+    answered_call_ids,
+    attach,
+    expiry,
+    result_message_id,
+)
+from interrupt_widget.agui.messages import Transcript, content_text
+from interrupt_widget.agui.resume import Resolution
+from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Recorded
+from interrupt_widget.policy.rules import Ruling
+from interrupt_widget.sdk import held_calls, paused_runs
+from interrupt_widget.sdk.call_results import (
+    not_run_answer,
+    not_run_output,
+    replay_marker,
+    ruled_marker,
+)
+from interrupt_widget.sdk.edits import edited_note
+from interrupt_widget.sdk.events import EventTranslator, MessageIds
+from interrupt_widget.sdk.model_input import to_sdk_input
+from interrupt_widget.sdk.offline_model import with_message_ids
+from interrupt_widget.sdk.tool_answers import answering
+
+Decided = tuple[Resolution, Ruling | None]
+"""An answer to apply, and the policy's ruling when the policy gave it."""
+
+
+class RunSettings(Protocol):
+    """What a run reads from the adapter that starts it (`OpenAIAgentsAdapter`)."""
+
+    agent: Agent[Any]
+    context: Any
+    hooks: RunHooks[Any] | None
+    ledger: CallLedger
+    expires_in: float | timedelta | None
+
+    def now(self) -> datetime: ...
+    def run_config_for(self, thread_id: str) -> RunConfig: ...
+    def interrupt_for(self, item: ToolApprovalItem, expires_at: str | None) -> Interrupt: ...
+    def settle(
+        self, interrupts: list[Interrupt], messages: list[Message]
+    ) -> tuple[list[Interrupt], list[Decided]]: ...
+    def classify(self, error: Exception) -> tuple[ErrorCode, str]: ...
+    def run_error(self, code: ErrorCode, message: str) -> RunErrorEvent: ...
+
+
+class RunControl(Protocol):
+    """The handle a run reports its SDK runs to, so `stop()` can end them (`AdapterRun`)."""
+
+    @property
+    def stop_requested(self) -> bool: ...
+    def _attach(self, streamed: RunResultStreaming) -> None: ...
+    def _cancel_sdk_run(self) -> None: ...
+
+
+MAX_SETTLED_ROUNDS = 20
+"""How many rounds of calls the policy may settle in a row within one run."""
+
+
+class SDKRun:
+    """The events of one AG-UI run (see the module docs); iterate `events()` once."""
+
+    def __init__(
+        self,
+        adapter: RunSettings,
+        input: RunAgentInput,
+        handle: RunControl,
+        history: list[Message],
+    ) -> None:
+        self._adapter = adapter
+        self._input = input
+        self._handle = handle
+        self._history = history
+        self._transcript = Transcript()
+        self._translator = EventTranslator(MessageIds(input.run_id, len(input.messages)))
+        self._markers: dict[str, dict[str, Any]] = {}
+        """Call id -> the interrupt marker its result carries (answers applied, not reported)."""
+        self._fallback: dict[str, str] = {}
+        """Call id -> what its result says if the SDK's stream shows none (a nested call)."""
+        self._claims: dict[str, held_calls.Claim] = {}
+        self._resumed: set[str] = set()
+        """Calls started in an earlier run whose results this run may give."""
+        self._claimed: dict[str, str] = {}
+        """Call id -> interrupt id of every call this run claimed."""
+        self._edited: dict[str, dict[str, Any]] = {}
+        self._answers: dict[str, Any] = {}
+
+    @property
+    def holds_claims(self) -> bool:
+        """Whether approved calls this run claimed still wait for their output."""
+        return bool(self._claims)
+
+    async def events(
+        self, state: RunState[Any, Any] | None, decided: Sequence[Decided]
+    ) -> AsyncGenerator[BaseEvent, None]:
+        """The run: answers in `decided` applied to the paused `state`, or a fresh start."""
+        try:
+            if decided and state is not None:
+                # Results of calls started in an earlier run follow a snapshot of that run.
+                yield MessagesSnapshotEvent(messages=self._history)
+                await self._decide(state, decided)
+                self._resumed = self._unanswered_calls()
+                self._translator.started_calls.update(self._resumed)
+            async for event in self._rounds(state):
+                yield event
+        except asyncio.CancelledError:
+            self._handle._cancel_sdk_run()
+            for event in self._cancelled():
+                yield event
+            raise
+        except Exception as error:  # everything else ends the run with RUN_ERROR
+            for event in self._failed(error):
+                yield event
+        finally:
+            for claim in self._claims.values():
+                claim.drop("the run ended before the tool's output")
+            self._claims.clear()
+            self._handle._cancel_sdk_run()
+
+    async def _rounds(self, state: RunState[Any, Any] | None) -> AsyncGenerator[BaseEvent, None]:
+        settled_rounds = 0
+        while not self._handle.stop_requested:
+            streamed = self._start(state)
+            async for event in self._stream(streamed):
+                yield event
+            if self._handle.stop_requested:
+                break
+            interrupts, shown = self._interrupts(streamed)
+            for event in shown:
+                yield event
+            asked, settled = self._adapter.settle(interrupts, self._messages())
+            if settled:
+                settled_rounds += 1
+                if settled_rounds > MAX_SETTLED_ROUNDS:
+                    raise AdapterError(
+                        ErrorCode.AGENT_ERROR,
+                        f"The policy settled {MAX_SETTLED_ROUNDS} rounds of tool calls in "
+                        "a row; the run stops so that it cannot loop for ever.",
+                    )
+                # The SDK runs what the policy settled and, if others still wait, pauses again.
+                state = streamed.to_state()
+                await self._decide(state, settled)
+                continue
+            if asked:
+                await paused_runs.keep(
+                    self._adapter.ledger, self._input.thread_id, streamed.to_state()
+                )
+            yield MessagesSnapshotEvent(messages=self._messages())
+            outcome: Any = (
+                RunFinishedInterruptOutcome(interrupts=asked)
+                if asked
+                else RunFinishedSuccessOutcome()
+            )
+            yield self._finished(outcome)
+            return
+        for event in self._cancelled():
+            yield event
+
+    def _start(self, state: RunState[Any, Any] | None) -> RunResultStreaming:
+        adapter = self._adapter
+        conversation = self._messages()
+        start = functools.partial(
+            Runner.run_streamed,
+            adapter.agent,
+            state if state is not None else to_sdk_input(conversation),
+            context=None if state is not None else adapter.context,
+            run_config=adapter.run_config_for(self._input.thread_id),
+            hooks=adapter.hooks,
+        )
+        # The SDK's run task copies this context: the answers reach the tools it runs.
+        with answering(self._answers):
+            # The offline model's ids also depend on the message ids, not on words alone.
+            streamed = with_message_ids((m.id for m in conversation), start)
+        self._handle._attach(streamed)
+        return streamed
+
+    async def _stream(self, streamed: RunResultStreaming) -> AsyncGenerator[BaseEvent, None]:
+        try:
+            async for sdk_event in streamed.stream_events():
+                for translated in self._translator.translate(sdk_event):
+                    for event in await self._marked(translated):
+                        self._transcript.apply(event)
+                        yield event
+        except ToolOutputGuardrailTripwireTriggered as error:
+            # The tool ran and its output was withheld: it must never run again.
+            await self._record_claims(f"The call ran; a guardrail withheld its output: {error}")
+            raise
+        except UserError as error:
+            failed = self._failed_call(error)
+            await self._drop_claims("the tool failed", wait=True)
+            if failed is None:
+                raise
+            raise failed from error
+        except Exception:
+            await self._drop_claims("the SDK's run failed before the tool's output", wait=True)
+            raise
+        for event in await self._unreported(i.call_id for i in streamed.interruptions):
+            self._transcript.apply(event)
+            yield event
+
+    async def _marked(self, event: BaseEvent) -> list[BaseEvent]:
+        """A result of an answered call, with its marker, recorded as the claim's output.
+
+        The result of a call resumed from an earlier run that no answer names (an agent
+        used as a tool) comes after the calls answered inside it: theirs go first.
+        """
+        if not isinstance(event, ToolCallResultEvent):
+            return [event]
+        call_id = event.tool_call_id
+        marker = self._markers.pop(call_id, None)
+        if marker is None:
+            inner = await self._unreported(()) if call_id in self._resumed else []
+            return [*inner, event]
+        self._fallback.pop(call_id, None)
+        content = content_text(event.content)
+        edited = self._edited.get(call_id)
+        if edited is not None and marker.get("decision") == "approved":
+            content = edited_note(self._tool_name(call_id), edited, content)
+        claim = self._claims.pop(call_id, None)
+        if claim is not None:
+            claim.ran(content)
+            await claim.recorded()  # the result is in the ledger before anyone sees it
+        return [_result(call_id, content, marker)]
+
+    async def _unreported(self, still_waiting: Iterable[str | None]) -> list[BaseEvent]:
+        """Results for answered calls the stream never showed (a call inside an agent tool)."""
+        still_waiting = set(still_waiting)
+        events: list[BaseEvent] = []
+        for call_id in list(self._markers):
+            if call_id in still_waiting:
+                continue
+            marker = self._markers.pop(call_id)
+            content = self._fallback.pop(call_id, "")
+            claim = self._claims.pop(call_id, None)
+            if claim is not None:
+                claim.ran(content)
+                await claim.recorded()
+            events.append(_result(call_id, content, marker))
+        return events
+
+    async def _decide(self, state: RunState[Any, Any], decided: Sequence[Decided]) -> None:
+        """Apply each answer to the SDK's state, through the ledger, before the SDK resumes."""
+        for resolution, ruling in decided:
+            item = paused_runs.pending_item(state, resolution.gated.call_id)
+            try:
+                marker, rejection = await self._settle(resolution, ruling)
+            except CallInDoubt as error:
+                raise AdapterError(
+                    ErrorCode.CALL_IN_DOUBT, str(error), interrupt_id=resolution.gated.interrupt.id
+                ) from error
+            if rejection is None:
+                state.approve(item)
+            else:
+                state.reject(item, rejection_message=rejection)
+                self._fallback[resolution.gated.call_id] = rejection
+            self._markers[resolution.gated.call_id] = ruled_marker(
+                marker, resolution, ruling, self._adapter.now()
+            )
+
+    async def _settle(
+        self, resolution: Resolution, ruling: Ruling | None
+    ) -> tuple[dict[str, Any], str | None]:
+        """(the marker, None to approve or the text a rejection tells the model)."""
+        call_id = resolution.gated.call_id
+        key = (self._input.thread_id, call_id)
+        ledger = self._adapter.ledger
+        # A call that was settled has one truth: any later answer gets its recorded result.
+        prior = await ledger.recorded(key)
+        if prior is not None:
+            return replay_marker(resolution, prior), prior.output
+        if resolution.decision == "approved":
+            got = await held_calls.claim(ledger, key, answer=resolution.payload)
+            if isinstance(got, Recorded):  # another run claimed it first: its result stands
+                return replay_marker(resolution, got), got.output
+            self._claims[call_id] = got
+            self._claimed[call_id] = resolution.gated.interrupt.id
+            self._answers[call_id] = resolution.payload
+            self._fallback[call_id] = f"{self._tool_name(call_id)} ran inside another tool's run."
+            marker: dict[str, Any] = {"decision": "approved"}
+            if resolution.edited_arguments is not None:
+                self._edited[call_id] = resolution.edited_arguments
+                marker["arguments"] = resolution.edited_arguments
+            return marker, None
+        return await self._settle_not_run(resolution, ruling)
+
+    async def _settle_not_run(
+        self, resolution: Resolution, ruling: Ruling | None
+    ) -> tuple[dict[str, Any], str | None]:
+        # A denial or a cancel is settled through the ledger as well, so the call has
+        # one truth: whichever answer claims it first stands, a later one replays it.
+        key = (self._input.thread_id, resolution.gated.call_id)
+        output = not_run_output(resolution, resolution.gated.call.function.name, ruling)
+        settled = False
+
+        async def settle() -> str:
+            nonlocal settled
+            settled = True
+            return output
+
+        kept = await self._adapter.ledger.run_once(key, settle, answer=not_run_answer(resolution))
+        if not settled:
+            prior = await self._adapter.ledger.recorded(key) or Recorded(kept)
+            return replay_marker(resolution, prior), prior.output
+        return {"decision": resolution.decision}, output
+
+    def _interrupts(self, streamed: RunResultStreaming) -> tuple[list[Interrupt], list[BaseEvent]]:
+        """The run's interrupts, recorded on their calls; events for calls the stream hid."""
+        interrupts: list[Interrupt] = []
+        events: list[BaseEvent] = []
+        expires_at = expiry(self._adapter.expires_in, self._adapter.now())
+        for item in streamed.interruptions:
+            if not item.call_id:
+                continue
+            interrupt = self._adapter.interrupt_for(item, expires_at)
+            call = self._transcript.call(item.call_id)
+            if call is None:  # a call the stream did not show: show it now
+                for event in _call_events(item.call_id, item.tool_name or "", item.arguments or ""):
+                    self._transcript.apply(event)
+                    events.append(event)
+                call = self._transcript.call(item.call_id)
+            assert call is not None
+            self._transcript.replace_call(attach(call, interrupt))
+            interrupts.append(interrupt)
+        return interrupts, events
+
+    def _messages(self) -> list[Message]:
+        return self._history + self._transcript.messages
+
+    def _unanswered_calls(self) -> set[str]:
+        done = answered_call_ids(self._history)
+        return {
+            call.id
+            for message in self._history
+            for call in (getattr(message, "tool_calls", None) or [])
+            if call.id not in done
+        }
+
+    def _tool_name(self, call_id: str) -> str:
+        for message in self._messages():
+            for call in getattr(message, "tool_calls", None) or []:
+                if call.id == call_id:
+                    return str(call.function.name)
+        return "the tool"
+
+    async def _record_claims(self, output: str) -> None:
+        claims = list(self._claims.values())
+        self._claims.clear()
+        for claim in claims:
+            claim.ran(output)
+        await asyncio.gather(*(claim.recorded() for claim in claims))
+
+    async def _drop_claims(self, why: str, *, wait: bool = False) -> None:
+        claims = list(self._claims.values())
+        self._claims.clear()
+        for claim in claims:
+            claim.drop(why)
+        if wait:  # the ledger has released them before the run reports its error
+            await asyncio.gather(*(claim.recorded() for claim in claims))
+
+    def _failed_call(self, error: UserError) -> AdapterError | None:
+        """The error of an approved call whose tool raised (its failure policy re-raises)."""
+        message = str(error)
+        for call_id, interrupt_id in self._claimed.items():
+            name = self._tool_name(call_id)
+            if call_id in self._claims and message.startswith(f"Error running tool {name}"):
+                return AdapterError(
+                    ErrorCode.TOOL_ERROR,
+                    f"{name} failed after interrupt {interrupt_id!r} was approved: {message}",
+                    interrupt_id=interrupt_id,
+                )
+        return None
+
+    def _finished(self, outcome: Any) -> RunFinishedEvent:
+        return RunFinishedEvent(
+            thread_id=self._input.thread_id, run_id=self._input.run_id, outcome=outcome
+        )
+
+    def _cancelled(self) -> list[BaseEvent]:
+        """How a stopped run ends: what is open closed, everything said kept, then the outcome."""
+        return [
+            *self._translator.close_open(),
+            MessagesSnapshotEvent(messages=self._messages()),
+            self._finished(RunFinishedCancelledOutcome()),
+        ]
+
+    def _failed(self, error: Exception) -> list[BaseEvent]:
+        code, message = self._adapter.classify(error)
+        events: list[BaseEvent] = [*self._translator.close_open()]
+        if self._transcript.messages:
+            # Keep what this run already did (an approved call's result above all).
+            events.append(MessagesSnapshotEvent(messages=self._messages()))
+        events.append(self._adapter.run_error(code, message))
+        return events
+
+
+def _result(call_id: str, content: str, marker: dict[str, Any]) -> ToolCallResultEvent:
+    return ToolCallResultEvent(
+        message_id=result_message_id(call_id),
+        tool_call_id=call_id,
+        content=content,
+        role="tool",
+        metadata={INTERRUPT_KEY: marker},
+    )
+
+
+def _call_events(call_id: str, name: str, arguments: str) -> list[BaseEvent]:
+    events: list[BaseEvent] = [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name)]
+    if arguments:
+        events.append(ToolCallArgsEvent(tool_call_id=call_id, delta=arguments))
+    events.append(ToolCallEndEvent(tool_call_id=call_id))
+    return events

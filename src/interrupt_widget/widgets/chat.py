@@ -1,0 +1,714 @@
+"""`AgentChat`: a conversation with an agent in one notebook cell.
+
+The widget shows the transcript as it streams, the picker inline when a tool
+needs a human, a status line, a prompt box and Stop. Each `send` runs in the
+background on the kernel's loop; `await chat.send(text)` returns once the
+agent has finished, interrupts answered. The conversation lives in a
+`ConversationThread` as AG-UI messages, so it can be saved and resumed in a
+new kernel.
+
+The front end <-> Python contract (synced traits `kind`, `messages`, `status`,
+`status_line`, `picker`, and the custom messages) is typed in `chat_protocol.py`,
+mirrored by `js/chat/protocol.ts`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import pathlib
+from collections.abc import Awaitable, Callable, Generator, Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import anywidget
+import traitlets
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    Interrupt,
+    Message,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    ToolCallResultEvent,
+)
+from agents import RunHooks
+from ipywidgets import widget_serialization
+
+from interrupt_widget import responders as _responders
+from interrupt_widget.agui.call_agreement import check_saved
+from interrupt_widget.agui.interrupts import INTERRUPT_KEY, tool_name
+from interrupt_widget.agui.run_handle import AGUIAgent
+from interrupt_widget.agui.wire import (
+    interrupts_from_wire,
+    message_from_wire,
+    messages_to_wire,
+    to_wire,
+)
+from interrupt_widget.decisions import (
+    Decision,
+    decisions_for,
+    decisions_frame,
+    save_decisions,
+    settled_decisions,
+    with_outcomes,
+)
+from interrupt_widget.errors import (
+    CallMismatch,
+    ChatRunError,
+    InterruptsOpen,
+    ResumeRefused,
+    ThreadBusy,
+)
+from interrupt_widget.http.remote import RemoteAgent
+from interrupt_widget.ledger.choose import LedgerSpec
+from interrupt_widget.policy.rules import Policy
+from interrupt_widget.responders import Responder, ResponderError
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.thread import (
+    ConversationThread,
+    OutcomeKind,
+    RunOutcome,
+)
+from interrupt_widget.widgets._bundle import CSS, ESM
+from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
+from interrupt_widget.widgets.chat_protocol import (
+    Hello,
+    PromptResult,
+    ProtocolError,
+    Stop,
+    events_to_wire,
+    parse_front_end_message,
+    prompt_result_to_wire,
+)
+from interrupt_widget.widgets.delta_batching import EventBatcher, coalesce
+from interrupt_widget.widgets.picker import InterruptPicker
+
+__all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError"]
+
+_log = logging.getLogger(__name__)
+SAVE_FORMAT = "interrupt-widget/chat@1"
+"""`format` of a file written by `AgentChat.save`."""
+
+
+@dataclass(frozen=True)
+class ChatResult:
+    """What an awaited `send` returns."""
+
+    outcome: OutcomeKind
+    """`success`, or `cancelled` when stopped."""
+    text: str
+    """The agent's last reply (empty when it said nothing)."""
+    run_ids: tuple[str, ...]
+    """The runs this send took, the first one and one per resume."""
+    decisions: tuple[Decision, ...]
+    """The interrupts answered along the way."""
+
+
+class ChatRun:
+    """The handle `send` returns at once. Await it for the `ChatResult`.
+
+    Awaiting never cancels the run: a cell interrupted while it awaits leaves the run
+    going. In marimo, where a cell cannot receive a click while it awaits, awaiting a run
+    that waits for a person raises `CannotWaitHere` at once; use `add_done_callback`.
+    """
+
+    def __init__(self, task: asyncio.Task[ChatResult], person_needed: asyncio.Event) -> None:
+        self._task = task
+        self._person_needed = person_needed
+
+    def __await__(self) -> Generator[Any, None, ChatResult]:
+        return self._outcome().__await__()
+
+    async def _outcome(self) -> ChatResult:
+        if self._task.done() or not in_marimo():
+            return await asyncio.shield(self._task)
+        if not self._person_needed.is_set():
+            asked = asyncio.ensure_future(self._person_needed.wait())
+            try:  # asyncio.wait cancels neither the run nor the watch when this is cancelled
+                await asyncio.wait({self._task, asked}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                asked.cancel()
+            if self._task.done():
+                return self._task.result()
+        raise CannotWaitHere(
+            marimo_way(
+                "`await run`",
+                "call `run.add_done_callback(fn)`, or feed a `mo.state` setter from "
+                '`chat.observe(fn, names="status")` and read `chat.text` and `chat.decisions` '
+                "in a cell that uses that state.",
+            )
+        )
+
+    def done(self) -> bool:
+        return self._task.done()
+
+    def result(self) -> ChatResult:
+        """The result of a finished run (raises what the run raised)."""
+        return self._task.result()
+
+    def add_done_callback(self, fn: Callable[[ChatRun], object]) -> None:
+        """Call `fn(run)` on the kernel's loop once the run ends (at once if it has)."""
+        self._task.add_done_callback(lambda _task: fn(self))
+
+    def __repr__(self) -> str:
+        return f"<ChatRun {'finished' if self._task.done() else 'running'}>"
+
+
+def _agent_and_adapter(
+    agent: Any,
+    adapter: AGUIAgent | None,
+    *,
+    model: Any,
+    expires_in: float | timedelta | None,
+    response_schemas: Mapping[str, Mapping[str, Any]] | None,
+    policy: Policy | None,
+    ledger: LedgerSpec,
+    hooks: RunHooks[Any] | None,
+) -> tuple[Any, AGUIAgent]:
+    """The chat's agent (with `model` swapped in) and the AG-UI agent that runs it."""
+    if adapter is not None and (policy is not None or hooks is not None):
+        # They live in the adapter that runs the agent; beside one they would be lost.
+        raise TypeError(
+            "give the policy and hooks to the adapter: "
+            "OpenAIAgentsAdapter(agent, policy=..., hooks=...)"
+        )
+    if adapter is not None:
+        return agent, adapter
+    if isinstance(agent, RemoteAgent):
+        if (
+            model is not None
+            or expires_in is not None
+            or response_schemas is not None
+            or policy is not None
+            or ledger is not None
+            or hooks is not None
+        ):
+            raise TypeError(
+                "model, expires_in, response_schemas, ledger, policy and hooks belong to the "
+                "remote server's agent; set them where it is served"
+            )
+        return agent, agent
+    if model is not None:
+        agent = agent.clone(model=model)
+    adapter = OpenAIAgentsAdapter(
+        agent,
+        response_schemas=response_schemas,
+        expires_in=expires_in,
+        ledger=ledger,
+        policy=policy,
+        hooks=hooks,
+    )
+    return agent, adapter
+
+
+class AgentChat(anywidget.AnyWidget):
+    """A chat with an OpenAI Agents SDK agent whose gated tools ask you first."""
+
+    _esm = ESM
+    _css = CSS
+
+    kind = traitlets.Unicode("chat", read_only=True).tag(sync=True)
+    """Which view the shared bundle draws for this model."""
+    messages = traitlets.List(traitlets.Dict(), read_only=True).tag(sync=True)
+    """The committed conversation as AG-UI camelCase JSON (updated between runs)."""
+    status = traitlets.Unicode("idle", read_only=True).tag(sync=True)
+    """`idle`, `running`, `waiting` (for an answer), `done`, `cancelled` or `error`."""
+    status_line = traitlets.Unicode("", read_only=True).tag(sync=True)
+    """The sentence under the transcript: progress, the open question, or the error."""
+    picker = traitlets.Instance(InterruptPicker, allow_none=True, read_only=True).tag(
+        sync=True, **widget_serialization
+    )
+    """The picker of the last interrupts (answered or not), drawn inline; None between runs.
+
+    Always the same widget, built with the chat (marimo creates a widget's front end only
+    while a cell runs, and a run may pause long after): each new question resets it.
+    """
+
+    def __init__(
+        self,
+        agent: Any,
+        *,
+        model: Any = None,
+        responder: Responder | None = None,
+        expires_in: float | timedelta | None = None,
+        response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+        renderers: Mapping[str, str | pathlib.Path] | None = None,
+        adapter: AGUIAgent | None = None,
+        policy: Policy | None = None,
+        ledger: LedgerSpec = None,
+        hooks: RunHooks[Any] | None = None,
+        _state: Mapping[str, Any] | None = None,
+    ) -> None:
+        """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).
+
+        `responder` answers interrupts with no human (see `interrupt_widget.responders`);
+        without one, `INTERRUPT_WIDGET_RESPONDER` names it, else a person answers.
+        `expires_in`, `response_schemas` and `policy` (a `Policy` that settles the calls
+        its rules cover, shown as read-only cards) go to the adapter, `renderers` to the
+        picker.
+        `ledger` records the approved calls that ran (see `interrupt_widget.ledger.choose`): by
+        default the per-user file shared by every kernel of this user, so a call approved
+        twice (a stale save, a second chat on one conversation) runs once; a path, a
+        `postgresql://` URL, `"memory"` or a ledger object name another.
+        `hooks` (the SDK's `RunHooks`) go to every run, resumed ones included.
+        `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
+        that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
+        """
+        super().__init__()
+        agent, adapter = _agent_and_adapter(
+            agent,
+            adapter,
+            model=model,
+            expires_in=expires_in,
+            response_schemas=response_schemas,
+            policy=policy,
+            ledger=ledger,
+            hooks=hooks,
+        )
+        self.agent = agent
+        self.responder: Responder | None = (
+            responder if responder is not None else _responders.from_env()
+        )
+        """Who answers interrupts when no person should (None: a person does)."""
+        state = _state or {}
+        self._thread = ConversationThread(
+            adapter,
+            thread_id=state.get("threadId"),
+            messages=state.get("messages", ()),
+            interrupts=state.get("interrupts", ()),
+        )
+        if isinstance(adapter, RemoteAgent):  # a loaded save's legacy pauses answer as before
+            adapter.adopt(self._thread.interrupts)
+        self._picker = InterruptPicker(
+            None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit
+        )
+        self._asked: frozenset[str] = frozenset()
+        """The ids of the interrupts the picker was last reset to."""
+        self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
+        self._batcher = EventBatcher(self._to_front_end)
+        self._loop: asyncio.AbstractEventLoop | None = _running_loop()
+        self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
+        self._person_needed = asyncio.Event()
+        """Set while the run waits for a person (not a responder) to answer the picker."""
+        self._stop_when_answered = False
+        self._stop_before_start = False
+        self._last_run: ChatRun | None = None
+        self.on_msg(self._on_front_end_message)
+        self._sync_messages()
+        if self._thread.interrupts:  # a loaded chat that was waiting: ask again
+            self._ask_again()
+
+    def _ask_again(self) -> None:
+        self._open_picker(self._thread.interrupts)
+        self._set_status("waiting", _waiting_line(self._thread.interrupts, self._thread.messages))
+        self._let_responder_answer()
+
+    @classmethod
+    def remote(cls, url: str, *, token: str | None = None, **chat_options: Any) -> AgentChat:
+        """The same chat for an AG-UI agent served at `url` (e.g. by `serve`).
+
+        Its interrupts show in the picker and the answers go back as resume entries
+        on the next request; Stop closes the stream. `token` is sent as
+        `Authorization: Bearer <token>`; `chat_options` are `AgentChat`'s
+        (`responder`, `renderers`). Errors from the server end the run: they show
+        in the status line and are raised from the awaited handle. To go on with a
+        saved remote chat: `AgentChat.load(path, RemoteAgent(url, token=token))`.
+        """
+        return cls(RemoteAgent(url, token=token), **chat_options)
+
+    # -- public API --------------------------------------------------------------------------
+
+    def send(self, text: str) -> ChatRun:
+        """Send a user message; the run goes on in the background. Await the handle.
+
+        Refused (`InterruptsOpen`) while the agent waits for an answer, and
+        (`ThreadBusy`) while it is still answering.
+        """
+        loop = self._capture_loop()
+        last = self._last_run
+        if last is not None and not last.done() and not self._thread.interrupts:
+            # Started but not yet running on the thread: a second message would be lost.
+            raise ThreadBusy("the agent is still answering; wait for the run or stop it first")
+        run_input = self._thread.user_input(text)
+        self._sync_messages()
+        self.set_trait("picker", None)
+        return self._start(loop, self._converse(run_input, len(self._decisions)))
+
+    def stop(self, *, by: str = "python") -> bool:
+        """Stop the agent: the run ends with the cancelled outcome. False if idle.
+
+        While the agent waits for an answer, the open interrupts are cancelled
+        (their tools never run), the conversation records that, and the run ends
+        cancelled before the model speaks again.
+        """
+        if self._thread.running:
+            return self._thread.stop()
+        last = self._last_run
+        if last is not None and not last.done() and not self._thread.interrupts:
+            self._stop_before_start = True  # sent, but its run has not begun yet
+            return True
+        picker = self.picker
+        if picker is None or picker.submitted or not self._thread.interrupts:
+            return False
+        self._stop_when_answered = True
+        for interrupt in picker.open_interrupts:
+            with contextlib.suppress(ValueError):  # answered meanwhile: keep that answer
+                picker.cancel(interrupt.id, by=by)
+        return True
+
+    @property
+    def last_run(self) -> ChatRun | None:
+        """The handle of the latest run (also one started by answering a loaded chat)."""
+        return self._last_run
+
+    @property
+    def thread(self) -> ConversationThread:
+        """The conversation: messages, open interrupts, every run's events."""
+        return self._thread
+
+    @property
+    def events(self) -> list[list[BaseEvent]]:
+        """The AG-UI events of each run, oldest run first."""
+        return [list(run.events) for run in self._thread.runs]
+
+    @property
+    def interrupts(self) -> list[Interrupt]:
+        """The interrupts waiting for an answer."""
+        return list(self._thread.interrupts)
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """One record per answered interrupt: when, tool, arguments, verdict, payload, who."""
+        return list(self._decisions)
+
+    def decisions_frame(self) -> Any:
+        """`decisions` as a pandas DataFrame."""
+        return decisions_frame(self._decisions)
+
+    def save_decisions(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write the decisions for `responders.replay(path)` (and for people)."""
+        return save_decisions(self._decisions, path)
+
+    @property
+    def text(self) -> str:
+        """The agent's last reply."""
+        return _last_reply(self._thread)
+
+    def save(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write the conversation and its open interrupts as JSON (not while a run is going)."""
+        if self._thread.running:
+            raise ThreadBusy("a run is going: await it or stop it before saving")
+        document = {
+            "format": SAVE_FORMAT,
+            "threadId": self._thread.thread_id,
+            "messages": messages_to_wire(self._thread.messages),
+            "interrupts": [to_wire(i) for i in self._thread.interrupts],
+            "decisions": [vars(d) for d in self._decisions],
+        }
+        target = pathlib.Path(path)
+        target.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+        return target
+
+    @classmethod
+    def load(cls, path: str | pathlib.Path, agent: Any, **options: Any) -> AgentChat:
+        """A chat from `save(path)`, for the same agent; open interrupts ask again.
+
+        A save is input like any other: a file whose open calls are not what their
+        interrupts show (edited arguments or tool) raises `CallMismatch`, naming the
+        call, and nothing is loaded.
+        """
+        source = pathlib.Path(path)
+        document = json.loads(source.read_text(encoding="utf-8"))
+        if not isinstance(document, dict) or document.get("format") != SAVE_FORMAT:
+            raise ValueError(f"{source} is not a saved chat (expected format {SAVE_FORMAT})")
+        try:
+            check_saved(
+                [message_from_wire(m) for m in document.get("messages", ())],
+                interrupts_from_wire(document.get("interrupts", ())),
+            )
+        except CallMismatch as mismatch:
+            raise CallMismatch(
+                f"{source}: {mismatch}",
+                call_id=mismatch.call_id,
+                interrupt_id=mismatch.interrupt_id,
+            ) from None
+        return cls(agent, _state=document, **options)
+
+    def __repr__(self) -> str:
+        lines = [f"AgentChat ({self.status})"]
+        reply = _last_reply(self._thread)
+        if reply:
+            lines.append(f"Agent: {reply}")
+        if self.picker is not None:
+            lines.append(repr(self.picker))
+        if self.status == "error" and self.status_line:
+            lines.append(self.status_line)
+        return "\n".join(lines)
+
+    # -- the conversation --------------------------------------------------------------------
+
+    def _start(self, loop: asyncio.AbstractEventLoop, work: Awaitable[ChatResult]) -> ChatRun:
+        async def main() -> ChatResult:
+            return await work
+
+        task = loop.create_task(main(), name="interrupt-widget chat")
+        task.add_done_callback(_retrieve)  # the status line shows failures; no stray warning
+        self._last_run = ChatRun(task, self._person_needed)
+        return self._last_run
+
+    async def _converse(
+        self, first: RunAgentInput | list[ResumeEntry], decisions_before: int
+    ) -> ChatResult:
+        runs_before = len(self._thread.runs)
+        doing = "running the agent"
+        try:
+            if isinstance(first, RunAgentInput):
+                outcome = await self._run(first)
+            else:
+                doing = "resuming the run"
+                outcome = await self._resume(first)
+            while outcome.kind == "interrupt":
+                doing = "asking for an answer"
+                entries = await self._ask(outcome.interrupts)
+                doing = "resuming the run"
+                outcome = await self._resume(entries)
+        except asyncio.CancelledError:
+            self._thread.stop()
+            raise
+        except Exception as exc:  # a responder, or interrupts the picker refuses
+            self._set_status("error", error_line(exc, doing))
+            raise
+        if outcome.kind == "error":
+            self._set_status("error", error_line(outcome.error, doing))
+            if self._thread.interrupts:
+                # A resume that failed before its calls got results (a server that went
+                # away): ask again, so the answer can be given once the cause is fixed.
+                self._open_picker(self._thread.interrupts)
+            raise ChatRunError(outcome.error or "the run failed", code=outcome.code)
+        if outcome.kind == "cancelled":
+            self._set_status("cancelled", "Stopped.")
+        else:
+            self._set_status("done", "")
+        return ChatResult(
+            outcome=outcome.kind,
+            text=_last_reply(self._thread),
+            run_ids=tuple(r.run_id for r in self._thread.runs[runs_before:]),
+            decisions=tuple(self._decisions[decisions_before:]),
+        )
+
+    async def _run(
+        self, run_input: RunAgentInput, *, stop_once_answered: bool = False
+    ) -> RunOutcome:
+        self._set_status("running", "The agent is working…")
+        task = self._thread.start(
+            run_input, on_event=self._stream_event, stop_once_answered=stop_once_answered
+        )
+        if self._stop_before_start:
+            self._stop_before_start = False
+            self._thread.stop()
+        try:
+            outcome = await task
+        finally:
+            self._batcher.flush()
+            self._sync_messages()
+            self._record_settled()
+            self._note_outcomes()
+        return outcome
+
+    def _record_settled(self) -> None:
+        # Calls a policy settled inside the run are decisions too, recorded as they ran.
+        known = {d.interrupt_id for d in self._decisions}
+        found = settled_decisions(self._thread.messages)
+        self._decisions.extend(d for d in found if d.interrupt_id not in known)
+
+    async def _resume(self, entries: list[ResumeEntry]) -> RunOutcome:
+        stop, self._stop_when_answered = self._stop_when_answered, False
+        try:
+            run_input = self._thread.resume_input(entries)
+        except ResumeRefused as exc:
+            self._set_status("error", error_line(exc, "resuming the run"))
+            raise
+        return await self._run(run_input, stop_once_answered=stop)
+
+    def _note_outcomes(self) -> None:
+        """Mark each decision with what came of it (ran, not run, or replayed a run)."""
+        if not self._thread.runs:
+            return
+        markers: dict[str, Mapping[str, Any]] = {}
+        for event in self._thread.runs[-1].events:
+            if isinstance(event, ToolCallResultEvent):
+                marker = (event.metadata or {}).get(INTERRUPT_KEY)
+                if isinstance(marker, Mapping) and isinstance(marker.get("id"), str):
+                    markers[marker["id"]] = marker
+        self._decisions = with_outcomes(self._decisions, markers)
+
+    async def _ask(self, interrupts: tuple[Interrupt, ...]) -> list[ResumeEntry]:
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[list[ResumeEntry]] = loop.create_future()
+        self._waiter = waiter
+        self._open_picker(interrupts)  # before `waiting`, so a view that sees it finds the picker
+        self._set_status("waiting", _waiting_line(interrupts, self._thread.messages))
+        try:
+            if self.responder is not None:
+                self.responder.respond(self._require_picker())
+            if not waiter.done():
+                self._person_needed.set()
+            return await waiter
+        finally:
+            self._waiter = None
+            self._person_needed.clear()
+
+    def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
+        # Refuses bad interrupts before changing anything; the conversation names their calls.
+        self._picker.reset(interrupts, self._thread.messages)
+        self._asked = frozenset(i.id for i in interrupts)
+        self.set_trait("picker", self._picker)
+
+    def _require_picker(self) -> InterruptPicker:
+        picker = self.picker
+        if picker is None:  # pragma: no cover - _open_picker always sets one
+            raise RuntimeError("no picker is open")
+        return picker
+
+    def _let_responder_answer(self) -> None:
+        if self.responder is None or self.picker is None:
+            return
+        try:
+            self.responder.respond(self.picker)
+        except ResponderError as exc:
+            self._set_status("error", error_line(exc, "answering with the responder"))
+
+    def _on_picker_submit(self, entries: list[ResumeEntry]) -> None:
+        """From the picker, on whatever thread recorded the last answer."""
+        loop = self._loop
+        if loop is None:
+            raise RuntimeError(
+                "AgentChat has no event loop to resume on: build it in a notebook cell"
+            )
+        if _running_loop() is loop:
+            self._deliver(entries)
+        else:
+            loop.call_soon_threadsafe(self._deliver, entries)
+
+    def _deliver(self, entries: list[ResumeEntry]) -> None:
+        picker = self._picker
+        if frozenset(e.interrupt_id for e in entries) != self._asked:
+            return  # answers to an earlier question, delivered after the picker was reset
+        before = len(self._decisions)
+        interrupts = [i for i in self._thread.interrupts if i.id in picker.answers]
+        self._decisions.extend(decisions_for(interrupts, picker.answers))
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(entries)
+        else:  # nobody waits (a loaded chat, or a responder failed earlier): resume now
+            self._start(self._capture_loop(), self._converse(entries, before))
+
+    # -- front end ---------------------------------------------------------------------------
+
+    def _stream_event(self, event: BaseEvent) -> None:
+        # A snapshot repeats the whole conversation; the `messages` trait carries it
+        # once the run ends, so the stream to the browser skips it.
+        if not isinstance(event, MessagesSnapshotEvent):
+            self._batcher.push(event)
+
+    def _to_front_end(self, content: Mapping[str, Any]) -> None:
+        self._send({"method": "custom", "content": dict(content)})
+
+    def _on_front_end_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        loop = self._loop
+        if loop is not None and _running_loop() is not loop:
+            loop.call_soon_threadsafe(self._handle_front_end_message, content)
+        else:
+            self._handle_front_end_message(content)
+
+    def _handle_front_end_message(self, content: Any) -> None:
+        try:
+            message = parse_front_end_message(content)
+        except ProtocolError as exc:
+            if exc.request_id is None:
+                _log.warning("ignored a chat message: %s", exc)
+            else:
+                self._reply(PromptResult(exc.request_id, ok=False, error=str(exc)))
+            return
+        if isinstance(message, Hello):
+            self._batcher.flush()
+            events = self._thread.runs[-1].events if self._thread.running else []
+            live = [e for e in events if not isinstance(e, MessagesSnapshotEvent)]
+            self._to_front_end(events_to_wire("catchup", coalesce(live)))
+        elif isinstance(message, Stop):
+            self.stop(by="user")
+        else:
+            try:
+                self.send(message.text)
+            except (InterruptsOpen, ThreadBusy, ValueError, RuntimeError) as exc:
+                self._reply(PromptResult(message.request_id, ok=False, error=str(exc)))
+            else:
+                self._reply(PromptResult(message.request_id, ok=True))
+
+    def _reply(self, result: PromptResult) -> None:
+        self._to_front_end(prompt_result_to_wire(result))
+
+    # -- state -------------------------------------------------------------------------------
+
+    def _set_status(self, status: str, line: str) -> None:
+        with self.hold_sync():
+            self.set_trait("status", status)
+            self.set_trait("status_line", line)
+
+    def _sync_messages(self) -> None:
+        self.set_trait("messages", messages_to_wire(self._thread.messages))
+
+    def _capture_loop(self) -> asyncio.AbstractEventLoop:
+        loop = _running_loop()
+        if loop is None:
+            if self._loop is None or self._loop.is_closed():
+                raise RuntimeError(
+                    "AgentChat runs on an event loop: call send() from a notebook cell "
+                    "or from a coroutine"
+                )
+            return self._loop
+        self._loop = loop
+        return loop
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+def _retrieve(task: asyncio.Task[ChatResult]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def error_line(problem: BaseException | str | None, doing: str) -> str:
+    """The status line of a failure; never a bare `Error: ` (some exceptions have no text)."""
+    if isinstance(problem, BaseException):
+        text = str(problem).strip()
+        return f"Error: {text}" if text else f"Error: {type(problem).__name__} while {doing}"
+    text = (problem or "").strip()
+    return f"Error: {text}" if text else f"Error: the run failed while {doing} (no message given)"
+
+
+def _last_reply(thread: ConversationThread) -> str:
+    for message in reversed(thread.messages):
+        if (
+            isinstance(message, AssistantMessage)
+            and isinstance(message.content, str)
+            and message.content
+        ):
+            return message.content
+    return ""
+
+
+def _waiting_line(
+    interrupts: tuple[Interrupt, ...] | list[Interrupt], messages: list[Message]
+) -> str:
+    return "Waiting for your answer: " + ", ".join(tool_name(i, messages) for i in interrupts)

@@ -1,0 +1,130 @@
+"""The custom messages between the picker's front end and Python.
+
+User actions travel from the browser as `model.send` custom messages rather
+than trait updates (a trait saved while a cell awaits stalls the widget's later
+updates on ipykernel 7.4). This module is the one place where those camelCase
+wire dicts become typed Python values and back; `js/picker/protocol.ts`
+mirrors it.
+
+Front end -> Python::
+
+    {"type": "answer", "requestId": str, "interruptId": str,
+     "status": "resolved" | "cancelled", "payload": <json>, "viewId"?: str}
+
+`viewId` names the view that sent it (one per mounted view); the answer is then
+recorded as by `view:<viewId>`, so every view can tell its own answer from another's.
+
+Python -> front end, once per request::
+
+    {"type": "answer_result", "requestId": str, "ok": bool, "error": str,
+     "errors": [{"path": <json pointer>, "message": str}]}
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from interrupt_widget.errors import AnswerError
+
+AnswerStatus: TypeAlias = Literal["resolved", "cancelled"]
+_STATUSES: tuple[AnswerStatus, ...] = ("resolved", "cancelled")
+_VIEW_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+VIEW_PREFIX = "view:"
+"""`by` of an answer a view sent with its `viewId`: `view:<viewId>`."""
+
+
+class ProtocolError(ValueError):
+    """A front-end message that does not follow the contract."""
+
+    def __init__(self, message: str, *, request_id: str | None = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+        """The request to reply to, when the message carried a usable one."""
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    """A person's answer (or cancel) for one interrupt, sent by a view."""
+
+    request_id: str
+    """Chosen by the view; echoed in the reply so the view that asked can match it."""
+    interrupt_id: str
+    """The interrupt being answered."""
+    status: AnswerStatus
+    """`resolved` with a payload, or `cancelled`."""
+    payload: Any = None
+    """The answer; checked against the interrupt's `response_schema` before it is recorded."""
+    view_id: str | None = None
+    """The view that sent it, when the front end names itself."""
+
+    @property
+    def by(self) -> str:
+        """Who answered, as the picker records it: `view:<id>`, or `user` from an unnamed view."""
+        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+
+
+@dataclass(frozen=True)
+class AnswerResult:
+    """Python's verdict on one `AnswerRequest`."""
+
+    request_id: str
+    """The request this answers."""
+    ok: bool
+    """True when the answer was recorded."""
+    error: str = ""
+    """Why it was refused, as one sentence; empty when `ok`."""
+    errors: list[AnswerError] = field(default_factory=list)
+    """Per-field reasons (JSON pointers), shown beside the fields."""
+
+
+def parse_front_end_message(content: Any) -> AnswerRequest:
+    """The typed request in a front-end custom message, or `ProtocolError`."""
+    if not isinstance(content, Mapping):
+        raise ProtocolError("a picker message must be a JSON object")
+    raw_request_id = content.get("requestId")
+    request_id = raw_request_id if isinstance(raw_request_id, str) else None
+    kind = content.get("type")
+    if kind != "answer":
+        raise ProtocolError(f"unknown picker message type {kind!r}", request_id=request_id)
+    if request_id is None:
+        raise ProtocolError("an answer needs a string requestId")
+    interrupt_id = content.get("interruptId")
+    if not isinstance(interrupt_id, str) or not interrupt_id:
+        raise ProtocolError("an answer needs a string interruptId", request_id=request_id)
+    status = content.get("status")
+    if status not in _STATUSES:
+        raise ProtocolError(
+            "an answer's status must be 'resolved' or 'cancelled'", request_id=request_id
+        )
+    view_id = content.get("viewId")
+    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
+        raise ProtocolError(
+            "an answer's viewId must be 1-64 letters, digits, '-' or '_'", request_id=request_id
+        )
+    resolved: AnswerStatus = "resolved" if status == "resolved" else "cancelled"
+    return AnswerRequest(
+        request_id=request_id,
+        interrupt_id=interrupt_id,
+        status=resolved,
+        payload=content.get("payload") if resolved == "resolved" else None,
+        view_id=view_id,
+    )
+
+
+def answer_result_to_wire(result: AnswerResult) -> dict[str, Any]:
+    """The camelCase reply for the front end."""
+    return {
+        "type": "answer_result",
+        "requestId": result.request_id,
+        "ok": result.ok,
+        "error": result.error,
+        "errors": errors_to_wire(result.errors),
+    }
+
+
+def errors_to_wire(errors: list[AnswerError]) -> list[dict[str, str]]:
+    """Field errors as the front end (and the `errors` trait) holds them."""
+    return [{"path": e.path, "message": e.message} for e in errors]

@@ -1,0 +1,77 @@
+"""The one answer check shared by the picker and the adapter."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from ag_ui.core import Interrupt
+
+from interrupt_widget.agui.answers import describe, is_expired, parse_instant, validate_payload
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "approved": {"type": "boolean"},
+        "chosen_time": {"type": "string", "format": "date-time"},
+        "seats": {"type": "integer", "minimum": 1, "maximum": 4},
+        "room": {"enum": ["a/b", "c~d"]},
+    },
+    "required": ["approved"],
+}
+
+
+def test_a_fitting_answer_has_no_errors() -> None:
+    payload = {"approved": True, "chosen_time": "2026-12-03T10:00:00+01:00", "seats": 4}
+    assert validate_payload(SCHEMA, payload) == []
+
+
+def test_each_error_points_at_its_field_and_a_missing_field_at_itself() -> None:
+    errors = validate_payload(SCHEMA, {"chosen_time": "tomorrow", "seats": 5, "room": "x"})
+    assert [(e.path, e.message) for e in errors] == [
+        ("/approved", "is required"),
+        ("/chosen_time", "must be a valid date-time"),
+        ("/room", "must be one of 'a/b', 'c~d'"),
+        ("/seats", "must be <= 4"),
+    ]
+    assert describe(errors).startswith("/approved: is required; /chosen_time:")
+
+
+@pytest.mark.parametrize("payload", [None, "yes", 1, [True], {"approved": "true"}])
+def test_wrong_shapes_are_refused(payload: object) -> None:
+    assert validate_payload(SCHEMA, payload) != []
+
+
+def test_pointer_escapes_slash_and_tilde_in_field_names() -> None:
+    schema = {"type": "object", "required": ["a/b", "c~d"]}
+    assert [e.path for e in validate_payload(schema, {})] == ["/a~1b", "/c~0d"]
+
+
+def test_hostile_long_values_do_not_flood_the_message() -> None:
+    schema = {"type": "object", "properties": {"x": {"not": {"type": "string"}}}}
+    errors = validate_payload(schema, {"x": "<script>" * 1000})
+    assert len(errors) == 1
+    assert len(errors[0].message) <= 200
+
+
+def test_an_invalid_schema_is_reported_not_raised() -> None:
+    errors = validate_payload({"type": "no-such-type"}, {})
+    assert len(errors) == 1
+    assert "response_schema is invalid" in errors[0].message
+
+
+def test_no_schema_accepts_anything() -> None:
+    assert validate_payload(None, object()) == []
+
+
+def test_expiry_reads_offsets_and_treats_naive_times_as_utc() -> None:
+    now = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
+    assert parse_instant("2026-12-02T13:00:00+01:00") == now
+    assert parse_instant("2026-12-02T12:00:00Z") == now
+    assert parse_instant("2026-12-02T12:00:00") == now
+    soon = Interrupt(
+        id="i", reason="tool_call", expires_at=(now + timedelta(seconds=1)).isoformat()
+    )
+    assert not is_expired(soon, now)
+    assert is_expired(soon, now + timedelta(seconds=1))
+    assert not is_expired(Interrupt(id="j", reason="tool_call"), now)

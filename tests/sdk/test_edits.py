@@ -1,0 +1,245 @@
+"""Edit before approve: the edit travels in the answer, the tool runs once with it."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+from typing import Any
+
+import httpx
+import pytest
+from ag_ui.core import (
+    BaseEvent,
+    Interrupt,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    ToolCallResultEvent,
+    ToolMessage,
+    UserMessage,
+)
+from agents import function_tool
+
+from interrupt_widget import (
+    AgentChat,
+    ErrorCode,
+    OfflineModel,
+    OpenAIAgentsAdapter,
+    editable,
+    responders,
+)
+from interrupt_widget.agui.interrupts import gated_calls, interrupt_record
+from interrupt_widget.examples import bank_agent, meeting_agent, read_journal
+from interrupt_widget.http.app import asgi_app
+from interrupt_widget.http.client import AGUIClient
+
+TRANSFER = "transfer_funds amount=250 to_account=ACME-1 memo=rent"
+PROPOSAL = {"amount": 250.0, "to_account": "ACME-1", "memo": "rent"}
+
+
+def ask(text: str) -> RunAgentInput:
+    return RunAgentInput(thread_id="t1", run_id="r1", messages=[UserMessage(id="u1", content=text)])
+
+
+def snapshot(events: list[BaseEvent]) -> list[Any]:
+    return [e for e in events if isinstance(e, MessagesSnapshotEvent)][-1].messages
+
+
+def the_interrupt(events: list[BaseEvent]) -> Interrupt:
+    finished = events[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    (interrupt,) = finished.outcome.interrupts
+    return interrupt
+
+
+def answer(events: list[BaseEvent], payload: dict[str, Any], run: str = "r2") -> RunAgentInput:
+    entry = ResumeEntry(interrupt_id=the_interrupt(events).id, status="resolved", payload=payload)
+    return RunAgentInput(thread_id="t1", run_id=run, messages=snapshot(events), resume=[entry])
+
+
+@pytest.fixture
+def journal(tmp_path: pathlib.Path) -> pathlib.Path:
+    return tmp_path / "transfers.jsonl"
+
+
+@pytest.fixture
+def adapter(journal: pathlib.Path) -> OpenAIAgentsAdapter:
+    return OpenAIAgentsAdapter(bank_agent(OfflineModel(), journal=journal))
+
+
+async def test_the_interrupt_offers_only_the_editable_parameters(
+    adapter: OpenAIAgentsAdapter, collect: Any
+) -> None:
+    interrupt = the_interrupt(await collect(adapter, ask(TRANSFER)))
+    assert interrupt.metadata is not None
+    assert interrupt.metadata["tool_input"] == PROPOSAL
+    schema = interrupt.response_schema or {}
+    arguments = schema["properties"]["arguments"]
+    assert set(arguments["properties"]) == {"amount", "memo"}
+    assert arguments["properties"]["amount"]["type"] == "number"
+    assert arguments["additionalProperties"] is False
+    assert "arguments" not in schema.get("required", [])
+
+
+async def test_an_edited_approval_runs_once_with_the_edit_and_keeps_the_proposal(
+    adapter: OpenAIAgentsAdapter, collect: Any, journal: pathlib.Path
+) -> None:
+    paused = await collect(adapter, ask(TRANSFER))
+    record_before = interrupt_record(gated_calls(snapshot(paused))[0].call)
+    edit = {"approved": True, "arguments": {"amount": 90}}
+    resumed = await collect(adapter, answer(paused, edit))
+
+    assert [(t["amount"], t["to_account"], t["memo"]) for t in read_journal(journal)] == [
+        (90.0, "ACME-1", "rent")
+    ]
+    (result,) = [e for e in resumed if isinstance(e, ToolCallResultEvent)]
+    assert "edited the arguments" in result.content
+    assert '"amount": 90' in result.content
+    assert "Sent 90.00 to ACME-1" in result.content
+    marker = (result.metadata or {})["interrupt"]
+    assert marker["decision"] == "approved"
+    assert marker["arguments"] == {"amount": 90, "to_account": "ACME-1", "memo": "rent"}
+    # The proposal is never rewritten: the call and its interrupt record are as the model made them.
+    gated = gated_calls(snapshot(resumed))[0]
+    assert json.loads(gated.call.function.arguments) == PROPOSAL
+    assert interrupt_record(gated.call) == record_before
+
+    # The same resume again (a replay, another view): the edit does not run twice.
+    again = await collect(adapter, answer(paused, edit, run="r3"))
+    assert len(read_journal(journal)) == 1
+    (replayed,) = [e for e in again if isinstance(e, ToolCallResultEvent)]
+    assert replayed.content == result.content
+
+
+async def test_an_approval_without_an_edit_runs_the_proposal(
+    adapter: OpenAIAgentsAdapter, collect: Any, journal: pathlib.Path
+) -> None:
+    paused = await collect(adapter, ask(TRANSFER))
+    resumed = await collect(adapter, answer(paused, {"approved": True}))
+    assert [t["amount"] for t in read_journal(journal)] == [250.0]
+    (result,) = [e for e in resumed if isinstance(e, ToolCallResultEvent)]
+    assert "edited" not in result.content
+    assert "arguments" not in (result.metadata or {})["interrupt"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "code", "words"),
+    [
+        ({"approved": True, "arguments": {"to_account": "MALLORY"}}, "edit_outside_fields", "only"),
+        ({"approved": True, "arguments": {"amount": "lots"}}, "invalid_edit", "amount"),
+        (
+            {"approved": True, "arguments": {"amount": 5, "extra": 1}},
+            "edit_outside_fields",
+            "extra",
+        ),
+        ({"approved": True, "arguments": [1, 2]}, "invalid_edit", "not an object"),
+        ({"approved": False, "arguments": {"amount": 5}}, "invalid_edit", "without approving"),
+    ],
+)
+async def test_a_refused_edit_ends_in_run_error_and_runs_nothing(
+    adapter: OpenAIAgentsAdapter,
+    collect: Any,
+    journal: pathlib.Path,
+    payload: dict[str, Any],
+    code: str,
+    words: str,
+) -> None:
+    paused = await collect(adapter, ask(TRANSFER))
+    events = await collect(adapter, answer(paused, payload))
+    error = events[-1]
+    assert isinstance(error, RunErrorEvent)
+    assert error.code == code
+    assert words in error.message
+    assert "transfer_funds" in error.message
+    assert not [e for e in events if isinstance(e, ToolCallResultEvent)]
+    assert read_journal(journal) == []
+
+
+async def test_an_edit_to_a_tool_that_is_not_editable_is_refused(collect: Any) -> None:
+    agent = meeting_agent(OfflineModel())
+    adapter = OpenAIAgentsAdapter(agent)
+    paused = await collect(adapter, ask("Book a call with Alice about the Q3 roadmap"))
+    payload = {
+        "approved": True,
+        "chosen_time": "2030-01-08T10:00:00Z",
+        "chosen_label": "Tue",
+        "arguments": {"attendee": "Mallory"},
+    }
+    events = await collect(adapter, answer(paused, payload))
+    error = events[-1]
+    assert isinstance(error, RunErrorEvent)
+    assert error.code == ErrorCode.EDIT_NOT_ALLOWED
+    assert agent.executions.count() == 0
+
+
+def test_editable_refuses_an_ungated_tool_and_unknown_fields() -> None:
+    @function_tool
+    def free(amount: float) -> str:
+        """Runs without asking."""
+        return "ok"
+
+    @function_tool(needs_approval=True)
+    def gated(amount: float) -> str:
+        """Asks first."""
+        return "ok"
+
+    with pytest.raises(ValueError, match="does not need approval"):
+        editable(free)
+    with pytest.raises(ValueError, match="no parameter 'amonut'"):
+        editable(gated, fields=["amonut"])
+    with pytest.raises(TypeError):
+        editable("gated")  # type: ignore[arg-type]
+    assert editable(gated) is gated
+
+
+async def test_a_responder_edits_and_decisions_record_proposal_and_execution(
+    journal: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    edit = {"approved": True, "arguments": {"amount": 75.5, "memo": "rent, March"}}
+    chat = AgentChat(
+        bank_agent(OfflineModel(), journal=journal),
+        responder=responders.answers({"transfer_funds": edit}),
+    )
+    result = await chat.send(TRANSFER)
+    assert result.outcome == "success"
+    assert [(t["amount"], t["memo"]) for t in read_journal(journal)] == [(75.5, "rent, March")]
+    (decision,) = chat.decisions
+    assert decision.arguments == PROPOSAL
+    assert decision.executed_arguments == {**PROPOSAL, "amount": 75.5, "memo": "rent, March"}
+    # The model is told what ran, and says so.
+    assert "75.50" in result.text
+    # A replay of the saved decisions edits the same way.
+    saved = chat.save_decisions(tmp_path / "decisions.json")
+    again = AgentChat(
+        bank_agent(OfflineModel(), journal=tmp_path / "again.jsonl"),
+        responder=responders.replay(saved),
+    )
+    await again.send(TRANSFER)
+    assert [t["amount"] for t in read_journal(tmp_path / "again.jsonl")] == [75.5]
+
+
+async def test_an_edit_over_http_keeps_the_fingerprint_of_the_proposal(
+    journal: pathlib.Path,
+) -> None:
+    app = asgi_app(bank_agent(OfflineModel(), journal=journal), secret="s" * 32)
+    transport = httpx.ASGITransport(app=app)
+    async with AGUIClient("http://agent.test/", transport=transport) as client:
+        paused = [e async for e in client.run(ask(TRANSFER))]
+        edit = {"approved": True, "arguments": {"amount": 10}}
+        resumed = [e async for e in client.run(answer(paused, edit))]
+        # A client that rewrites the proposed call instead of sending an edit runs nothing.
+        forged = answer(paused, {"approved": True}, run="r3")
+        for message in forged.messages:
+            for call in getattr(message, "tool_calls", None) or []:
+                call.function.arguments = json.dumps({**PROPOSAL, "amount": 1})
+        refused = [e async for e in client.run(forged)]
+    assert [t["amount"] for t in read_journal(journal)] == [10.0]
+    (result,) = [e for e in resumed if isinstance(e, ToolCallResultEvent)]
+    assert "Sent 10.00 to ACME-1" in result.content
+    assert isinstance(refused[-1], RunErrorEvent)
+    tool_messages = [m for m in snapshot(resumed) if isinstance(m, ToolMessage)]
+    assert len(tool_messages) == 1
