@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 NB      := notebooks/01_quickstart.ipynb
 PORT    ?= 8888
 
-.PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench wheel-check clean \
+.PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench bench-smoke wheel-check clean \
 	test-deps browser-tiers python-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
@@ -88,7 +88,7 @@ test-e2e: setup copilotkit-build
 ## tier keeps about one core busy, and each takes its own free ports, temporary folders and
 ## databases, so none reaches into another's).
 test: setup
-	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js
+	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js bench-smoke
 	$(MAKE) --no-print-directory -j2 --output-sync=target browser-tiers python-tiers
 
 browser-tiers: setup
@@ -110,8 +110,14 @@ copilotkit-build: $(CK)/node_modules/.installed
 copilotkit-demo: setup copilotkit-build
 	scripts/copilotkit-demo
 
-bench: setup
+## Every bench at its full size: the figures docs/performance.md reports. The browser bench
+## needs chromium, the ledger bench measures PostgreSQL too when it is installed.
+bench: setup system-packages
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+## Every bench once at its smallest size (`--quick`), so none can rot; its figures mean nothing.
+bench-smoke: setup system-packages
+	for b in bench/*.py; do echo "== $$b --quick"; $(BIN)/python $$b --quick || exit 1; done
 
 wheel-check: setup
 	scripts/check-wheel

@@ -21,7 +21,7 @@ streaming side runs in `--processes` fresh processes, each with its own fixed
 process's figure is the median of its pairs' ratios, the result is the median
 of the processes, and the spread is printed beside it.
 
-Run: .venv/bin/python bench/adapter.py [--cycles 200] [--chunks 5000] [--repeats 9]
+Run: .venv/bin/python bench/adapter.py [--cycles 200] [--chunks 5000] [--repeats 9] [--quick]
      [--processes 5]
 """
 
@@ -51,6 +51,8 @@ from agents import Agent, Runner, set_tracing_disabled
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.examples import meeting_agent
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 REQUEST = "Book a call with Alice about the Q3 roadmap"
 ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
@@ -175,7 +177,10 @@ async def main() -> None:
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--processes", type=int, default=5)
     parser.add_argument("--stream-process", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        vars(args).update(cycles=2, chunks=50, repeats=1, processes=1)
     set_tracing_disabled(True)
     if args.stream_process:  # one of the fresh processes of the streaming side
         print(json.dumps(await stream_pairs(args.chunks, args.repeats)))

@@ -11,7 +11,7 @@ One JupyterLab server, one page, one notebook, one kernel. Two measurements:
    trait observer (a bare round trip), the picker's ``on_submit`` (the gate opening), and
    the gated tool of an ``AgentChat`` running after Approve (the whole resume path).
 
-Run: .venv/bin/python bench/browser.py [--rounds 12]
+Run: .venv/bin/python bench/browser.py [--rounds 12] [--quick]
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from jupyter_process import JupyterServer
 from kernel_probe import KernelProbe
 from notebook_page import NotebookPage
 from playwright.sync_api import Page, expect, sync_playwright
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 SETUP = '''
 import time
@@ -206,7 +208,10 @@ def summary(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 1
 
     with tempfile.TemporaryDirectory(prefix="bench-browser-") as base:
         server = JupyterServer.start(kind="lab", base=Path(base))

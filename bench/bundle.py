@@ -29,6 +29,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
+
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "src" / "interrupt_widget" / "static"
 BUNDLE = STATIC / "widget.js"
@@ -120,8 +122,9 @@ def opening_message_bytes() -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-build", action="store_true", help="measure the existing bundle")
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP + " (with --no-build)")
     args = parser.parse_args()
-    if not args.no_build:
+    if not (args.no_build or args.quick):
         build()
     code = BUNDLE.read_bytes()
     styles = STYLES.read_bytes()

@@ -15,7 +15,7 @@ server's given with `--ledger` so its workers share it.
 Runs alternate between the two sides so machine load hits both alike; the
 cycle figures are medians of per-cycle times.
 
-Run: .venv/bin/python bench/http_cycle.py [--cycles 100] [--clients 20] [--per-client 25]
+Run: .venv/bin/python bench/http_cycle.py [--cycles 100] [--clients 20] [--per-client 25] [--quick]
      [--workers 1,2]
 """
 
@@ -47,6 +47,8 @@ from agents import set_tracing_disabled
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.ledger.sqlite import SQLiteLedger
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 TOKEN = "bench-token"
 ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
@@ -157,7 +159,10 @@ async def main() -> None:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--per-client", type=int, default=25)
     parser.add_argument("--workers", default="1,2", help="worker counts to sustain, e.g. 1,2")
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        vars(args).update(cycles=2, clients=2, per_client=2)
     set_tracing_disabled(True)
 
     with tempfile.TemporaryDirectory() as tmp:

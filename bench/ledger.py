@@ -12,7 +12,7 @@ tool is a no-op so only the ledger is timed. Ledgers, run in one process:
   data in a temporary folder, default durability settings); skipped when
   PostgreSQL is not installed (`scripts/ensure-postgresql`).
 
-Run: .venv/bin/python bench/ledger.py [--calls 300]
+Run: .venv/bin/python bench/ledger.py [--calls 300] [--quick]
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from interrupt_widget.ledger.memory import ExecutionLedger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from postgres_server import binaries, fresh_database, running_postgres
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 ANSWER = {"approved": True, "note": "as the picker sends it"}
 
@@ -106,4 +108,6 @@ async def main(calls: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
-    asyncio.run(main(parser.parse_args().calls))
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
+    args = parser.parse_args()
+    asyncio.run(main(10 if args.quick else args.calls))

@@ -6,7 +6,7 @@ an N far above `MAX_REPLY_WORDS`, against the same requests of ordinary size.
 Goal: the 1.9 MB message under 1 s of CPU (it used to take 92 s); the reply
 capped at `MAX_REPLY_WORDS` chunks.
 
-Run: .venv/bin/python bench/offline_model.py [--repeats 5]
+Run: .venv/bin/python bench/offline_model.py [--repeats 5] [--quick]
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from agents import set_tracing_disabled
 from interrupt_widget.examples import expense_agent
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.offline_model import MAX_REPLY_WORDS, OfflineModel
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 HUGE = 950_000  # "x " repeated: 1.9 MB
 
@@ -60,4 +62,6 @@ async def main(repeats: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=5)
-    asyncio.run(main(parser.parse_args().repeats))
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
+    args = parser.parse_args()
+    asyncio.run(main(1 if args.quick else args.repeats))

@@ -9,7 +9,7 @@
 2. What-if evaluation: `policy.evaluate(decisions)` over 100,000 recorded
    decisions, from a list of `Decision`s and from a `decisions_frame()`.
 
-Run: .venv/bin/python bench/policy.py [--calls 2000] [--decisions 100000]
+Run: .venv/bin/python bench/policy.py [--calls 2000] [--decisions 100000] [--quick]
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy, approve,
 from interrupt_widget.agui.interrupts import attach, tool_call_interrupt
 from interrupt_widget.decisions import Decision, decisions_frame
 from interrupt_widget.examples import bank_agent
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 
 def ten_rules() -> Policy:
@@ -123,5 +125,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--decisions", type=int, default=100_000)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     options = parser.parse_args()
+    if options.quick:
+        vars(options).update(calls=20, decisions=200)
     main(options.calls, options.decisions)

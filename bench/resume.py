@@ -13,7 +13,7 @@ runs; and the round trip), and, in this process, the SDK's own resume
 
 Goal: answer -> tool <= bare comm one way + the SDK's own resume + 5 ms.
 
-Run: .venv/bin/python bench/resume.py [--rounds 20]
+Run: .venv/bin/python bench/resume.py [--rounds 20] [--quick]
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ from jupyter_client.manager import AsyncKernelManager
 from interrupt_widget.sdk.offline_model import OfflineModel
 
 REQUEST = "Book a call with Alice about the Q3 roadmap"
+
+QUICK_HELP = "one round: check that the bench runs (make bench-smoke), not a figure"
 
 KERNEL_SETUP = """
 import time
@@ -130,6 +132,19 @@ class ScriptedFrontEnd:
     def comm_of(self, kind: str) -> list[str]:
         return [cid for cid, s in self.states.items() if s.get("kind") == kind]
 
+    def asked(self, chat_id: str) -> tuple[str, str] | None:
+        """The chat's picker and the first interrupt it shows, once it shows one.
+
+        A chat has one picker, built with it and shown (its `picker`) from the first
+        question on; each new question resets it, so a new question is a new interrupt id.
+        """
+        picker = self.states.get(chat_id, {}).get("picker")
+        if not picker:
+            return None
+        picker_id = picker.removeprefix("IPY_MODEL_")
+        interrupts = self.states.get(picker_id, {}).get("interrupts") or []
+        return (picker_id, str(interrupts[0]["id"])) if interrupts else None
+
 
 async def kit_and_bare(rounds: int) -> tuple[list[float], list[float], list[float]]:
     env = {k: v for k, v in os.environ.items() if k not in {"OPENAI_API_KEY"}}
@@ -148,14 +163,11 @@ async def kit_and_bare(rounds: int) -> tuple[list[float], list[float], list[floa
 
         answered: list[float] = []
         for n in range(rounds + 1):  # the first round warms up
-            pickers_before = set(front.comm_of("picker"))
+            asked_before = front.asked(chat_id)
             front.custom_message(chat_id, {"type": "prompt", "text": REQUEST, "requestId": f"p{n}"})
-            picker_id = await front.until(
-                lambda seen=pickers_before: next(
-                    (p for p in front.comm_of("picker") if p not in seen), None
-                )
+            picker_id, interrupt_id = await front.until(
+                lambda before=asked_before: (asked := front.asked(chat_id)) != before and asked
             )
-            interrupt_id = front.states[picker_id]["interrupts"][0]["id"]
             await front.until(lambda: front.states[chat_id].get("status") == "waiting")
             start = time.perf_counter()
             front.custom_message(
@@ -232,7 +244,10 @@ def ms(values: list[float]) -> str:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        args.rounds = 1
     set_tracing_disabled(True)
     sdk = await sdk_resume(args.rounds)
     kit, bare, round_trip = await kit_and_bare(args.rounds)

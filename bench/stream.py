@@ -7,7 +7,7 @@ front end is counted: custom messages (the batched stream) and state updates.
 Goals: bytes to the front end <= 2 x the text + a fixed overhead per message,
 and time <= 1.3 x the adapter alone.
 
-Run: .venv/bin/python bench/stream.py [--chunks 10000] [--repeats 5]
+Run: .venv/bin/python bench/stream.py [--chunks 10000] [--repeats 5] [--quick]
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.testing import recording_comms
 from interrupt_widget.widgets.chat import AgentChat
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 PER_MESSAGE_OVERHEAD = 1024
 """Bytes allowed per message beyond the text it carries (the batch's JSON frame)."""
@@ -62,7 +64,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--chunks", type=int, default=10_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
     args = parser.parse_args()
+    if args.quick:
+        vars(args).update(chunks=100, repeats=1)
     set_tracing_disabled(True)
 
     await adapter_alone(100)  # warm both paths up
