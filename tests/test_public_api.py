@@ -27,6 +27,7 @@ PUBLIC = {
     "ErrorCode",
     "InterruptPicker",
     "InterruptsOpen",
+    "LedgerUnavailable",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",

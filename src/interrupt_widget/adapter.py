@@ -82,7 +82,7 @@ from agents.tool_context import ToolContext
 from openai.types.responses import ResponseFunctionToolCall
 
 from interrupt_widget.edits import EditSpec, check_edit, declared_edit, edited_note
-from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.errors import AdapterError, ErrorCode, LedgerUnavailable
 from interrupt_widget.interrupts import (
     DENIAL_REASON,
     INTERRUPT_KEY,
@@ -404,8 +404,8 @@ class OpenAIAgentsAdapter:
 
                 try:
                     output = await self.ledger.run_once(key, invoke, answer=resolution.payload)
-                except CallInDoubt:
-                    raise
+                except (CallInDoubt, LedgerUnavailable):
+                    raise  # the ledger's verdict, not the tool's failure
                 except Exception as error:
                     raise AdapterError(
                         ErrorCode.TOOL_ERROR,
@@ -646,6 +646,8 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
     if isinstance(error, AdapterError):
         return error.code, error.message
     message = str(error) or type(error).__name__
+    if isinstance(error, LedgerUnavailable):
+        return ErrorCode.LEDGER_UNAVAILABLE, message
     if isinstance(error, UserError) and message.startswith("Error running tool"):
         return ErrorCode.TOOL_ERROR, message
     if isinstance(error, ModelBehaviorError):
