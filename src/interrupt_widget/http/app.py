@@ -37,6 +37,7 @@ from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
+from interrupt_widget.http.health import health_of
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 from interrupt_widget.ledgers import LedgerSpec, open_ledger
 from interrupt_widget.policy import Policy
@@ -264,7 +265,8 @@ def asgi_app(
     `response_schemas`, `expires_in` and `run_config`) or any AG-UI agent with
     `run(RunAgentInput)`. `token`, when set, is required as
     `Authorization: Bearer <token>` on `POST /` (`GET /health` stays open and
-    says nothing but "ok"). `secret` keys the fingerprints
+    says only whether the server and its ledger are up: see `interrupt_widget.http.health`).
+    `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
     `ledger` records the approved calls already run (see `interrupt_widget.ledgers`): by
@@ -348,7 +350,8 @@ def asgi_app(
         return _EventStreamResponse(detached, keepalive=server.keepalive)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+        status, body = await health_of(getattr(served, "ledger", None))
+        return JSONResponse(body, status_code=status)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
