@@ -181,7 +181,8 @@ class SQLiteLedger(OnceOnlyLedger):
         )
 
     def in_doubt(self) -> list[Key]:
-        """Claims with no result whose owner on this host has exited."""
+        """Claims with no result whose owner on this host has exited, or that this ledger
+        left when it could not write their outcome."""
         rows = self._attempt(
             lambda db: db.execute(
                 "SELECT thread_id, call_id, owner_host, owner_pid FROM approved_calls "
@@ -191,7 +192,7 @@ class SQLiteLedger(OnceOnlyLedger):
         return [
             (thread_id, call_id)
             for thread_id, call_id, host, pid in rows
-            if host == self._host and not _alive(pid)
+            if (host == self._host and not _alive(pid)) or (thread_id, call_id) in self._abandoned
         ]
 
     def prune(self, older_than: timedelta | float) -> int:
