@@ -212,6 +212,31 @@ async def test_a_claim_while_the_database_is_down_runs_nothing(
     assert ran == ["working"]
 
 
+async def test_a_claim_whose_answer_was_lost_is_taken_back_by_its_own_ledger_only(
+    database: str,
+) -> None:
+    ledger = PostgresLedger(database)
+    ran: list[str] = []
+
+    async def working() -> str:
+        ran.append("working")
+        return "sent"
+
+    # What a claim's insert leaves when it commits and the connection breaks before the
+    # answer arrives: this ledger's row, no lock on it, and no run started.
+    with psycopg.connect(database, autocommit=True) as db:
+        db.execute(
+            f"INSERT INTO {TABLE} (thread_id, call_id, state, owner) "
+            "VALUES (%s, %s, 'claimed', %s)",
+            (*KEY, ledger._owner),
+        )
+    with pytest.raises(CallInDoubt):  # another server cannot know that nothing ran
+        await PostgresLedger(database).run_once(KEY, working)
+    assert await ledger.run_once(KEY, working) == "sent"  # its own ledger knows
+    assert ran == ["working"]
+    assert states(database) == {"thread-1": "done"}
+
+
 # -- a served agent while its database restarts ---------------------------------------------------
 
 
