@@ -185,6 +185,7 @@ def test_error_codes_are_stable_strings() -> None:
         "model_error",
         "tool_error",
         "call_in_doubt",
+        "ledger_unavailable",
         "agent_error",
         "adapter_failed",
         "fingerprint_missing",
