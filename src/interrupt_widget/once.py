@@ -100,14 +100,17 @@ class CallLedger(Protocol):
 
         `answer` (JSON) is kept beside the claim, to show later which answer ran.
         A call that raised may be tried again by a later resume; a waiter that is
-        cancelled never stops a call halfway.
+        cancelled never stops a call halfway. Raises `CallInDoubt` for a call that may
+        have run, and `LedgerUnavailable` when the ledger's storage fails (see the
+        module docs).
         """
         ...
 
     async def recorded(self, key: Key) -> Recorded | None:
         """The record of `key` if it ran (waiting for a run in flight); None if never run.
 
-        Raises `CallInDoubt` when its run ended before recording a result.
+        Raises `CallInDoubt` when its run ended before recording a result, and
+        `LedgerUnavailable` when the record cannot be read.
         """
         ...
 

@@ -86,6 +86,36 @@ async def test_a_file_locked_past_busy_timeout_refuses_the_claim_and_runs_nothin
     assert len(runs(runs_file)) == 1
 
 
+async def test_a_file_locked_mid_tool_past_busy_timeout_leaves_the_call_in_doubt(
+    tmp_path: pathlib.Path, runs_file: pathlib.Path
+) -> None:
+    path = tmp_path / "calls.db"
+    holders: list[sqlite3.Connection] = []
+
+    def lock_the_file() -> None:  # another process starts a long write, mid-tool
+        holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN IMMEDIATE")
+        holders.append(holder)
+
+    ledger = SQLiteLedger(path, busy_timeout=0.5)
+    adapter = OpenAIAgentsAdapter(bank_agent(runs_file, fault=lock_the_file), ledger=ledger)
+    messages, interrupts = paused(await events_of(adapter, ask()))
+    request = resume(messages, interrupts)
+    try:
+        error = error_of(await events_of(adapter, request))
+    finally:
+        for holder in holders:
+            holder.execute("ROLLBACK")
+            holder.close()
+    assert error.code == ErrorCode.LEDGER_UNAVAILABLE
+    assert "ran, but its result could not be recorded" in error.message
+    assert len(runs(runs_file)) == 1
+
+    assert error_of(await events_of(adapter, request)).code == ErrorCode.CALL_IN_DOUBT
+    assert ledger.in_doubt() == [(request.thread_id, interrupts[0].tool_call_id)]
+    assert len(runs(runs_file)) == 1
+
+
 # -- a full disk ----------------------------------------------------------------------------------
 
 
