@@ -49,9 +49,15 @@ def test_eight_processes_on_one_new_file_run_each_call_once(tmp_path: pathlib.Pa
     for worker in workers:
         worker.start()
     start.set()  # all at once: the file, its WAL and its table are made in a race
-    for worker in workers:
-        worker.join(WORKER_DEADLINE)
-        assert worker.exitcode == 0, worker.exitcode
+    try:
+        for worker in workers:
+            worker.join(WORKER_DEADLINE)
+            assert worker.exitcode == 0, worker.exitcode
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+                worker.join()
 
     ran = [line.split() for line in runs_file.read_text().splitlines()]
     assert sorted(key for key, _ in ran) == sorted(f"call-{n}" for n in range(KEYS))  # once each
