@@ -61,8 +61,10 @@ test-py: setup interop-venvs
 	scripts/ensure-postgresql
 	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e --ignore=tests/faults
 
-## Faults: edited calls and saves, restarts, kill -9, stale saves in a new kernel, open binds.
+## Faults: edited calls and saves, restarts, kill -9, stale saves in a new kernel, open binds,
+## the ledger's database failing (PostgreSQL restarted and stopped, SQLite shared, locked, full).
 test-faults: setup
+	scripts/ensure-postgresql
 	$(BIN)/pytest -q -p no:cacheprovider tests/faults
 
 ## Each notebook in its own kernel, offline, with no person: one with a decision file beside it

@@ -38,59 +38,91 @@ def _free_port() -> int:
         return port
 
 
-@contextlib.contextmanager
-def running_postgres() -> Iterator[str]:
-    """Start a server; yield its URL (`postgresql://postgres@127.0.0.1:PORT/postgres`)."""
-    bin_dir = binaries()
-    if bin_dir is None:
-        raise RuntimeError("PostgreSQL is not installed: run scripts/ensure-postgresql")
-    folder = Path(tempfile.mkdtemp(prefix="interrupt-widget-pg-"))
-    as_user: dict[str, Any] = {}
-    if os.geteuid() == 0:  # initdb and postgres refuse to run as root
-        shutil.chown(folder, "postgres", "postgres")
-        as_user = {"user": "postgres", "group": "postgres", "extra_groups": []}
-    data = folder / "data"
-    subprocess.run(
-        [bin_dir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8"],
-        check=True,
-        capture_output=True,
-        **as_user,
-    )
-    port = _free_port()
-    log = (folder / "server.log").open("w")
-    server = subprocess.Popen(
-        [
-            bin_dir / "postgres",
-            "-D",
-            data,
-            "-p",
-            str(port),
-            "-c",
-            "listen_addresses=127.0.0.1",
-            "-c",
-            "unix_socket_directories=",
-            "-c",
-            "max_connections=300",
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        **as_user,
-    )
-    url = f"postgresql://postgres@127.0.0.1:{port}/postgres"
-    try:
-        _wait_until_up(url, server, folder)
-        yield url
-    finally:
-        # SIGINT is PostgreSQL's fast shutdown. SIGTERM waits for every client to hang up, and
-        # the ledger `open_ledger` keeps for the process's lifetime holds an idle connection.
-        server.send_signal(signal.SIGINT)
+class PostgresServer:
+    """One PostgreSQL server with its data in a temporary folder, on one port for its life:
+    `start`, `stop` (fast or immediate shutdown) and `start` again, as an operator would."""
+
+    def __init__(self) -> None:
+        bin_dir = binaries()
+        if bin_dir is None:
+            raise RuntimeError("PostgreSQL is not installed: run scripts/ensure-postgresql")
+        self._bin = bin_dir
+        self.folder = Path(tempfile.mkdtemp(prefix="interrupt-widget-pg-"))
+        self._as_user: dict[str, Any] = {}
+        if os.geteuid() == 0:  # initdb and postgres refuse to run as root
+            shutil.chown(self.folder, "postgres", "postgres")
+            self._as_user = {"user": "postgres", "group": "postgres", "extra_groups": []}
+        self._data = self.folder / "data"
+        subprocess.run(
+            [bin_dir / "initdb", "-D", self._data, "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+            check=True,
+            capture_output=True,
+            **self._as_user,
+        )
+        self.port = _free_port()
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        """The server's URL (`postgresql://postgres@127.0.0.1:PORT/postgres`)."""
+        self._server: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        """Start the server and wait until it accepts connections."""
+        log = (self.folder / "server.log").open("a")
+        self._server = subprocess.Popen(
+            [
+                self._bin / "postgres",
+                "-D",
+                self._data,
+                "-p",
+                str(self.port),
+                "-c",
+                "listen_addresses=127.0.0.1",
+                "-c",
+                "unix_socket_directories=",
+                "-c",
+                "max_connections=300",
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            **self._as_user,
+        )
+        log.close()
+        _wait_until_up(self.url, self._server, self.folder)
+
+    def start_if_stopped(self) -> None:
+        """Start the server unless it is running."""
+        if self._server is None or self._server.poll() is not None:
+            self.start()
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop the server: `fast` (SIGINT: clients cut, a clean checkpoint) or `immediate`
+        (SIGQUIT: no checkpoint, crash recovery at the next start)."""
+        server, self._server = self._server, None
+        if server is None or server.poll() is not None:
+            return
+        # SIGTERM would wait for every client to hang up, and the ledger `open_ledger` keeps
+        # for the process's lifetime holds an idle connection.
+        server.send_signal(signal.SIGQUIT if mode == "immediate" else signal.SIGINT)
         try:
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-        log.close()
-        shutil.rmtree(folder, ignore_errors=True)
+
+    def remove(self) -> None:
+        """Stop the server and delete its data."""
+        self.stop()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def running_postgres() -> Iterator[str]:
+    """Start a server; yield its URL (`postgresql://postgres@127.0.0.1:PORT/postgres`)."""
+    server = PostgresServer()
+    try:
+        server.start()
+        yield server.url
+    finally:
+        server.remove()
 
 
 def _wait_until_up(url: str, server: subprocess.Popen[bytes], folder: Path) -> None:

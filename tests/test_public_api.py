@@ -33,6 +33,7 @@ PUBLIC = {
     "InterruptPicker",
     "InterruptsOpen",
     "MEETING_TIME",
+    "LedgerUnavailable",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",

@@ -50,6 +50,12 @@ class ErrorCode(StrEnum):
     STATE_UNAVAILABLE = "state_unavailable"
     """A resume answers a paused run whose SDK state this ledger does not hold (a memory
     ledger in another process, or pruned): nothing ran. Share one ledger between processes."""
+    LEDGER_UNAVAILABLE = "ledger_unavailable"
+    """The call ledger's database could not be reached or written (PostgreSQL down or
+    restarting, SQLite locked too long or on a full disk). A call that could not be claimed
+    did not run: resume again once the ledger is back. A call that ran but whose result could
+    not be stored is left in doubt (the message says which): it is never run again, and a later
+    resume gets `call_in_doubt` until an operator settles it."""
     AGENT_ERROR = "agent_error"
     """The Agents SDK ended the run (max turns, a guardrail tripwire, ...)."""
     ADAPTER_FAILED = "adapter_failed"
@@ -112,6 +118,27 @@ class AdapterError(Exception):
         """What went wrong, naming the interrupt when there is one."""
         self.interrupt_id = interrupt_id
         """The interrupt concerned, if any."""
+
+
+class LedgerUnavailable(RuntimeError):
+    """The call ledger's database failed (unreachable, locked, full) and its retries ran out.
+
+    A run that meets it ends with RUN_ERROR `ledger_unavailable`. Nothing runs without a
+    claim: when `in_doubt` is False the call did not run; when True it ran (or raised) but
+    the ledger could not record that, so it is kept as in doubt and never run again.
+    """
+
+    code = ErrorCode.LEDGER_UNAVAILABLE
+    """The code a run refused for this reason ends with."""
+
+    def __init__(
+        self, message: str, *, key: tuple[str, str] | None = None, in_doubt: bool = False
+    ) -> None:
+        super().__init__(message)
+        self.key = key
+        """(thread id, tool call id) of the call concerned, when there is one."""
+        self.in_doubt = in_doubt
+        """Whether the call was claimed and may have run (never run again), or did not run."""
 
 
 class CallMismatch(ValueError):

@@ -186,6 +186,7 @@ def test_error_codes_are_stable_strings() -> None:
         "tool_error",
         "call_in_doubt",
         "state_unavailable",
+        "ledger_unavailable",
         "agent_error",
         "adapter_failed",
         "fingerprint_missing",

@@ -14,6 +14,7 @@ import json
 import os
 import pathlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 from agents import Agent, Model, function_tool
@@ -29,15 +30,25 @@ HOLD_LIMIT_SECONDS = 120.0
 
 
 def bank_agent(
-    runs: pathlib.Path, *, hold: pathlib.Path | None = None, model: Model | None = None
+    runs: pathlib.Path,
+    *,
+    hold: pathlib.Path | None = None,
+    model: Model | None = None,
+    fault: Callable[[], None] | None = None,
 ) -> Agent[Any]:
-    """An agent with one gated tool, `transfer_funds(amount, to)`, recording its runs in `runs`."""
+    """An agent with one gated tool, `transfer_funds(amount, to)`, recording its runs in `runs`.
+
+    `fault`, when given, is called (in a worker thread) once the run's line is written: a
+    test breaks the ledger's database there, between the call's claim and its result.
+    """
 
     @function_tool(needs_approval=True)
     async def transfer_funds(amount: float, to: str) -> str:
         """Send `amount` to `to`; a person approves each transfer."""
         line = json.dumps({"tool": "transfer_funds", "amount": amount, "to": to})
         await asyncio.to_thread(_transfer, runs, line, hold)
+        if fault is not None:
+            await asyncio.to_thread(fault)
         return f"Sent {amount:.2f} to {to}."
 
     return Agent(

@@ -70,7 +70,7 @@ async def test_deep_or_unparseable_json_is_a_400_and_the_server_goes_on(
         assert needle in error["message"]
         assert "Traceback" not in response.text
         async with httpx.AsyncClient() as http:
-            assert (await http.get(url + "health")).json() == {"status": "ok"}
+            assert (await http.get(url + "health")).json()["status"] == "ok"
     assert agent.executions.count() == 0
 
 

@@ -260,7 +260,7 @@ async def test_health_answers_without_a_token(app: Starlette) -> None:
     ) as http:
         response = await http.get("/health")
     assert response.status_code == 200
-    assert response.json() == {"status": "ok"}
+    assert response.json() == {"status": "ok", "ledger": "reachable"}
 
 
 @pytest.mark.parametrize(

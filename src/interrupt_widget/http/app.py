@@ -39,8 +39,10 @@ from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.guard import FingerprintGuard
+from interrupt_widget.http.health import health_of
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
+from interrupt_widget.ledger.core import CallLedger
 from interrupt_widget.policy.rules import Policy
 
 logger = logging.getLogger(__name__)
@@ -78,6 +80,8 @@ class _Server:
     body_timeout: float
     keepalive: float | None
     shutdown_grace: float
+    ledger: CallLedger | None = None
+    """The served agent's ledger, which `/health` checks (None: it has none)."""
     runs: set[DetachedRun] = field(default_factory=set)
 
 
@@ -194,6 +198,13 @@ class _EventStreamResponse(StreamingResponse):
                 self._run.abandon()
 
 
+def _ledger_of(served: AGUIAgent) -> CallLedger | None:
+    """The ledger `/health` reads: an SDK agent's adapter has one, another AG-UI agent none."""
+    from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+
+    return served.ledger if isinstance(served, OpenAIAgentsAdapter) else None
+
+
 def _warn_if_forgetful(served: AGUIAgent) -> None:
     # A lasting secret keeps open interrupts answerable across a restart; a ledger
     # in memory forgets what ran, so the same resume would run its call again.
@@ -292,7 +303,8 @@ def _routes(server: _Server) -> list[Route]:
         return _EventStreamResponse(detached, keepalive=server.keepalive)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+        status, body = await health_of(server.ledger)
+        return JSONResponse(body, status_code=status)
 
     return [Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])]
 
@@ -362,7 +374,8 @@ def asgi_app(
     `response_schemas`, `expires_in` and `run_config`) or any AG-UI agent with
     `run(RunAgentInput)`. `token`, when set, is required as
     `Authorization: Bearer <token>` on `POST /` (`GET /health` stays open and
-    says nothing but "ok"). `secret` keys the fingerprints
+    says only whether the server and its ledger are up: see `interrupt_widget.http.health`).
+    `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
     `ledger` records the approved calls already run (see `interrupt_widget.ledger.choose`): by
@@ -406,6 +419,7 @@ def asgi_app(
         body_timeout=body_timeout,
         keepalive=keepalive,
         shutdown_grace=shutdown_grace,
+        ledger=_ledger_of(served),
     )
     app = Starlette(
         routes=_routes(server),

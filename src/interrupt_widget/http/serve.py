@@ -36,7 +36,8 @@ def serve(
     """Serve `agent` over AG-UI on `host:port` until interrupted (blocks).
 
     `POST /` takes a camelCase RunAgentInput and answers with the event stream
-    as SSE; `GET /health` answers `{"status": "ok"}`. See `asgi_app` for the
+    as SSE; `GET /health` answers `{"status": "ok", ...}`, or 503 while the call
+    ledger's database is unreachable (`interrupt_widget.http.health`). See `asgi_app` for the
     options (`token`, `secret`, `ledger`, `max_body_bytes`, `body_timeout`,
     `response_schemas`, `expires_in`, `run_config`, `cors_origins`), which pass
     to it as they are. The fingerprint secret comes from `secret`, else

@@ -13,6 +13,13 @@ does the bookkeeping every ledger needs, in one place:
   again), or it is found in doubt (`CallInDoubt`);
 - a call that raises drops its claim, so a later resume may try it again.
 
+When the ledger's own storage fails (its hooks raise `LedgerUnavailable`
+once their retries are spent), nothing runs unrecorded and nothing runs
+twice: a claim that could not be taken runs nothing; a call that ran but
+whose result could not be stored (or that raised and whose claim could not
+be dropped) stays claimed, *in doubt*, and this ledger answers every later
+ask for it with `CallInDoubt`, as for a crash, until an operator settles it.
+
 A ledger supplies only where the record lives: `_claim` (take the key, or
 say who holds it), `_look` (the same without taking it), `_store` (the
 result), `_unclaim` (after a failure). `ExecutionLedger` keeps it in memory,
@@ -30,6 +37,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, ClassVar, Final, Protocol
+
+from interrupt_widget.errors import LedgerUnavailable
 
 Key = tuple[str, str]
 """(thread id, tool call id)."""
@@ -91,14 +100,17 @@ class CallLedger(Protocol):
 
         `answer` (JSON) is kept beside the claim, to show later which answer ran.
         A call that raised may be tried again by a later resume; a waiter that is
-        cancelled never stops a call halfway.
+        cancelled never stops a call halfway. Raises `CallInDoubt` for a call that may
+        have run, and `LedgerUnavailable` when the ledger's storage fails (see the
+        module docs).
         """
         ...
 
     async def recorded(self, key: Key) -> Recorded | None:
         """The record of `key` if it ran (waiting for a run in flight); None if never run.
 
-        Raises `CallInDoubt` when its run ended before recording a result.
+        Raises `CallInDoubt` when its run ended before recording a result, and
+        `LedgerUnavailable` when the record cannot be read.
         """
         ...
 
@@ -128,6 +140,9 @@ class OnceOnlyLedger:
         self._lock = threading.Lock()
         # Keys being settled by this ledger, so askers in this process share one claim.
         self._settling: dict[Key, Future[str]] = {}
+        # Keys this ledger claimed whose outcome it could not write (the storage failed):
+        # their claim stays, and no run of this process is on them any more.
+        self._abandoned: set[Key] = set()
 
     # -- CallLedger --------------------------------------------------------------------------
 
@@ -155,8 +170,18 @@ class OnceOnlyLedger:
             # A failed run recorded nothing (or left a doubt the look below reports).
             with contextlib.suppress(Exception):
                 await asyncio.shield(asyncio.wrap_future(future))
-        found = await self._waited(key, self._look)
+        try:
+            found = await self._waited(key, self._look)
+        except LedgerUnavailable as error:
+            raise LedgerUnavailable(_unread_message(key, error), key=key) from error
         return found if isinstance(found, Recorded) else None
+
+    async def check(self) -> None:
+        """Raise `LedgerUnavailable` if the ledger's storage cannot be reached right now.
+
+        One quick try, no retries: for a health check (`GET /health`).
+        """
+        await self._io(self._ping)
 
     # -- hooks -------------------------------------------------------------------------------
 
@@ -175,6 +200,9 @@ class OnceOnlyLedger:
     def _unclaim(self, key: Key) -> None:
         """Drop this ledger's claim on `key` (its call raised)."""
         raise NotImplementedError
+
+    def _ping(self) -> None:
+        """Reach the storage once, raising `LedgerUnavailable` if it cannot (memory: nothing)."""
 
     def _in_doubt_message(self, key: Key, found: InDoubt) -> str:
         thread_id, call_id = key
@@ -195,7 +223,10 @@ class OnceOnlyLedger:
 
     async def _settle(self, key: Key, invoke: Callable[[], Awaitable[str]], answer: Any) -> str:
         while True:
-            found = await self._waited(key, lambda k: self._claim(k, answer))
+            try:
+                found = await self._waited(key, lambda k: self._claim(k, answer))
+            except LedgerUnavailable as error:
+                raise LedgerUnavailable(_unclaimed_message(key, error), key=key) from error
             if isinstance(found, Recorded):
                 return found.output
             if found is MINE:
@@ -208,9 +239,12 @@ class OnceOnlyLedger:
         deadline = None if self.wait_timeout is None else time.monotonic() + self.wait_timeout
         while True:
             found: Claim | None = await self._io(probe, key)
+            if isinstance(found, Held) and key in self._abandoned:
+                found = InDoubt("this process")  # held by a claim no run here is on
             if isinstance(found, InDoubt):
                 raise CallInDoubt(key, self._in_doubt_message(key, found))
             if not isinstance(found, Held):
+                self._abandoned.discard(key)  # settled (recorded or released) meanwhile
                 return found
             if deadline is not None and time.monotonic() > deadline:
                 raise CallInDoubt(key, _still_held_message(key, self.wait_timeout))
@@ -220,10 +254,24 @@ class OnceOnlyLedger:
     async def _run_claimed(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
         try:
             output = await invoke()
-        except BaseException:
-            await self._io(self._unclaim, key)
+        except BaseException as failure:
+            try:
+                await self._io(self._unclaim, key)
+            except BaseException as error:
+                self._abandoned.add(key)  # it raised, maybe halfway: it stays claimed
+                if isinstance(error, LedgerUnavailable) and isinstance(failure, Exception):
+                    message = _undropped_message(key, failure, error)
+                    raise LedgerUnavailable(message, key=key, in_doubt=True) from failure
+                raise
             raise
-        await self._io(self._store, key, output)
+        try:
+            await self._io(self._store, key, output)
+        except BaseException as error:
+            self._abandoned.add(key)  # it ran: it stays claimed, never run again
+            if isinstance(error, LedgerUnavailable):
+                message = _unstored_message(key, error)
+                raise LedgerUnavailable(message, key=key, in_doubt=True) from error
+            raise
         return output
 
     def _finish(self, key: Key, future: Future[str], task: asyncio.Task[str]) -> None:
@@ -251,4 +299,50 @@ def _still_held_message(key: Key, timeout: float | None) -> str:
     return (
         f"Tool call {call_id!r} in thread {thread_id!r} is still running elsewhere after "
         f"{timeout} s; it is not run again here. Resume again once it has finished."
+    )
+
+
+def _unclaimed_message(key: Key, error: LedgerUnavailable) -> str:
+    thread_id, call_id = key
+    return (
+        f"The call ledger is unavailable ({error}): tool call {call_id!r} in thread "
+        f"{thread_id!r} could not be claimed, so it was not run. Resume again once the "
+        "ledger is back."
+    )
+
+
+def _unread_message(key: Key, error: LedgerUnavailable) -> str:
+    thread_id, call_id = key
+    return (
+        f"The call ledger is unavailable ({error}): whether tool call {call_id!r} in thread "
+        f"{thread_id!r} already ran cannot be read, so nothing was run. Resume again once "
+        "the ledger is back."
+    )
+
+
+def _settle_hint(key: Key) -> str:
+    thread_id, call_id = key
+    return (
+        "Once the ledger is back, check whether its effect happened, then on the server's "
+        f"ledger call release({thread_id!r}, {call_id!r}) to let the next resume run it, or "
+        f"record({thread_id!r}, {call_id!r}, output) to give the next resume that output."
+    )
+
+
+def _unstored_message(key: Key, error: LedgerUnavailable) -> str:
+    thread_id, call_id = key
+    return (
+        f"The call ledger is unavailable ({error}): tool call {call_id!r} in thread "
+        f"{thread_id!r} ran, but its result could not be recorded. It is left in doubt and "
+        f"is not run again. {_settle_hint(key)}"
+    )
+
+
+def _undropped_message(key: Key, failure: Exception, error: LedgerUnavailable) -> str:
+    thread_id, call_id = key
+    raised = str(failure) or type(failure).__name__
+    return (
+        f"The call ledger is unavailable ({error}): tool call {call_id!r} in thread "
+        f"{thread_id!r} raised ({raised}) and its claim could not be dropped. It is left in "
+        f"doubt and is not run again. {_settle_hint(key)}"
     )

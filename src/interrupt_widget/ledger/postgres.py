@@ -19,6 +19,18 @@ semantics are `SQLiteLedger`'s, kept by the database's own guarantees:
 3. **Result.** The output is stored in the row (committed) and the lock let
    go; every later asker replays it. A tool that raises deletes its claim.
 
+**When the database fails** (a restart, a failover, a network cut), every
+operation tries again on a new connection, with back-off, for up to
+`reconnect_timeout` seconds, so a server keeps working across a database
+restart without being restarted itself. Past that it raises
+`LedgerUnavailable` (RUN_ERROR `ledger_unavailable`): a claim that could not
+be taken runs nothing. A claim whose insert may have committed although its
+answer was lost is recognised as this ledger's own on the next try and
+taken, never run twice. A connection lost between claim and result lets go
+of the claim's lock: other servers find the call in doubt at once, and this
+one writes the result on a new connection when the database answers again
+within `reconnect_timeout`; if it does not, the call stays in doubt.
+
 A host that vanishes without closing its connections (a power cut) keeps
 its locks until the server's TCP keepalive gives up on them; until then
 the call counts as running (bounded by `wait_timeout`). The table
@@ -33,14 +45,18 @@ Needs the `postgres` extra: `pip install "interrupt-widget[postgres]"` (psycopg 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import threading
+import time
 import uuid
 import weakref
+from collections.abc import Callable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from interrupt_widget.errors import LedgerUnavailable
 from interrupt_widget.ledger.core import (
     DEFAULT_RETENTION,
     MINE,
@@ -58,6 +74,10 @@ if TYPE_CHECKING:
     import psycopg
 
 __all__ = ["PostgresLedger"]
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 TABLE: Final = "interrupt_widget_calls"
 """The table the ledger keeps its record in."""
@@ -99,6 +119,7 @@ class PostgresLedger(OnceOnlyLedger):
         wait_timeout: float | None = None,
         retention: timedelta = DEFAULT_RETENTION,
         connect_timeout: int = 5,
+        reconnect_timeout: float = 10.0,
     ) -> None:
         super().__init__(
             poll_interval=poll_interval,
@@ -118,6 +139,11 @@ class PostgresLedger(OnceOnlyLedger):
         """How long a call's record is kept after it ran (pruned when a ledger connects)."""
         self.connect_timeout = connect_timeout
         """Seconds to wait for the database when connecting."""
+        if reconnect_timeout < 0:
+            raise ValueError("reconnect_timeout must not be negative")
+        self.reconnect_timeout = reconnect_timeout
+        """How long an operation keeps trying new connections while the database is down or
+        restarting, before the ledger counts as unavailable (`LedgerUnavailable`)."""
         self._where = _describe(url)
         self._owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self._idle: list[psycopg.Connection[Any]] = []
@@ -143,101 +169,122 @@ class PostgresLedger(OnceOnlyLedger):
 
     def release(self, thread_id: str, call_id: str) -> bool:
         """Forget a claim or result, so the next resume runs the call. True if one existed."""
-        with self._connection() as db:
-            cursor = db.execute(
-                f"DELETE FROM {TABLE} WHERE thread_id = %s AND call_id = %s", (thread_id, call_id)
+        return self._attempt(
+            lambda db: (
+                db.execute(
+                    f"DELETE FROM {TABLE} WHERE thread_id = %s AND call_id = %s",
+                    (thread_id, call_id),
+                ).rowcount
+                == 1
             )
-            return cursor.rowcount == 1
+        )
 
     def record(self, thread_id: str, call_id: str, output: str) -> None:
         """Set the output the next resume of this call gets, without running it."""
-        with self._connection() as db:
-            db.execute(
+        self._attempt(
+            lambda db: db.execute(
                 f"INSERT INTO {TABLE} (thread_id, call_id, state, output, owner, finished_at) "
                 "VALUES (%s, %s, 'done', %s, %s, now()) ON CONFLICT (thread_id, call_id) "
                 "DO UPDATE SET state = 'done', output = excluded.output, finished_at = now()",
                 (thread_id, call_id, output, self._owner),
             )
+        )
 
     def in_doubt(self) -> list[Key]:
         """Claims with no result whose run has ended (its lock is free)."""
-        with self._connection() as db:
+
+        def in_doubt(db: psycopg.Connection[Any]) -> list[Key]:
             rows = db.execute(
                 f"SELECT thread_id, call_id FROM {TABLE} WHERE state = 'claimed'"
             ).fetchall()
             keys = [(thread_id, call_id) for thread_id, call_id in rows]
             return [key for key in keys if isinstance(self._read(db, key, locked=False), InDoubt)]
 
+        return self._attempt(in_doubt)
+
     def prune(self, older_than: timedelta | float) -> int:
         """Forget calls that finished more than `older_than` ago; how many were forgotten.
 
         Claims without a result (running, or in doubt) are kept.
         """
-        with self._connection() as db:
-            cursor = db.execute(
-                f"DELETE FROM {TABLE} WHERE state = 'done' "
-                "AND finished_at < now() - make_interval(secs => %s)",
-                (seconds(older_than),),
+        return self._attempt(
+            lambda db: (
+                db.execute(
+                    f"DELETE FROM {TABLE} WHERE state = 'done' "
+                    "AND finished_at < now() - make_interval(secs => %s)",
+                    (seconds(older_than),),
+                ).rowcount
             )
-            return cursor.rowcount
+        )
 
     def close(self) -> None:
         """Close the idle connections (claims in flight keep theirs until they finish)."""
-        with self._idle_lock:
-            idle = list(self._idle)
-            self._idle.clear()
-        _close_all(idle)
+        self._drop_idle()
 
     def __repr__(self) -> str:
         return f"PostgresLedger({self._where})"
 
     # -- hooks -------------------------------------------------------------------------------
 
+    def _ping(self) -> None:
+        for fresh in (False, True):  # an idle connection may have died with a restart
+            try:
+                db = self._connect() if fresh else self._take()
+            except self._psycopg.Error as exc:
+                raise LedgerUnavailable(self._reason(exc, connecting=True)) from exc
+            try:
+                db.execute("SELECT 1")
+            except self._psycopg.Error as exc:
+                db.close()
+                self._drop_idle()
+                if fresh:
+                    raise LedgerUnavailable(self._reason(exc)) from exc
+                continue
+            self._give(db)
+            return
+
     def _claim(self, key: Key, answer: Any) -> Claim:
-        db = self._take()
-        try:
+        def claim(db: psycopg.Connection[Any]) -> Claim:
             if not self._try_lock(db, key):
-                self._give(db)
                 return Held()  # its owner (or another asker, for a moment) is on it
             cursor = db.execute(
                 f"INSERT INTO {TABLE} (thread_id, call_id, state, answer, owner) "
                 "VALUES (%s, %s, 'claimed', %s, %s) ON CONFLICT DO NOTHING",
                 (*key, _jsonb(answer), self._owner),
             )
-            if cursor.rowcount == 1:
+            found = MINE if cursor.rowcount == 1 else self._read(db, key, locked=True)
+            if (
+                isinstance(found, InDoubt)
+                and found.owner == self._owner
+                and key not in self._abandoned
+            ):
+                # This ledger's own insert, committed on a connection that broke before it
+                # answered: no run ever started on it, so it is taken now.
+                found = MINE
+            if found is MINE:
                 self._claims[key] = db  # lock and connection held until the result is in
                 return MINE
-            found = self._read(db, key, locked=True)
             self._unlock(db, key)
-            self._give(db)
             return found or Held()  # released meanwhile: claim again
-        except BaseException:
-            db.close()
-            raise
+
+        return self._attempt(claim, keep=lambda found: found is MINE)
 
     def _look(self, key: Key) -> Look:
-        with self._connection() as db:
-            return self._read(db, key, locked=False)
+        return self._attempt(lambda db: self._read(db, key, locked=False))
 
     def _store(self, key: Key, output: str) -> None:
-        db = self._claims.pop(key)
-        db.execute(
+        sql = (
             f"UPDATE {TABLE} SET state = 'done', output = %s, finished_at = now() "
-            "WHERE thread_id = %s AND call_id = %s AND owner = %s",
-            (output, *key, self._owner),
+            "WHERE thread_id = %s AND call_id = %s AND owner = %s"
         )
-        self._unlock(db, key)
-        self._give(db)
+        self._finish_claim(key, lambda db: db.execute(sql, (output, *key, self._owner)))
 
     def _unclaim(self, key: Key) -> None:
-        db = self._claims.pop(key)
-        db.execute(
+        sql = (
             f"DELETE FROM {TABLE} WHERE thread_id = %s AND call_id = %s AND owner = %s "
-            "AND state = 'claimed'",
-            (*key, self._owner),
+            "AND state = 'claimed'"
         )
-        self._unlock(db, key)
-        self._give(db)
+        self._finish_claim(key, lambda db: db.execute(sql, (*key, self._owner)))
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -272,10 +319,88 @@ class PostgresLedger(OnceOnlyLedger):
     def _unlock(db: psycopg.Connection[Any], key: Key) -> None:
         db.execute(f"SELECT pg_advisory_unlock({_KEY_LOCK})", (_lock_name(key),))
 
+    def _finish_claim(self, key: Key, write: Callable[[psycopg.Connection[Any]], object]) -> None:
+        """`write` on the claim's own connection, then let go of its lock; if that connection
+        failed, `write` again on a new one (the lock went with the old one)."""
+        db = self._claims.pop(key)
+        try:
+            write(db)
+            self._unlock(db, key)
+        except self._psycopg.Error as exc:
+            db.close()
+            logger.warning(
+                "the call ledger %s lost the claim's connection for %r: %s",
+                self._where,
+                key,
+                _first_line(exc),
+            )
+            self._attempt(write)  # idempotent: keyed on this ledger's own claim
+            return
+        except BaseException:
+            db.close()
+            raise
+        self._give(db)
+
+    def _attempt(
+        self,
+        work: Callable[[psycopg.Connection[Any]], _T],
+        *,
+        keep: Callable[[_T], bool] = lambda _: False,
+    ) -> _T:
+        """`work(db)` on a pooled connection, tried again on new ones while the database is
+        unreachable (up to `reconnect_timeout`); then `LedgerUnavailable`. The connection goes
+        back to the pool unless `keep(result)`; on any error it is closed."""
+        deadline = time.monotonic() + self.reconnect_timeout
+        delay = 0.05
+        while True:
+            db: psycopg.Connection[Any] | None = None
+            try:
+                db = self._take()
+                result = work(db)
+            except self._psycopg.Error as exc:
+                lost = db is None or db.broken or db.closed
+                if db is not None:
+                    db.close()
+                if lost:
+                    self._drop_idle()  # a restart took every pooled connection with it
+                if lost and time.monotonic() + delay < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 1.0)
+                    continue
+                logger.warning("the call ledger %s failed: %s", self._where, _first_line(exc))
+                raise LedgerUnavailable(self._reason(exc, connecting=db is None)) from exc
+            except BaseException:
+                if db is not None:
+                    db.close()
+                raise
+            if not keep(result):
+                self._give(db)
+            return result
+
+    def _reason(self, error: BaseException, *, connecting: bool = False) -> str:
+        """What failed, for a client to read: never the host, the user or the password."""
+        if connecting:
+            return "PostgreSQL cannot be reached"
+        sqlstate = getattr(error, "sqlstate", None)
+        if isinstance(error, self._psycopg.OperationalError | self._psycopg.InterfaceError):
+            return "the connection to PostgreSQL was lost" + (
+                f" (SQLSTATE {sqlstate})" if sqlstate else ""
+            )
+        return f"PostgreSQL failed (SQLSTATE {sqlstate or 'unknown'})"
+
+    def _drop_idle(self) -> None:
+        with self._idle_lock:
+            idle = list(self._idle)
+            self._idle.clear()
+        _close_all(idle)
+
     def _take(self) -> psycopg.Connection[Any]:
         with self._idle_lock:
             if self._idle:
                 return self._idle.pop()
+        return self._connect()
+
+    def _connect(self) -> psycopg.Connection[Any]:
         return self._psycopg.connect(
             self.url, autocommit=True, connect_timeout=self.connect_timeout
         )

@@ -35,6 +35,17 @@ by default; rows older than that are pruned when a ledger opens the file),
 and `prune(older_than=...)` forgets older ones on demand. Claims in doubt are
 never pruned: only `release` or `record` settles them.
 
+**When the file fails.** Many processes may share the file (WAL mode):
+a writer that finds it locked waits up to `busy_timeout` seconds, retrying
+with back-off where SQLite itself would not wait. A claim that still cannot
+be written (locked for longer, a full disk, a read-only or vanished file)
+runs nothing and raises `LedgerUnavailable` (RUN_ERROR `ledger_unavailable`);
+a call that ran but whose result cannot be written stays claimed and in
+doubt (see `interrupt_widget.once`). Other processes on this host wait for
+such a claim as for a live run (its owner is alive) until that process
+exits or `wait_timeout` passes; the process that left it answers
+`CallInDoubt` at once.
+
 SQLite's locking is only as good as the file system's: keep the file on a
 local disk shared by processes on one host, not on a network share. Each
 approved call costs two synced commits (claim, result), so that a claim
@@ -52,11 +63,12 @@ import socket
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
+from interrupt_widget.errors import LedgerUnavailable
 from interrupt_widget.ledger.core import (
     DEFAULT_RETENTION,
     MINE,
@@ -72,6 +84,10 @@ from interrupt_widget.ledger.core import (
 )
 
 __all__ = ["CallInDoubt", "SQLiteLedger"]
+
+_T = TypeVar("_T")
+
+_BUSY: Final = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS approved_calls (
@@ -109,27 +125,28 @@ class SQLiteLedger(OnceOnlyLedger):
         max_poll_interval: float = 0.5,
         wait_timeout: float | None = None,
         retention: timedelta = DEFAULT_RETENTION,
+        busy_timeout: float = 30.0,
     ) -> None:
         super().__init__(
             poll_interval=poll_interval,
             max_poll_interval=max_poll_interval,
             wait_timeout=wait_timeout,
         )
+        if not busy_timeout > 0:
+            raise ValueError("busy_timeout must be a positive number of seconds")
         self.path = Path(path)
         """The database file (created with its table if missing)."""
         self.retention = retention
         """How long a call's record is kept after it ran (pruned when a ledger opens)."""
+        self.busy_timeout = busy_timeout
+        """How long a write waits for the file while other processes hold it locked, before
+        the ledger counts as unavailable."""
         self._host = socket.gethostname()
         self._owner = f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         try:
-            with self._connect() as db:
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute(_SCHEMA)
-                columns = {row[1] for row in db.execute("PRAGMA table_info(approved_calls)")}
-                if "answer" not in columns:  # a file made before answers were kept
-                    db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
+            self._attempt(_create)
             self.prune(retention)
-        except sqlite3.Error as exc:
+        except LedgerUnavailable as exc:
             raise ValueError(f"cannot use {self.path} as a call ledger: {exc}") from exc
 
     # -- operator tools ----------------------------------------------------------------------
@@ -139,18 +156,21 @@ class SQLiteLedger(OnceOnlyLedger):
 
         For a call in doubt, once its effect has been checked by hand.
         """
-        with self._connect() as db:
-            cursor = db.execute(
-                "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ?",
-                (thread_id, call_id),
+        return self._attempt(
+            lambda db: (
+                db.execute(
+                    "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ?",
+                    (thread_id, call_id),
+                ).rowcount
+                == 1
             )
-            return cursor.rowcount == 1
+        )
 
     def record(self, thread_id: str, call_id: str, output: str) -> None:
         """Set the output the next resume of this call gets, without running it."""
         now = time.time()
-        with self._connect() as db:
-            db.execute(
+        self._attempt(
+            lambda db: db.execute(
                 "INSERT INTO approved_calls (thread_id, call_id, state, output, owner, "
                 "owner_host, owner_pid, claimed_at, finished_at) "
                 "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?) "
@@ -158,18 +178,21 @@ class SQLiteLedger(OnceOnlyLedger):
                 "output = excluded.output, finished_at = excluded.finished_at",
                 (thread_id, call_id, output, self._owner, self._host, os.getpid(), now, now),
             )
+        )
 
     def in_doubt(self) -> list[Key]:
-        """Claims with no result whose owner on this host has exited."""
-        with self._connect() as db:
-            rows = db.execute(
+        """Claims with no result whose owner on this host has exited, or that this ledger
+        left when it could not write their outcome."""
+        rows = self._attempt(
+            lambda db: db.execute(
                 "SELECT thread_id, call_id, owner_host, owner_pid FROM approved_calls "
                 "WHERE state = 'claimed'"
             ).fetchall()
+        )
         return [
             (thread_id, call_id)
             for thread_id, call_id, host, pid in rows
-            if host == self._host and not _alive(pid)
+            if (host == self._host and not _alive(pid)) or (thread_id, call_id) in self._abandoned
         ]
 
     def prune(self, older_than: timedelta | float) -> int:
@@ -178,11 +201,13 @@ class SQLiteLedger(OnceOnlyLedger):
         Claims without a result (running, or in doubt) are kept.
         """
         cutoff = time.time() - seconds(older_than)
-        with self._connect() as db:
-            cursor = db.execute(
-                "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
+        return self._attempt(
+            lambda db: (
+                db.execute(
+                    "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
+                ).rowcount
             )
-            return cursor.rowcount
+        )
 
     def __repr__(self) -> str:
         return f"SQLiteLedger({str(self.path)!r})"
@@ -190,16 +215,45 @@ class SQLiteLedger(OnceOnlyLedger):
     # -- hooks -------------------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _connect(self, timeout: float | None = None) -> Iterator[sqlite3.Connection]:
         # Autocommit: each statement commits at once, the claim above all.
-        db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        wait = self.busy_timeout if timeout is None else timeout
+        db = sqlite3.connect(self.path, timeout=wait, isolation_level=None)
         try:
             yield db
         finally:
             db.close()
 
+    def _attempt(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
+        """`work(db)` on a fresh connection, tried again while the file is busy (up to
+        `busy_timeout`); any other failure, or busy for longer, is `LedgerUnavailable`.
+
+        Every statement here commits alone or not at all, so trying again is safe.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        delay = 0.005
+        while True:
+            try:
+                with self._connect(max(deadline - time.monotonic(), 0.001)) as db:
+                    return work(db)
+            except sqlite3.Error as exc:
+                # SQLite does not wait on every lock (a stale WAL snapshot, a recovery):
+                # those come back at once as busy, so wait here as its busy handler would.
+                if _busy(exc) and time.monotonic() + delay < deadline:
+                    time.sleep(delay)
+                    delay = min(delay * 2, 0.1)
+                    continue
+                raise LedgerUnavailable(_reason(exc)) from exc
+
+    def _ping(self) -> None:
+        try:
+            with self._connect(1.0) as db:
+                db.execute("SELECT 1 FROM approved_calls LIMIT 1").fetchall()
+        except sqlite3.Error as exc:
+            raise LedgerUnavailable(_reason(exc)) from exc
+
     def _claim(self, key: Key, answer: Any) -> Claim:
-        with self._connect() as db:
+        def claim(db: sqlite3.Connection) -> Claim:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, owner, "
                 "owner_host, owner_pid, claimed_at, answer) "
@@ -210,9 +264,10 @@ class SQLiteLedger(OnceOnlyLedger):
                 return MINE
             return self._read(db, key) or Held()  # released meanwhile: look again
 
+        return self._attempt(claim)
+
     def _look(self, key: Key) -> Look:
-        with self._connect() as db:
-            return self._read(db, key)
+        return self._attempt(lambda db: self._read(db, key))
 
     def _read(self, db: sqlite3.Connection, key: Key) -> Look:
         row = db.execute(
@@ -240,20 +295,40 @@ class SQLiteLedger(OnceOnlyLedger):
         return Held()
 
     def _store(self, key: Key, output: str) -> None:
-        with self._connect() as db:
-            db.execute(
+        self._attempt(
+            lambda db: db.execute(
                 "UPDATE approved_calls SET state = 'done', output = ?, finished_at = ? "
                 "WHERE thread_id = ? AND call_id = ? AND owner = ?",
                 (output, time.time(), *key, self._owner),
             )
+        )
 
     def _unclaim(self, key: Key) -> None:
-        with self._connect() as db:
-            db.execute(
+        self._attempt(
+            lambda db: db.execute(
                 "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ? AND owner = ? "
                 "AND state = 'claimed'",
                 (*key, self._owner),
             )
+        )
+
+
+def _create(db: sqlite3.Connection) -> None:
+    db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, nor it them
+    db.execute(_SCHEMA)
+    columns = {row[1] for row in db.execute("PRAGMA table_info(approved_calls)")}
+    if "answer" not in columns:  # a file made before answers were kept
+        db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
+
+
+def _busy(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)
+    return isinstance(code, int) and code & 0xFF in _BUSY
+
+
+def _reason(error: sqlite3.Error) -> str:
+    """What failed, for a client to read: SQLite's own words, which name no path."""
+    return f"SQLite: {error}"
 
 
 def _json(answer: Any) -> str | None:

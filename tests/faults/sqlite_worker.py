@@ -1,0 +1,64 @@
+"""One of several processes settling the same calls through one SQLite ledger file.
+
+`work` runs in a process forked by the test (so it imports nothing, and eight of
+them start at once): it waits for `start`, opens the ledger, settles `keys` calls
+concurrently, each call appending `key worker` to `runs` when it really runs, and
+writes one JSON object to `report`: each key's output, or the error it ended with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+from multiprocessing.synchronize import Event
+
+from interrupt_widget import CallInDoubt, LedgerUnavailable, SQLiteLedger
+
+START_LIMIT = 60.0
+
+
+def append(runs: pathlib.Path, line: str) -> None:
+    descriptor = os.open(runs, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(descriptor, (line + "\n").encode())
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+async def settle(ledger: SQLiteLedger, runs: pathlib.Path, worker: int, key: str) -> str:
+    async def transfer() -> str:
+        await asyncio.to_thread(append, runs, f"{key} {worker}")
+        return f"{key} sent by {worker}"
+
+    try:
+        return await ledger.run_once(("thread", key), transfer)
+    except (LedgerUnavailable, CallInDoubt) as error:
+        return f"error {type(error).__name__}: {error}"
+
+
+async def settle_all(
+    ledger: SQLiteLedger, runs: pathlib.Path, worker: int, keys: int
+) -> dict[str, str]:
+    names = [f"call-{n}" for n in range(keys)]
+    order = names[worker % keys :] + names[: worker % keys]
+    outputs = await asyncio.gather(*(settle(ledger, runs, worker, key) for key in order))
+    return dict(zip(order, outputs, strict=True))
+
+
+def work(
+    ledger_path: pathlib.Path,
+    runs: pathlib.Path,
+    start: Event,
+    worker: int,
+    keys: int,
+    report: pathlib.Path,
+) -> None:
+    """The body of one worker process (see the module docs)."""
+    if not start.wait(START_LIMIT):
+        raise SystemExit("never started")
+    ledger = SQLiteLedger(ledger_path)  # every worker opens the new file at the same moment
+    outputs = asyncio.run(settle_all(ledger, runs, worker, keys))
+    report.write_text(json.dumps(outputs))
