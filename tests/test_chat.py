@@ -27,6 +27,7 @@ from agents import set_tracing_disabled
 
 from interrupt_widget import responders
 from interrupt_widget.chat import AgentChat, ChatRunError
+from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.offline_model import OfflineModel
 from interrupt_widget.responders import ResponderError
@@ -358,7 +359,7 @@ async def test_save_and_load_resume_with_the_tool_run_once(
     # Loading the finished chat and going on never runs the approved call again.
     done_path = loaded.save(tmp_path / "done.json")
     again = AgentChat.load(done_path, new_agent)
-    assert again.picker is None
+    assert not again.picker
     await again.send("reply with 2 words")
     assert new_agent.executions.count() == 1
 
@@ -396,7 +397,7 @@ async def test_text_repr_is_deterministic(recorder: CommRecorder) -> None:
     chat = AgentChat(meeting_agent(OfflineModel()), responder=responders.approve_all())
     assert repr(chat) == "AgentChat (idle)"
     await chat.send("Say hi")
-    assert repr(chat) == "AgentChat (done)\nAgent: You said: Say hi"
+    assert repr(chat).startswith("AgentChat (done)\nAgent: You said: Say hi\n\n(The offline")
     data, _metadata = chat._repr_mimebundle_()
     assert data["text/plain"] == repr(chat)  # what nbval compares: no ids, no addresses
 
@@ -457,3 +458,21 @@ async def test_a_second_send_before_the_first_run_starts_is_refused_not_lost(
     await first
     assert [m["content"] for m in chat.messages if m["role"] == "user"] == ["hello there"]
     assert chat.status == "done"
+
+
+async def test_the_picker_before_any_question_says_nothing_is_asked(
+    recorder: CommRecorder,
+) -> None:
+    chat = AgentChat(meeting_agent(OfflineModel()))
+    assert not chat.picker
+    with pytest.raises(AnswerRefused, match="nothing is asked yet.*status == 'waiting'"):
+        chat.picker.resolve({"approved": True})
+    with pytest.raises(AnswerRefused, match="nothing is asked yet"):
+        chat.picker.cancel()
+    assert repr(chat.picker) == "InterruptPicker: nothing asked yet"
+    assert chat.get_state()["picker"] is None  # the front end still sees no picker
+    handle = chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    assert chat.get_state()["picker"].startswith("IPY_MODEL_")
+    chat.picker.resolve(APPROVE)
+    await handle

@@ -41,7 +41,7 @@ async def test_every_question_reuses_the_picker_built_with_the_chat(
     agent = meeting_agent(OfflineModel())
     chat = AgentChat(agent)
     opened = len(recorder.comms)  # the chat, its picker (and their layouts), in the "cell"
-    assert chat.picker is None  # nothing to ask yet: the chat shows no picker
+    assert not chat.picker  # nothing to ask yet: the chat shows no picker
 
     first = chat.send(BOOK)
     await until(chat, lambda: chat.status == "waiting")
@@ -53,7 +53,7 @@ async def test_every_question_reuses_the_picker_built_with_the_chat(
     assert picker.status == "submitted"
 
     second = chat.send("Book a call with Bob about hiring")  # as typed into the prompt box
-    assert chat.picker is None  # the answered card leaves with the next message
+    assert not chat.picker  # the answered card leaves with the next message
     await until(chat, lambda: chat.status == "waiting")
     assert chat.picker is picker
     second_id = picker.interrupts[0]["id"]

@@ -22,7 +22,7 @@ import pathlib
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, overload
 
 import anywidget
 import traitlets
@@ -37,6 +37,7 @@ from ag_ui.core import (
     ToolCallResultEvent,
 )
 from ipywidgets import widget_serialization
+from ipywidgets.widgets.widget import Widget
 
 from . import responders as _responders
 from ._bundle import CSS, ESM
@@ -61,7 +62,14 @@ from .decisions import (
     with_outcomes,
 )
 from .delta_batching import EventBatcher, coalesce
-from .errors import CallMismatch, ChatRunError, InterruptsOpen, ResumeRefused, ThreadBusy
+from .errors import (
+    AnswerRefused,
+    CallMismatch,
+    ChatRunError,
+    InterruptsOpen,
+    ResumeRefused,
+    ThreadBusy,
+)
 from .http.remote import RemoteAgent
 from .interrupts import INTERRUPT_KEY, tool_name
 from .ledgers import LedgerSpec
@@ -147,6 +155,71 @@ class ChatRun:
         return f"<ChatRun {'finished' if self._task.done() else 'running'}>"
 
 
+class _NothingAsked:
+    """`chat.picker` before the agent asks anything: every use says so, clearly."""
+
+    _WHY = (
+        "nothing is asked yet: chat.picker answers once the agent asks "
+        "(chat.status == 'waiting'); send a message first, then wait for that, e.g. "
+        "`await until(chat, lambda: chat.status == 'waiting')` "
+        "(from interrupt_widget.testing)"
+    )
+
+    def resolve(self, payload: Any = None, interrupt_id: str | None = None, **_: Any) -> None:
+        raise AnswerRefused(self._WHY)
+
+    def cancel(self, interrupt_id: str | None = None, **_: Any) -> None:
+        raise AnswerRefused(self._WHY)
+
+    async def wait(self, timeout: float | None = None) -> list[ResumeEntry]:  # noqa: ASYNC109
+        raise AnswerRefused(self._WHY)
+
+    @property
+    def interrupts(self) -> list[Any]:
+        return []
+
+    @property
+    def open_interrupts(self) -> list[Interrupt]:
+        return []
+
+    submitted = False
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "InterruptPicker: nothing asked yet"
+
+
+NOTHING_ASKED: Any = _NothingAsked()
+"""What `AgentChat.picker` is while no question is open (false in a test)."""
+
+
+class _PickerSlot(traitlets.Instance[InterruptPicker | None]):
+    """The chat's `picker` trait: None on the wire, `NOTHING_ASKED` to Python, when unasked."""
+
+    def __init__(self) -> None:
+        super().__init__(InterruptPicker, allow_none=True, read_only=True)
+
+    @overload
+    def __get__(self, obj: None, cls: type[Any]) -> _PickerSlot: ...
+    @overload
+    def __get__(self, obj: traitlets.HasTraits, cls: type[Any]) -> InterruptPicker: ...
+    def __get__(self, obj: traitlets.HasTraits | None, cls: type[Any]) -> Any:
+        value = super().__get__(obj, cls)
+        return NOTHING_ASKED if value is None and obj is not None else value
+
+
+def _picker_to_json(value: Any, widget: Widget) -> Any:
+    return None if value is NOTHING_ASKED else widget_serialization["to_json"](value, widget)
+
+
+_PICKER_SERIALIZATION = {
+    "to_json": _picker_to_json,
+    "from_json": widget_serialization["from_json"],
+}
+
+
 class AgentChat(anywidget.AnyWidget):
     """A chat with an OpenAI Agents SDK agent whose gated tools ask you first."""
 
@@ -161,13 +234,13 @@ class AgentChat(anywidget.AnyWidget):
     """`idle`, `running`, `waiting` (for an answer), `done`, `cancelled` or `error`."""
     status_line = traitlets.Unicode("", read_only=True).tag(sync=True)
     """The sentence under the transcript: progress, the open question, or the error."""
-    picker = traitlets.Instance(InterruptPicker, allow_none=True, read_only=True).tag(
-        sync=True, **widget_serialization
-    )
-    """The picker of the last interrupts (answered or not), drawn inline; None between runs.
+    picker = _PickerSlot().tag(sync=True, **_PICKER_SERIALIZATION)
+    """The picker of the last interrupts (answered or not), drawn inline.
 
     Always the same widget, built with the chat (marimo creates a widget's front end only
     while a cell runs, and a run may pause long after): each new question resets it.
+    Before the first question and between runs it is `NOTHING_ASKED`: false, and
+    `resolve`/`cancel`/`wait` on it raise `AnswerRefused` saying nothing is asked yet.
     """
 
     def __init__(
@@ -308,7 +381,7 @@ class AgentChat(anywidget.AnyWidget):
         if last is not None and not last.done() and not self._thread.interrupts:
             self._stop_before_start = True  # sent, but its run has not begun yet
             return True
-        picker = self.picker
+        picker = self._shown_picker()
         if picker is None or picker.submitted or not self._thread.interrupts:
             return False
         self._stop_when_answered = True
@@ -400,8 +473,9 @@ class AgentChat(anywidget.AnyWidget):
         reply = _last_reply(self._thread)
         if reply:
             lines.append(f"Agent: {reply}")
-        if self.picker is not None:
-            lines.append(repr(self.picker))
+        shown = self._shown_picker()
+        if shown is not None:
+            lines.append(repr(shown))
         if self.status == "error" and self.status_line:
             lines.append(self.status_line)
         return "\n".join(lines)
@@ -525,17 +599,23 @@ class AgentChat(anywidget.AnyWidget):
         self._asked = frozenset(i.id for i in interrupts)
         self.set_trait("picker", self._picker)
 
+    def _shown_picker(self) -> InterruptPicker | None:
+        """The picker drawn inline, or None while nothing is asked."""
+        shown = self._trait_values.get("picker")
+        return shown if isinstance(shown, InterruptPicker) else None
+
     def _require_picker(self) -> InterruptPicker:
-        picker = self.picker
+        picker = self._shown_picker()
         if picker is None:  # pragma: no cover - _open_picker always sets one
             raise RuntimeError("no picker is open")
         return picker
 
     def _let_responder_answer(self) -> None:
-        if self.responder is None or self.picker is None:
+        picker = self._shown_picker()
+        if self.responder is None or picker is None:
             return
         try:
-            self.responder.respond(self.picker)
+            self.responder.respond(picker)
         except ResponderError as exc:
             self._set_status("error", error_line(exc, "answering with the responder"))
 
