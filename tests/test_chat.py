@@ -10,6 +10,7 @@ import asyncio
 import os
 import pathlib
 import threading
+import traceback
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -465,7 +466,7 @@ async def test_the_picker_before_any_question_says_nothing_is_asked(
 ) -> None:
     chat = AgentChat(meeting_agent(OfflineModel()))
     assert not chat.picker
-    with pytest.raises(AnswerRefused, match="nothing is asked yet.*status == 'waiting'"):
+    with pytest.raises(AnswerRefused, match=r"nothing is asked yet.*status == 'waiting'"):
         chat.picker.resolve({"approved": True})
     with pytest.raises(AnswerRefused, match="nothing is asked yet"):
         chat.picker.cancel()
@@ -476,3 +477,30 @@ async def test_the_picker_before_any_question_says_nothing_is_asked(
     assert chat.get_state()["picker"].startswith("IPY_MODEL_")
     chat.picker.resolve(APPROVE)
     await handle
+
+
+async def test_a_responder_that_cannot_answer_leads_with_the_reason_and_the_way_out(
+    recorder: CommRecorder,
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"gpu": {"type": "string"}},
+        "required": ["gpu"],
+    }
+    chat = AgentChat(
+        meeting_agent(OfflineModel()),
+        response_schemas={"schedule_meeting": schema},
+        responder=responders.approve_all(),
+    )
+    with pytest.raises(ResponderError) as caught:
+        await chat.send(BOOK)
+    message = str(caught.value)
+    assert "required field 'gpu' has no default" in message.splitlines()[0]
+    assert "responders.answers({'schedule_meeting':" in message
+    assert "responders.replay(path)" in message
+    # No chained traceback and none of the run's inner frames: the reason is near the top.
+    printed = "".join(traceback.format_exception(caught.value))
+    assert "During handling" not in printed
+    assert "direct cause" not in printed
+    assert len(printed.splitlines()) < 12, printed
+    assert chat.status == "error"

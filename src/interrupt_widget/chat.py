@@ -122,7 +122,13 @@ class ChatRun:
 
     async def _outcome(self) -> ChatResult:
         if self._task.done() or not in_marimo():
-            return await asyncio.shield(self._task)
+            try:
+                return await asyncio.shield(self._task)
+            except (ResponderError, ChatRunError) as error:
+                # The message holds the reason and the way out; the frames of the run's
+                # task and the responder under it would bury that line (in nbconvert's
+                # output above all), so it is raised from here with none of them.
+                raise error.with_traceback(None) from None
         if not self._person_needed.is_set():
             asked = asyncio.ensure_future(self._person_needed.wait())
             try:  # asyncio.wait cancels neither the run nor the watch when this is cancelled

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
 import json
 import logging
 import pathlib
@@ -31,7 +32,7 @@ import traitlets
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
 from ._bundle import CSS, ESM
-from .answers import describe, is_expired, parse_instant, validate_payload
+from .answers import AnswerError, describe, is_expired, parse_instant, validate_payload
 from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .errors import AnswerRefused
 from .interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON, tool_arguments, tool_name, verdict
@@ -43,7 +44,7 @@ from .picker_protocol import (
     errors_to_wire,
     parse_front_end_message,
 )
-from .wire import interrupts_from_wire, to_wire
+from .wire import interrupts_from_wire, json_pointer, to_wire
 
 __all__ = ["AnswerRefused", "InterruptPicker"]
 
@@ -188,10 +189,12 @@ class InterruptPicker(anywidget.AnyWidget):
 
         `interrupt_id` may be left out while a single interrupt is open. An invalid
         payload raises `AnswerRefused` (a `ValueError`) naming the fields, and the
-        same message shows in the widget.
+        same message shows in the widget. Stricter than a click: a key the schema
+        does not declare (a typo such as `reson`) is refused, naming the nearest
+        declared field, where the wire accepts whatever the schema allows.
         """
         try:
-            self._record(interrupt_id, "resolved", payload, by=by)
+            self._record(interrupt_id, "resolved", payload, by=by, strict=True)
         finally:
             self._settle()
 
@@ -275,7 +278,13 @@ class InterruptPicker(anywidget.AnyWidget):
     # -- internals ---------------------------------------------------------------------------
 
     def _record(
-        self, interrupt_id: str | None, status: AnswerStatus, payload: Any, *, by: str
+        self,
+        interrupt_id: str | None,
+        status: AnswerStatus,
+        payload: Any,
+        *,
+        by: str,
+        strict: bool = False,
     ) -> None:
         """Record one answer (submitting when it completes the set) or raise `AnswerRefused`.
 
@@ -303,6 +312,8 @@ class InterruptPicker(anywidget.AnyWidget):
                     f"{earlier['by']}){sent}; nothing was changed"
                 )
             if status == "resolved":
+                if strict:
+                    _check_declared(label, interrupt, payload)
                 self._check_resolvable(interrupt, payload)
             self._store(interrupt, status, payload, by=by)
             self._submit_if_complete()
@@ -456,6 +467,30 @@ def _decision(record: Mapping[str, Any] | None) -> str:
     if not shown:
         return said
     return f"{said} ({', '.join(f'{k}: {_short(v)}' for k, v in shown.items())})"
+
+
+def _check_declared(label: str, interrupt: Interrupt, payload: Any) -> None:
+    """Refuse keys the answer's schema does not declare, naming the nearest declared one."""
+    schema = interrupt.response_schema
+    if not isinstance(schema, Mapping) or not isinstance(payload, Mapping):
+        return
+    declared = schema.get("properties")
+    if not isinstance(declared, Mapping) or schema.get("patternProperties"):
+        return
+    names = sorted(str(name) for name in declared)
+    problems = [
+        AnswerError(json_pointer([key]), _undeclared(str(key), names))
+        for key in payload
+        if key not in declared
+    ]
+    if problems:
+        raise AnswerRefused(f"{label}: {describe(problems)}", problems)
+
+
+def _undeclared(key: str, names: list[str]) -> str:
+    nearest = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    hint = f"did you mean {nearest[0]!r}? " if nearest else ""
+    return f"is not a field of this answer; {hint}the fields are {', '.join(names)}"
 
 
 def _short(value: Any) -> str:
