@@ -106,7 +106,7 @@ from interrupt_widget.messages import (
     output_text,
     to_sdk_input,
 )
-from interrupt_widget.offline_model import with_message_ids
+from interrupt_widget.offline_model import OFFLINE_WAY, is_missing_credentials, with_message_ids
 from interrupt_widget.once import CallInDoubt, CallLedger, Recorded
 from interrupt_widget.policy import Policy, Ruling
 from interrupt_widget.resume import Resolution, plan_resume
@@ -593,6 +593,11 @@ def _agents(root: Agent[Any]) -> list[Agent[Any]]:
     return found
 
 
+def uses_default_model(root: Agent[Any]) -> bool:
+    """True when no agent of `root`'s handoffs names a model: the SDK's default runs them all."""
+    return all(agent.model is None for agent in _agents(root))
+
+
 def _find_agent(root: Agent[Any], name: str) -> Agent[Any]:
     return next((a for a in _agents(root) if a.name == name), root)
 
@@ -646,6 +651,8 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
     if isinstance(error, AdapterError):
         return error.code, error.message
     message = str(error) or type(error).__name__
+    if is_missing_credentials(error):
+        return ErrorCode.MODEL_ERROR, f"{message} {OFFLINE_WAY}"
     if isinstance(error, UserError) and message.startswith("Error running tool"):
         return ErrorCode.TOOL_ERROR, message
     if isinstance(error, ModelBehaviorError):

@@ -36,12 +36,13 @@ from ag_ui.core import (
     RunAgentInput,
     ToolCallResultEvent,
 )
+from agents import RunConfig, set_tracing_disabled
 from ipywidgets import widget_serialization
 from ipywidgets.widgets.widget import Widget
 
 from . import responders as _responders
 from ._bundle import CSS, ESM
-from .adapter import OpenAIAgentsAdapter
+from .adapter import OpenAIAgentsAdapter, uses_default_model
 from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .call_agreement import check_saved
 from .chat_protocol import (
@@ -73,6 +74,7 @@ from .errors import (
 from .http.remote import RemoteAgent
 from .interrupts import INTERRUPT_KEY, tool_name
 from .ledgers import LedgerSpec
+from .offline_model import OfflineModel, has_openai_credentials
 from .picker import InterruptPicker
 from .policy import Policy
 from .responders import Responder, ResponderError
@@ -276,6 +278,12 @@ class AgentChat(anywidget.AnyWidget):
         `postgresql://` URL, `"memory"` or a ledger object name another.
         `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
+
+        With no OpenAI key set (nor one given to the SDK in code), an agent that names no
+        model (nor do its handoffs) runs on `OfflineModel`, and the chat says so in its
+        running line and in a logged warning (`offline_for_want_of_a_key`): the SDK's
+        default model would only fail with "Missing credentials". An agent that names a
+        model is left as it is; a run that fails for want of a key says the offline way.
         """
         super().__init__()
         if adapter is not None and policy is not None:
@@ -296,15 +304,21 @@ class AgentChat(anywidget.AnyWidget):
                     "remote server's agent; set them where it is served"
                 )
             adapter = agent
+        self.offline_for_want_of_a_key = False
+        """True when the chat runs the agent on `OfflineModel` because no key is set."""
         if adapter is None:
             if model is not None:
                 agent = agent.clone(model=model)
+            self.offline_for_want_of_a_key = uses_default_model(agent) and not (
+                has_openai_credentials()
+            )
             adapter = OpenAIAgentsAdapter(
                 agent,
                 response_schemas=response_schemas,
                 expires_in=expires_in,
                 ledger=ledger,
                 policy=policy,
+                run_config=_offline_config() if self.offline_for_want_of_a_key else None,
             )
         self.agent = agent
         self.responder: Responder | None = (
@@ -540,7 +554,10 @@ class AgentChat(anywidget.AnyWidget):
     async def _run(
         self, run_input: RunAgentInput, *, stop_once_answered: bool = False
     ) -> RunOutcome:
-        self._set_status("running", "The agent is working…")
+        working = "The agent is working…"
+        if self.offline_for_want_of_a_key:
+            working += f" ({OFFLINE_FALLBACK_NOTE})"
+        self._set_status("running", working)
         task = self._thread.start(
             run_input, on_event=self._stream_event, stop_once_answered=stop_once_answered
         )
@@ -716,6 +733,21 @@ class AgentChat(anywidget.AnyWidget):
             return self._loop
         self._loop = loop
         return loop
+
+
+OFFLINE_FALLBACK_NOTE = (
+    "on the offline model: no OpenAI key is set and the agent names no model; set "
+    "OPENAI_API_KEY before building the chat to use a real one"
+)
+"""Said in the running line of a chat that runs its agent offline for want of a key."""
+
+
+def _offline_config() -> RunConfig:
+    # Every agent of the run names no model (`uses_default_model`), so the run's model,
+    # which the SDK puts before theirs, changes nothing else.
+    set_tracing_disabled(True)  # the trace exporter needs the network and a key
+    _log.warning("AgentChat: %s.", OFFLINE_FALLBACK_NOTE)
+    return RunConfig(model=OfflineModel())
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

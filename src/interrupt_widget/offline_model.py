@@ -71,7 +71,9 @@ from agents import (
 )
 from agents.agent_output import AgentOutputSchemaBase
 from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
+from agents.models._openai_shared import get_default_openai_client, get_default_openai_key
 from agents.models.interface import Model
+from openai import OpenAIError
 from openai.types.responses import (
     Response,
     ResponseCompletedEvent,
@@ -581,6 +583,35 @@ DEFAULT_OPENAI_MODEL = "gpt-5-mini"
 
 MODEL_ENV = "INTERRUPT_WIDGET_MODEL"
 OFFLINE = "offline"
+
+KEY_ENV_VARS: Final = ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
+"""The environment variables the OpenAI client reads a key from."""
+
+OFFLINE_WAY: Final = (
+    "To run without a key, give the agent the offline model: "
+    "Agent(..., model=OfflineModel()) or AgentChat(agent, model=OfflineModel()) "
+    "(from interrupt_widget import OfflineModel), or set INTERRUPT_WIDGET_MODEL=offline "
+    "for agents built with default_model(). Its rule: it calls a tool only when the "
+    "request names it (tool_name key=value) or asks to book a meeting."
+)
+"""Said wherever a run fails for want of an OpenAI key."""
+
+
+def has_openai_credentials() -> bool:
+    """True when the SDK's default OpenAI client can find a key (environment or code)."""
+    return (
+        any(os.environ.get(name, "").strip() for name in KEY_ENV_VARS)
+        or get_default_openai_key() is not None
+        or get_default_openai_client() is not None
+    )
+
+
+def is_missing_credentials(error: BaseException) -> bool:
+    """True for the OpenAI client's refusal to start without a key."""
+    text = str(error)
+    return isinstance(error, OpenAIError) and (
+        "Missing credentials" in text or "api_key client option must be set" in text
+    )
 
 
 def default_model() -> Model | str:
