@@ -38,6 +38,7 @@ PUBLIC = {
     "RunHandle",
     "SQLiteLedger",
     "ThreadBusy",
+    "UnattendedWait",
     "__version__",
     "approve",
     "ask",

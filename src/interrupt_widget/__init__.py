@@ -27,6 +27,7 @@ from .errors import (
     ResponderError,
     ResumeRefused,
     ThreadBusy,
+    UnattendedWait,
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .interrupts import with_response_schema
@@ -69,6 +70,7 @@ __all__: list[str] = [
     "RunHandle",
     "SQLiteLedger",
     "ThreadBusy",
+    "UnattendedWait",
     "__version__",
     "approve",
     "asgi_app",

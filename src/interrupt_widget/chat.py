@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import pathlib
+import warnings
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -70,6 +71,7 @@ from .errors import (
     InterruptsOpen,
     ResumeRefused,
     ThreadBusy,
+    UnattendedWait,
 )
 from .http.remote import RemoteAgent
 from .interrupts import INTERRUPT_KEY, tool_name
@@ -86,7 +88,7 @@ from .thread import (
 )
 from .wire import interrupts_from_wire, message_from_wire, messages_to_wire, to_wire
 
-__all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError"]
+__all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError", "UnattendedWait"]
 
 _log = logging.getLogger(__name__)
 SAVE_FORMAT = "interrupt-widget/chat@1"
@@ -115,15 +117,22 @@ class ChatRun:
     that waits for a person raises `CannotWaitHere` at once; use `add_done_callback`.
     """
 
-    def __init__(self, task: asyncio.Task[ChatResult], person_needed: asyncio.Event) -> None:
+    def __init__(
+        self,
+        task: asyncio.Task[ChatResult],
+        person_needed: asyncio.Event,
+        unattended: asyncio.Event | None = None,
+    ) -> None:
         self._task = task
         self._person_needed = person_needed
+        self._unattended = unattended or asyncio.Event()
 
     def __await__(self) -> Generator[Any, None, ChatResult]:
         return self._outcome().__await__()
 
     async def _outcome(self) -> ChatResult:
         if self._task.done() or not in_marimo():
+            await self._warn_if_unattended()
             try:
                 return await asyncio.shield(self._task)
             except (ResponderError, ChatRunError) as error:
@@ -147,6 +156,22 @@ class ChatRun:
                 "in a cell that uses that state.",
             )
         )
+
+    async def _warn_if_unattended(self) -> None:
+        """Warn from the awaiting cell, whose output nbconvert keeps, if nobody can answer.
+
+        What the run's own task prints goes to the cell that started it, which an
+        unattended run has long finished; this coroutine runs in the awaiting one.
+        """
+        if self._task.done():
+            return
+        noticed = asyncio.ensure_future(self._unattended.wait())
+        try:  # asyncio.wait cancels neither the run nor the watch when this is cancelled
+            await asyncio.wait({self._task, noticed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            noticed.cancel()
+        if not self._task.done():
+            warnings.warn(UNATTENDED_HINT, UnattendedWait, stacklevel=4)
 
     def done(self) -> bool:
         return self._task.done()
@@ -228,11 +253,24 @@ _PICKER_SERIALIZATION = {
 }
 
 
+UNATTENDED_HINT = (
+    "No view of this chat is open and no responder is set, so nobody can answer: for an "
+    "unattended run (nbconvert, CI) set INTERRUPT_WIDGET_RESPONDER=approve_all (or "
+    "replay:<decision file>), or AgentChat(..., responder=responders.approve_all())."
+)
+"""Said in the status line and warned from the awaiting cell when a question waits alone."""
+
+
 class AgentChat(anywidget.AnyWidget):
     """A chat with an OpenAI Agents SDK agent whose gated tools ask you first."""
 
     _esm = ESM
     _css = CSS
+
+    unattended_after: float = 30.0
+    """Seconds a question may wait, with no view open and no responder, before the chat
+    says how to set a responder (status line, a logged warning, and an `UnattendedWait`
+    warning from the cell that awaits the run)."""
 
     kind = traitlets.Unicode("chat", read_only=True).tag(sync=True)
     """Which view the shared bundle draws for this model."""
@@ -345,6 +383,10 @@ class AgentChat(anywidget.AnyWidget):
         self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
         self._person_needed = asyncio.Event()
         """Set while the run waits for a person (not a responder) to answer the picker."""
+        self._unattended = asyncio.Event()
+        """Set once a question has waited `unattended_after` seconds with nobody to answer."""
+        self._views_seen = False
+        """True once a view of this chat has opened (it says hello)."""
         self._stop_when_answered = False
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
@@ -508,7 +550,7 @@ class AgentChat(anywidget.AnyWidget):
 
         task = loop.create_task(main(), name="interrupt-widget chat")
         task.add_done_callback(_retrieve)  # the status line shows failures; no stray warning
-        self._last_run = ChatRun(task, self._person_needed)
+        self._last_run = ChatRun(task, self._person_needed, self._unattended)
         return self._last_run
 
     async def _converse(
@@ -606,15 +648,31 @@ class AgentChat(anywidget.AnyWidget):
         self._waiter = waiter
         self._open_picker(interrupts)  # before `waiting`, so a view that sees it finds the picker
         self._set_status("waiting", _waiting_line(interrupts, self._thread.messages))
+        alone: asyncio.TimerHandle | None = None
         try:
             if self.responder is not None:
                 self.responder.respond(self._require_picker())
             if not waiter.done():
                 self._person_needed.set()
+                if self.responder is None and not self._views_seen:
+                    alone = loop.call_later(
+                        self.unattended_after, self._note_unattended, interrupts
+                    )
             return await waiter
         finally:
+            if alone is not None:
+                alone.cancel()
             self._waiter = None
             self._person_needed.clear()
+            self._unattended.clear()
+
+    def _note_unattended(self, interrupts: tuple[Interrupt, ...]) -> None:
+        if self._views_seen or self.responder is not None:
+            return
+        waiting = _waiting_line(interrupts, self._thread.messages)
+        self._set_status("waiting", f"{waiting}. {UNATTENDED_HINT}")
+        _log.warning("AgentChat: %s %s", waiting, UNATTENDED_HINT)
+        self._unattended.set()
 
     def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
         # Refuses bad interrupts before changing anything; the conversation names their calls.
@@ -695,6 +753,7 @@ class AgentChat(anywidget.AnyWidget):
                 self._reply(PromptResult(exc.request_id, ok=False, error=str(exc)))
             return
         if isinstance(message, Hello):
+            self._views_seen = True
             self._batcher.flush()
             events = self._thread.runs[-1].events if self._thread.running else []
             live = [e for e in events if not isinstance(e, MessagesSnapshotEvent)]
