@@ -504,3 +504,28 @@ async def test_a_responder_that_cannot_answer_leads_with_the_reason_and_the_way_
     assert "direct cause" not in printed
     assert len(printed.splitlines()) < 12, printed
     assert chat.status == "error"
+
+
+async def test_a_replayed_result_is_marked_in_the_result_the_decisions_and_the_picker(
+    recorder: CommRecorder, tmp_path: pathlib.Path
+) -> None:
+    agent = meeting_agent(OfflineModel())
+    ledger = tmp_path / "calls.db"
+    first = AgentChat(agent, ledger=ledger)
+    run = first.send(BOOK)
+    await until(first, lambda: first.status == "waiting")
+    saved = first.save(tmp_path / "waiting.json")
+    first.picker.resolve(APPROVE)
+    assert not (await run).replayed
+
+    stale = AgentChat.load(saved, agent, ledger=ledger)  # the same question, asked again
+    stale.picker.resolve(APPROVE)
+    assert stale.last_run is not None
+    result = await stale.last_run
+    assert agent.executions.count("schedule_meeting") == 1
+    assert [d.tool for d in result.replayed] == ["schedule_meeting"]
+    assert str(result).endswith("(replayed: schedule_meeting had already run on an earlier answer)")
+    assert stale.decisions[-1].outcome == "replayed"
+    [record] = stale.picker.answers.values()
+    assert record["outcome"] == "replayed"
+    assert repr(stale.picker).endswith(", replayed (it had already run)")

@@ -25,7 +25,8 @@ export interface ToolItem {
   args: string;
   result: string | null;
   streaming: boolean;
-  /** Who settled the call when an approval policy did ("Approved by policy: small transfers"). */
+  /** Who settled the call when an approval policy did ("Approved by policy: small transfers"),
+   * and whether its result was replayed from an earlier answer (it did not run again). */
   settled?: string;
 }
 
@@ -61,6 +62,15 @@ export function settledBy(metadata: unknown): string {
   return `${verdict} by policy: ${by.slice(POLICY_BY.length)}`;
 }
 
+/** A line saying the result was replayed (the call had been settled before), from its metadata; else "". */
+export function replayNote(metadata: unknown): string {
+  const { replayed, decision } = asRecord(asRecord(metadata)?.interrupt) ?? {};
+  if (replayed !== true) return "";
+  return decision === "approved"
+    ? "Replayed: this call had already run on an earlier answer; its recorded result is shown, and it did not run again."
+    : `Replayed: an earlier answer had already settled this call (${str(decision) || "not run"}); it did not run.`;
+}
+
 const toolItem = (id: string, name: string, args: string, streaming: boolean): ToolItem => ({
   kind: "tool",
   id,
@@ -70,9 +80,9 @@ const toolItem = (id: string, name: string, args: string, streaming: boolean): T
   streaming,
 });
 
-/** The call with its result, and who settled it when an approval policy did. */
+/** The call with its result, who settled it when an approval policy did, and whether it was replayed. */
 function withResult(tool: ToolItem, result: string, metadata: unknown): ToolItem {
-  const settled = settledBy(metadata);
+  const settled = [settledBy(metadata), replayNote(metadata)].filter(Boolean).join(" ");
   return settled ? { ...tool, result, settled } : { ...tool, result };
 }
 

@@ -108,6 +108,21 @@ class ChatResult:
     decisions: tuple[Decision, ...]
     """The interrupts answered along the way."""
 
+    @property
+    def replayed(self) -> tuple[Decision, ...]:
+        """The decisions whose call had already been settled by an earlier answer.
+
+        Their run replayed the recorded result (the ledger keeps each call's one truth): the
+        tool did not run again for them, whatever `text` repeats.
+        """
+        return tuple(d for d in self.decisions if d.outcome == "replayed")
+
+    def __str__(self) -> str:
+        if not self.replayed:
+            return self.text
+        tools = ", ".join(d.tool for d in self.replayed)
+        return f"{self.text}\n(replayed: {tools} had already run on an earlier answer)"
+
 
 class ChatRun:
     """The handle `send` returns at once. Await it for the `ChatResult`.
@@ -641,6 +656,9 @@ class AgentChat(anywidget.AnyWidget):
                 if isinstance(marker, Mapping) and isinstance(marker.get("id"), str):
                     markers[marker["id"]] = marker
         self._decisions = with_outcomes(self._decisions, markers)
+        replayed = [k for k, marker in markers.items() if marker.get("replayed") is True]
+        if replayed:
+            self._picker.note_replayed(replayed)
 
     async def _ask(self, interrupts: tuple[Interrupt, ...]) -> list[ResumeEntry]:
         loop = asyncio.get_running_loop()

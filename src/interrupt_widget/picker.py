@@ -205,6 +205,23 @@ class InterruptPicker(anywidget.AnyWidget):
         finally:
             self._settle()
 
+    def note_replayed(self, interrupt_ids: Iterable[str]) -> None:
+        """Mark answers whose call had already been settled by an earlier answer.
+
+        Their run replayed the recorded result (the call did not run again); the
+        summary under each says so. The chat calls this once the resumed run reports.
+        """
+        with self._lock:
+            marked = {
+                k: {**record, "outcome": "replayed"}
+                for k, record in self._recorded.items()
+                if k in set(interrupt_ids) and record.get("outcome") != "replayed"
+            }
+            if not marked:
+                return
+            self._recorded.update(marked)
+            self.answers = {**self.answers, **marked}
+
     async def wait(self, timeout: float | None = None) -> list[ResumeEntry]:  # noqa: ASYNC109
         """The resume entries, once every interrupt has an answer.
 
@@ -452,6 +469,11 @@ def _decision(record: Mapping[str, Any] | None) -> str:
     """How one answer reads in the text repr (no ids, no times: stable for nbval)."""
     if record is None:
         return "waiting for an answer"
+    said = _verdict_text(record)
+    return f"{said}, replayed (it had already run)" if record.get("outcome") == "replayed" else said
+
+
+def _verdict_text(record: Mapping[str, Any]) -> str:
     payload = record["payload"]
     said = verdict(record["status"], payload, record["by"])
     if said in ("expired", "cancelled"):
