@@ -8,11 +8,13 @@ so no widget may be created while a run goes on. These tests count the comms ope
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 
 import pytest
 from ag_ui.core import BaseEvent, RunAgentInput
 
+from interrupt_widget._bundle import ESM
 from interrupt_widget.chat import AgentChat, error_line
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.offline_model import OfflineModel
@@ -169,3 +171,16 @@ def test_error_lines_are_never_bare() -> None:
         "Error: the run failed while running the agent (no message given)"
     )
     assert error_line(None, "x").strip() != "Error:"
+
+
+def test_the_chats_picker_carries_a_loader_of_the_chats_module_not_a_copy(
+    recorder: CommRecorder,
+) -> None:
+    # An executed notebook saves `_esm` once per widget model: one copy per chat, not two.
+    chat = AgentChat(meeting_agent(OfflineModel()))
+    picker_module = chat._picker.get_state()["_esm"]
+    assert len(picker_module) < 1_000
+    assert json.dumps(chat.model_id) in picker_module
+    assert chat.get_state()["_esm"] == ESM.read_text(encoding="utf-8")
+    alone = InterruptPicker([question("q1")])
+    assert alone.get_state()["_esm"] == ESM.read_text(encoding="utf-8")

@@ -388,7 +388,7 @@ class AgentChat(anywidget.AnyWidget):
         if isinstance(adapter, RemoteAgent):  # a loaded save's legacy pauses answer as before
             adapter.adopt(self._thread.interrupts)
         self._picker = InterruptPicker(
-            None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit
+            None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit, owner=self
         )
         self._asked: frozenset[str] = frozenset()
         """The ids of the interrupts the picker was last reset to."""

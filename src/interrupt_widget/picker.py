@@ -31,7 +31,7 @@ import anywidget
 import traitlets
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
-from ._bundle import CSS, ESM
+from ._bundle import CSS, ESM, owned_module
 from .answers import AnswerError, describe, is_expired, parse_instant, validate_payload
 from .awaiting import CannotWaitHere, in_marimo, marimo_way
 from .errors import AnswerRefused
@@ -103,16 +103,21 @@ class InterruptPicker(anywidget.AnyWidget):
         renderers: Mapping[str, str | pathlib.Path] | None = None,
         on_submit: SubmitCallback | None = None,
         messages: Iterable[Message] = (),
+        owner: anywidget.AnyWidget | None = None,
     ) -> None:
         """`interrupts`: at least one; None for a picker that asks nothing until `reset`.
 
         `messages`: the conversation the interrupts come from, which names the tool
         of an interrupt that only points at its call (`tool_call_id`).
+        `owner`: a widget whose module draws this picker (the chat that holds it); the
+        picker then carries a few lines that load the owner's module, not a copy of it.
         """
         parsed = [] if interrupts is None else _checked(interrupts)
         self._names: dict[str, str] = {}
+        module = {} if owner is None else {"_esm": owned_module(owner.model_id)}
         # Passed to the constructor so the opening message already carries them.
         super().__init__(
+            **module,
             interrupts=[to_wire(i) for i in parsed],
             renderers={str(k): _renderer_source(v) for k, v in (renderers or {}).items()},
             calls=self._read_calls(parsed, messages),
