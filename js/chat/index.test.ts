@@ -328,7 +328,7 @@ describe("mountChat", () => {
     });
     const note = el.querySelector<HTMLElement>(".iw-chat-settled");
     expect(note?.hidden).toBe(false);
-    expect(note?.textContent).toMatch(/^Replayed: this call had already run/);
+    expect(note?.textContent).toBe("Replayed: settled by an earlier answer, not run again.");
     model.set("messages", [
       { id: "a", role: "assistant", toolCalls: [{ id: "d", function: { name: "t", arguments: "{}" } }] },
       {
@@ -340,7 +340,7 @@ describe("mountChat", () => {
       },
     ]);
     expect(el.querySelector(".iw-chat-settled")?.textContent).toBe(
-      "Replayed: an earlier answer had already settled this call (denied); it did not run.",
+      "Replayed: settled by an earlier answer, not run again.",
     );
   });
 });

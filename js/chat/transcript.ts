@@ -54,21 +54,13 @@ export function contentText(content: unknown): string {
 
 const POLICY_BY = "policy:";
 
-/** "Approved by policy: <rule>" for a result a policy settled, read from its metadata; else "". */
+/** "Approved by policy: <rule>" for a result a policy settled, "Replayed: ..." for one an earlier
+ * answer had settled (it did not run again), read from its metadata; else "". */
 export function settledBy(metadata: unknown): string {
-  const { by, decision } = asRecord(asRecord(metadata)?.interrupt) ?? {};
+  const { by, decision, replayed } = asRecord(asRecord(metadata)?.interrupt) ?? {};
+  if (replayed === true) return "Replayed: settled by an earlier answer, not run again.";
   if (typeof by !== "string" || !by.startsWith(POLICY_BY)) return "";
-  const verdict = decision === "approved" ? "Approved" : "Denied";
-  return `${verdict} by policy: ${by.slice(POLICY_BY.length)}`;
-}
-
-/** A line saying the result was replayed (the call had been settled before), from its metadata; else "". */
-export function replayNote(metadata: unknown): string {
-  const { replayed, decision } = asRecord(asRecord(metadata)?.interrupt) ?? {};
-  if (replayed !== true) return "";
-  return decision === "approved"
-    ? "Replayed: this call had already run on an earlier answer; its recorded result is shown, and it did not run again."
-    : `Replayed: an earlier answer had already settled this call (${str(decision) || "not run"}); it did not run.`;
+  return `${decision === "approved" ? "Approved" : "Denied"} by policy: ${by.slice(POLICY_BY.length)}`;
 }
 
 const toolItem = (id: string, name: string, args: string, streaming: boolean): ToolItem => ({
@@ -82,7 +74,7 @@ const toolItem = (id: string, name: string, args: string, streaming: boolean): T
 
 /** The call with its result, who settled it when an approval policy did, and whether it was replayed. */
 function withResult(tool: ToolItem, result: string, metadata: unknown): ToolItem {
-  const settled = [settledBy(metadata), replayNote(metadata)].filter(Boolean).join(" ");
+  const settled = settledBy(metadata);
   return settled ? { ...tool, result, settled } : { ...tool, result };
 }
 

@@ -90,14 +90,6 @@ describe("the reducer", () => {
 });
 
 describe("decisions", () => {
-  it("says when an answer's call had already run: the run replayed its result", () => {
-    const record = { status: "resolved" as const, payload: { approved: true }, by: "python", at: "" };
-    expect(decisionOf(record).details).toEqual([]);
-    expect(decisionOf({ ...record, outcome: "replayed" }).details).toEqual([
-      ["Replayed", "it had already run on an earlier answer; not run again"],
-    ]);
-  });
-
   it("reads each kind of answer", () => {
     const at = "";
     expect(decisionOf({ status: "cancelled", payload: null, by: "expiry", at })).toMatchObject({

@@ -63,11 +63,6 @@ function verdictOf(record: AnswerRecord): Omit<Decision, "by"> {
   return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details };
 }
 
-/** Said under an answer whose call an earlier answer had already settled: it did not run again. */
-export const REPLAYED: [string, string] = ["Replayed", "it had already run on an earlier answer; not run again"];
-
 export function decisionOf(record: AnswerRecord, viewId?: string): Decision {
-  const said = verdictOf(record);
-  const details = record.outcome === "replayed" ? [...said.details, REPLAYED] : said.details;
-  return { ...said, details, by: answeredBy(record.by, viewId) };
+  return { ...verdictOf(record), by: answeredBy(record.by, viewId) };
 }

@@ -52,8 +52,6 @@ export interface AnswerRecord {
   payload: unknown;
   by: string;
   at: string;
-  /** "replayed" once the run said the call had already been settled by an earlier answer. */
-  outcome?: string;
 }
 
 /** A reason an answer was refused; `path` is a JSON pointer into the payload. */
