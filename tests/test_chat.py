@@ -471,6 +471,8 @@ async def test_the_picker_before_any_question_says_nothing_is_asked(
     with pytest.raises(AnswerRefused, match="nothing is asked yet"):
         chat.picker.cancel()
     assert repr(chat.picker) == "InterruptPicker: nothing asked yet"
+    with pytest.raises(AttributeError, match=r"chat.picker.answers: nothing is asked yet"):
+        _ = chat.picker.answers
     assert chat.get_state()["picker"] is None  # the front end still sees no picker
     handle = chat.send(BOOK)
     await until(chat, lambda: chat.status == "waiting")

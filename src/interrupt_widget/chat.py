@@ -232,6 +232,9 @@ class _NothingAsked:
 
     submitted = False
 
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"chat.picker.{name}: {self._WHY}")
+
     def __bool__(self) -> bool:
         return False
 
