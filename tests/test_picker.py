@@ -555,3 +555,10 @@ def test_a_python_answer_with_an_undeclared_key_names_the_nearest_field() -> Non
     # The wire stays as the schema allows: a client's extra key is not refused.
     reply = answer(comm, {**APPROVED, "client_note": "x"})
     assert reply["ok"] is True
+
+
+def test_a_picker_that_asks_nothing_yet_refuses_an_answer_saying_so() -> None:
+    with recording_comms():
+        widget = InterruptPicker(None)
+    with pytest.raises(AnswerRefused, match="nothing is asked yet"):
+        widget.resolve({"approved": True})

@@ -346,6 +346,10 @@ class InterruptPicker(anywidget.AnyWidget):
             if found is None:
                 raise AnswerRefused(f"unknown interrupt id {interrupt_id!r}")
             return found
+        if not self._order:
+            raise AnswerRefused(
+                "nothing is asked yet: this picker answers once it shows a question"
+            )
         still_open = [i for i in self._order if i.id not in self._recorded]
         if len(still_open) != 1:
             names = ", ".join(f"{self._names[i.id]} ({i.id})" for i in still_open)
