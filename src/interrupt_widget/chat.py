@@ -342,24 +342,14 @@ class AgentChat(anywidget.AnyWidget):
         model is left as it is; a run that fails for want of a key says the offline way.
         """
         super().__init__()
-        if adapter is not None and policy is not None:
+        if adapter is None and isinstance(agent, RemoteAgent):
+            _check_remote_options(model, expires_in, response_schemas, policy, ledger)
+            adapter = agent
+        elif adapter is not None and policy is not None:
             # A policy lives in the adapter that runs the agent; beside one it would be lost.
             raise TypeError(
                 "give the policy to the adapter: OpenAIAgentsAdapter(agent, policy=...)"
             )
-        if adapter is None and isinstance(agent, RemoteAgent):
-            if (
-                model is not None
-                or expires_in is not None
-                or response_schemas is not None
-                or policy is not None
-                or ledger is not None
-            ):
-                raise TypeError(
-                    "model, expires_in, response_schemas, ledger and policy belong to the "
-                    "remote server's agent; set them where it is served"
-                )
-            adapter = agent
         self.offline_for_want_of_a_key = False
         """True when the chat runs the agent on `OfflineModel` because no key is set."""
         if adapter is None:
@@ -813,6 +803,15 @@ class AgentChat(anywidget.AnyWidget):
             return self._loop
         self._loop = loop
         return loop
+
+
+def _check_remote_options(*options: Any) -> None:
+    """Refuse options that belong to the server of a remote agent (model, expiry, ...)."""
+    if any(option is not None for option in options):
+        raise TypeError(
+            "model, expires_in, response_schemas, ledger and policy belong to the "
+            "remote server's agent; set them where it is served"
+        )
 
 
 OFFLINE_FALLBACK_NOTE = (
