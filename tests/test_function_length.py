@@ -18,7 +18,6 @@ LIMIT = 60
 LONG = "# long:"
 
 
-
 def _length(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
     assert node.end_lineno is not None
     lines = node.end_lineno - node.lineno + 1

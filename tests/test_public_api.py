@@ -45,6 +45,7 @@ PUBLIC = {
     "RunHandle",
     "SQLiteLedger",
     "ThreadBusy",
+    "UnattendedWait",
     "__version__",
     "answer_interruptions",
     "approve",

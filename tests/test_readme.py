@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -53,3 +54,35 @@ def test_the_first_screen_names_the_two_commands_ci_runs() -> None:
     assert any(line.startswith("make test") for line in head)
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test" in ci
+
+
+def test_the_notebook_example_pasted_as_one_cell_shows_the_widget_before_it_waits() -> None:
+    code = _python_block(_section("In a notebook"))
+    flags = ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+    body = compile(code, "README", "exec", flags=flags).body
+    first_wait = next(
+        n
+        for n, node in enumerate(body)
+        if any(isinstance(inner, ast.Await) for inner in ast.walk(node))
+    )
+    shown = [
+        node
+        for node in body[:first_wait]
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "display"
+    ]
+    # Only a cell's last expression shows by itself; `await run` would wait on an unseen widget.
+    assert shown, "the widget is not displayed before the cell awaits the run"
+
+
+def test_the_first_screen_says_how_to_install_and_how_to_run_your_own_agent_offline() -> None:
+    text = README.read_text(encoding="utf-8")
+    head = "\n".join(text.splitlines()[:25])
+    assert "pip install ." in head
+    assert "needs no Node" in head
+    assert "[pandas]" in head
+    notebook = _section("In a notebook")
+    assert "model=OfflineModel()" in notebook
+    assert "calls a tool only when the request names" in notebook

@@ -308,4 +308,39 @@ describe("mountChat", () => {
     const { el } = mount(model);
     expect(el.querySelector<HTMLElement>(".iw-chat-settled")?.hidden).toBe(true);
   });
+
+  it("marks a replayed result: the call had already run and did not run again", () => {
+    const model = chatModel({ status: "running" });
+    const { el } = mount(model);
+    model.custom({
+      type: "events",
+      events: [
+        { type: "TOOL_CALL_START", toolCallId: "c", toolCallName: "schedule_meeting" },
+        { type: "TOOL_CALL_END", toolCallId: "c" },
+        {
+          type: "TOOL_CALL_RESULT",
+          toolCallId: "c",
+          messageId: "result-c",
+          content: "Scheduled",
+          metadata: { interrupt: { id: "i", decision: "approved", replayed: true, ran_with: {} } },
+        },
+      ],
+    });
+    const note = el.querySelector<HTMLElement>(".iw-chat-settled");
+    expect(note?.hidden).toBe(false);
+    expect(note?.textContent).toBe("Replayed: settled by an earlier answer, not run again.");
+    model.set("messages", [
+      { id: "a", role: "assistant", toolCalls: [{ id: "d", function: { name: "t", arguments: "{}" } }] },
+      {
+        id: "r",
+        role: "tool",
+        toolCallId: "d",
+        content: "Not run",
+        metadata: { interrupt: { id: "j", decision: "denied", replayed: true } },
+      },
+    ]);
+    expect(el.querySelector(".iw-chat-settled")?.textContent).toBe(
+      "Replayed: settled by an earlier answer, not run again.",
+    );
+  });
 });

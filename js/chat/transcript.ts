@@ -25,7 +25,8 @@ export interface ToolItem {
   args: string;
   result: string | null;
   streaming: boolean;
-  /** Who settled the call when an approval policy did ("Approved by policy: small transfers"). */
+  /** Who settled the call when an approval policy did ("Approved by policy: small transfers"),
+   * and whether its result was replayed from an earlier answer (it did not run again). */
   settled?: string;
 }
 
@@ -53,12 +54,13 @@ export function contentText(content: unknown): string {
 
 const POLICY_BY = "policy:";
 
-/** "Approved by policy: <rule>" for a result a policy settled, read from its metadata; else "". */
+/** "Approved by policy: <rule>" for a result a policy settled, "Replayed: ..." for one an earlier
+ * answer had settled (it did not run again), read from its metadata; else "". */
 export function settledBy(metadata: unknown): string {
-  const { by, decision } = asRecord(asRecord(metadata)?.interrupt) ?? {};
+  const { by, decision, replayed } = asRecord(asRecord(metadata)?.interrupt) ?? {};
+  if (replayed === true) return "Replayed: settled by an earlier answer, not run again.";
   if (typeof by !== "string" || !by.startsWith(POLICY_BY)) return "";
-  const verdict = decision === "approved" ? "Approved" : "Denied";
-  return `${verdict} by policy: ${by.slice(POLICY_BY.length)}`;
+  return `${decision === "approved" ? "Approved" : "Denied"} by policy: ${by.slice(POLICY_BY.length)}`;
 }
 
 const toolItem = (id: string, name: string, args: string, streaming: boolean): ToolItem => ({
@@ -70,7 +72,7 @@ const toolItem = (id: string, name: string, args: string, streaming: boolean): T
   streaming,
 });
 
-/** The call with its result, and who settled it when an approval policy did. */
+/** The call with its result, who settled it when an approval policy did, and whether it was replayed. */
 function withResult(tool: ToolItem, result: string, metadata: unknown): ToolItem {
   const settled = settledBy(metadata);
   return settled ? { ...tool, result, settled } : { ...tool, result };

@@ -25,6 +25,7 @@ from .errors import (
     ResponderError,
     ResumeRefused,
     ThreadBusy,
+    UnattendedWait,
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .ledger.postgres import PostgresLedger
@@ -74,6 +75,7 @@ __all__: list[str] = [
     "RunHandle",
     "SQLiteLedger",
     "ThreadBusy",
+    "UnattendedWait",
     "__version__",
     "answer_interruptions",
     "approve",

@@ -203,11 +203,18 @@ def load_decisions(path: str | pathlib.Path) -> list[Decision]:
         raise ValueError(f"{source} holds a malformed decision: {exc}") from None
 
 
+PANDAS_MISSING = (
+    "decisions_frame() needs pandas, which is not installed: "
+    "pip install 'interrupt-widget[pandas]' (or pip install pandas)"
+)
+"""The ImportError's message when pandas is missing, with the line that installs it."""
+
+
 def decisions_frame(decisions: Iterable[Decision]) -> Any:
-    """The decisions as a pandas DataFrame, one row each (pandas must be installed)."""
+    """The decisions as a pandas DataFrame, one row each (the `pandas` extra installs pandas)."""
     try:
         import pandas as pd
-    except ImportError:  # pragma: no cover - pandas is in the dev extra
-        raise ImportError("decisions_frame() needs pandas: pip install pandas") from None
+    except ImportError:
+        raise ImportError(PANDAS_MISSING) from None
     columns = [f.name for f in fields(Decision)]
     return pd.DataFrame([asdict(d) for d in decisions], columns=columns)

@@ -194,6 +194,10 @@ class PolicyError(ValueError):
     """A policy rule raised while `policy.evaluate` put recorded decisions to it."""
 
 
+class UnattendedWait(RuntimeWarning):
+    """A run waits for a person, yet no view of its chat is open and no responder is set."""
+
+
 class ChatRunError(RuntimeError):
     """The run ended with RUN_ERROR; the message is the one the status line shows."""
 

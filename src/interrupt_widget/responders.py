@@ -174,10 +174,20 @@ def _filled(interrupt: Interrupt) -> dict[str, Any]:
         if value is _NO_VALUE:
             raise ResponderError(
                 f"responder approve_all could not answer {_label(interrupt)}: the required "
-                f"field {name!r} has no default, enum or examples in its schema"
+                f"field {name!r} has no default, enum or examples in its schema. "
+                + _way_out(tool_name(interrupt))
             )
         payload[name] = value
     return payload
+
+
+def _way_out(tool: str) -> str:
+    """How to answer a tool a generic responder cannot: script it, or replay a recording."""
+    return (
+        f"Script its answer, responders.answers({{{tool!r}: {{'approved': True, ...}}}}), or "
+        "answer once by hand, save it with chat.save_decisions(path) and replay it: "
+        "responders.replay(path) or INTERRUPT_WIDGET_RESPONDER=replay:<path>."
+    )
 
 
 def approve_all() -> Responder:

@@ -75,3 +75,9 @@ def test_expiry_reads_offsets_and_treats_naive_times_as_utc() -> None:
     assert not is_expired(soon, now)
     assert is_expired(soon, now + timedelta(seconds=1))
     assert not is_expired(Interrupt(id="j", reason="tool_call"), now)
+
+
+def test_a_date_time_without_a_zone_is_refused_saying_a_zone_is_needed() -> None:
+    [error] = validate_payload(SCHEMA, {"approved": True, "chosen_time": "2030-01-08T10:00:00"})
+    assert error.path == "/chosen_time"
+    assert error.message.startswith("needs a time zone (Z or an offset), e.g. 2030-01-08T10:00:00Z")

@@ -15,6 +15,7 @@ import pytest
 from chat_page import ChatOnPage
 from chromium import VIEWPORT
 from notebook_page import NotebookPage
+from picker_page import PickerOnPage
 from playwright.sync_api import Browser, Locator, WebSocketRoute, expect
 
 from conftest import PageGuard
@@ -260,3 +261,23 @@ def test_two_pages_answer_one_waiting_chat_at_once_one_wins_and_the_other_is_tol
         assert kernel.eval("agent.executions.count()") == 1
     finally:
         context.close()
+
+
+def test_the_chats_picker_shown_on_its_own_loads_the_chats_module_and_answers(
+    open_in_lab: OpenNotebook,
+) -> None:
+    # The chat's picker carries a few lines in place of the bundle (the chat draws it with
+    # its own copy); shown apart from the chat, those lines import the chat's module.
+    notebook = open_in_lab("chat_picker_alone.ipynb")
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(0))
+    interrupt_id = open_interrupt(chat)
+    alone = PickerOnPage(notebook.output(2))
+    expect(alone.card(interrupt_id)).to_have_count(1)
+    alone.button(interrupt_id, "Deny").click()
+    expect(chat.picker.decision(interrupt_id)).to_contain_text("Denied")
+    expect(chat.agent_messages.last).to_contain_text("not scheduled")
+    kernel = notebook.kernel()
+    kernel.wait_for("chat.status", lambda status: status == "done")
+    assert kernel.eval("len(chat.picker._esm) < 1000") is True
+    assert kernel.eval("agent.executions.count()") == 0

@@ -188,7 +188,7 @@ async def test_a_chat_records_a_policy_decision_and_opens_no_picker(
     )
     result = await chat.send(SMALL)
     assert result.outcome == "success"
-    assert chat.picker is None
+    assert not chat.picker
     (decision,) = chat.decisions
     assert decision.by == "policy:small transfers"
     assert decision.verdict == "approved"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pathlib
+import sys
+import tomllib
 from typing import Any
 
 import pytest
@@ -168,3 +170,13 @@ def test_the_summary_lists_the_false_approvals() -> None:
     assert "agreement 40.0%, escalation rate 28.6%" in text
     assert "false approvals 2, false denials 1" in text
     assert text.count("! would approve transfer_funds") == 2
+
+
+def test_decisions_frame_without_pandas_names_the_install_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
+    with pytest.raises(ImportError, match=r"pip install 'interrupt-widget\[pandas\]'"):
+        decisions_frame(DECISIONS)
+    project = tomllib.loads((pathlib.Path(__file__).parent.parent / "pyproject.toml").read_text())
+    assert "pandas" in project["project"]["optional-dependencies"]

@@ -266,3 +266,20 @@ async def test_message_ids_make_a_new_conversation_new_ids() -> None:
     assert await call_id(["user-1"]) == first  # deterministic
     assert await call_id(["user-2"]) != first  # same words, another conversation
     assert await call_id([]) == (await _respond(OfflineModel(), ask, tools))[0].call_id
+
+
+async def test_a_request_naming_no_tool_is_echoed_with_the_way_to_call_one() -> None:
+    tools = _tools(expense_agent(OfflineModel()))
+    reply = _reply(await _respond(OfflineModel(), "please drop the staging_orders table", tools))
+    said, hint = reply.split("\n\n")
+    assert said == "You said: please drop the staging_orders table"
+    assert "only when the request names it" in hint
+    assert f"`{tools[0].name} key=value`" in hint
+    assert "book a meeting" not in hint  # the expense agent has no scheduling tool
+    meeting = _reply(await _respond(OfflineModel(), "hi", _tools(meeting_agent(OfflineModel()))))
+    assert "or asks to book a meeting" in meeting
+
+
+def test_the_tool_rule_opens_the_offline_model_docs() -> None:
+    first_lines = (OfflineModel.__doc__ or "").splitlines()[:3]
+    assert "only when the request names it" in " ".join(first_lines)

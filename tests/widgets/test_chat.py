@@ -10,6 +10,7 @@ import asyncio
 import os
 import pathlib
 import threading
+import traceback
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -26,6 +27,7 @@ from ag_ui.core import (
 from agents import set_tracing_disabled
 
 from interrupt_widget import responders
+from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.responders import ResponderError
 from interrupt_widget.sdk.offline_model import OfflineModel
@@ -358,7 +360,7 @@ async def test_save_and_load_resume_with_the_tool_run_once(
     # Loading the finished chat and going on never runs the approved call again.
     done_path = loaded.save(tmp_path / "done.json")
     again = AgentChat.load(done_path, new_agent)
-    assert again.picker is None
+    assert not again.picker
     await again.send("reply with 2 words")
     assert new_agent.executions.count() == 1
 
@@ -396,7 +398,7 @@ async def test_text_repr_is_deterministic(recorder: CommRecorder) -> None:
     chat = AgentChat(meeting_agent(OfflineModel()), responder=responders.approve_all())
     assert repr(chat) == "AgentChat (idle)"
     await chat.send("Say hi")
-    assert repr(chat) == "AgentChat (done)\nAgent: You said: Say hi"
+    assert repr(chat).startswith("AgentChat (done)\nAgent: You said: Say hi\n\n(The offline")
     data, _metadata = chat._repr_mimebundle_()
     assert data["text/plain"] == repr(chat)  # what nbval compares: no ids, no addresses
 
@@ -457,3 +459,75 @@ async def test_a_second_send_before_the_first_run_starts_is_refused_not_lost(
     await first
     assert [m["content"] for m in chat.messages if m["role"] == "user"] == ["hello there"]
     assert chat.status == "done"
+
+
+async def test_the_picker_before_any_question_says_nothing_is_asked(
+    recorder: CommRecorder,
+) -> None:
+    chat = AgentChat(meeting_agent(OfflineModel()))
+    assert not chat.picker
+    with pytest.raises(AnswerRefused, match=r"nothing is asked yet.*status == 'waiting'"):
+        chat.picker.resolve({"approved": True})
+    with pytest.raises(AnswerRefused, match="nothing is asked yet"):
+        chat.picker.cancel()
+    assert repr(chat.picker) == "InterruptPicker: nothing asked yet"
+    with pytest.raises(AttributeError, match=r"chat.picker.answers: nothing is asked yet"):
+        _ = chat.picker.answers
+    assert chat.get_state()["picker"] is None  # the front end still sees no picker
+    handle = chat.send(BOOK)
+    await until(chat, lambda: chat.status == "waiting")
+    assert chat.get_state()["picker"].startswith("IPY_MODEL_")
+    chat.picker.resolve(APPROVE)
+    await handle
+
+
+async def test_a_responder_that_cannot_answer_leads_with_the_reason_and_the_way_out(
+    recorder: CommRecorder,
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"gpu": {"type": "string"}},
+        "required": ["gpu"],
+    }
+    chat = AgentChat(
+        meeting_agent(OfflineModel()),
+        response_schemas={"schedule_meeting": schema},
+        responder=responders.approve_all(),
+    )
+    with pytest.raises(ResponderError) as caught:
+        await chat.send(BOOK)
+    message = str(caught.value)
+    assert "required field 'gpu' has no default" in message.splitlines()[0]
+    assert "responders.answers({'schedule_meeting':" in message
+    assert "responders.replay(path)" in message
+    # No chained traceback and none of the run's inner frames: the reason is near the top.
+    printed = "".join(traceback.format_exception(caught.value))
+    assert "During handling" not in printed
+    assert "direct cause" not in printed
+    assert len(printed.splitlines()) < 12, printed
+    assert chat.status == "error"
+
+
+async def test_a_replayed_result_is_marked_in_the_result_the_decisions_and_the_picker(
+    recorder: CommRecorder, tmp_path: pathlib.Path
+) -> None:
+    agent = meeting_agent(OfflineModel())
+    ledger = tmp_path / "calls.db"
+    first = AgentChat(agent, ledger=ledger)
+    run = first.send(BOOK)
+    await until(first, lambda: first.status == "waiting")
+    saved = first.save(tmp_path / "waiting.json")
+    first.picker.resolve(APPROVE)
+    assert not (await run).replayed
+
+    stale = AgentChat.load(saved, agent, ledger=ledger)  # the same question, asked again
+    stale.picker.resolve(APPROVE)
+    assert stale.last_run is not None
+    result = await stale.last_run
+    assert agent.executions.count("schedule_meeting") == 1
+    assert [d.tool for d in result.replayed] == ["schedule_meeting"]
+    assert str(result).endswith("(replayed: schedule_meeting had already run on an earlier answer)")
+    assert stale.decisions[-1].outcome == "replayed"
+    [record] = stale.picker.answers.values()
+    assert record["outcome"] == "replayed"
+    assert repr(stale.picker).endswith(", replayed (it had already run)")

@@ -8,6 +8,7 @@ so no widget may be created while a run goes on. These tests count the comms ope
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 
 import pytest
@@ -16,6 +17,7 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.testing import CommRecorder, until
+from interrupt_widget.widgets._bundle import ESM
 from interrupt_widget.widgets.chat import AgentChat, error_line
 from interrupt_widget.widgets.picker import AnswerRefused, InterruptPicker
 
@@ -41,7 +43,7 @@ async def test_every_question_reuses_the_picker_built_with_the_chat(
     agent = meeting_agent(OfflineModel())
     chat = AgentChat(agent)
     opened = len(recorder.comms)  # the chat, its picker (and their layouts), in the "cell"
-    assert chat.picker is None  # nothing to ask yet: the chat shows no picker
+    assert not chat.picker  # nothing to ask yet: the chat shows no picker
 
     first = chat.send(BOOK)
     await until(chat, lambda: chat.status == "waiting")
@@ -53,7 +55,7 @@ async def test_every_question_reuses_the_picker_built_with_the_chat(
     assert picker.status == "submitted"
 
     second = chat.send("Book a call with Bob about hiring")  # as typed into the prompt box
-    assert chat.picker is None  # the answered card leaves with the next message
+    assert not chat.picker  # the answered card leaves with the next message
     await until(chat, lambda: chat.status == "waiting")
     assert chat.picker is picker
     second_id = picker.interrupts[0]["id"]
@@ -98,7 +100,7 @@ def test_reset_asks_afresh_and_refuses_bad_interrupts_whole(recorder: CommRecord
     picker = InterruptPicker(None)
     assert repr(picker) == "InterruptPicker: nothing asked yet"
     assert not picker.submitted  # nothing asked is nothing submitted
-    with pytest.raises(AnswerRefused, match="0 interrupts are open"):
+    with pytest.raises(AnswerRefused, match="nothing is asked yet"):
         picker.resolve({"ok": True})
 
     picker.reset([question("a")])
@@ -169,3 +171,16 @@ def test_error_lines_are_never_bare() -> None:
         "Error: the run failed while running the agent (no message given)"
     )
     assert error_line(None, "x").strip() != "Error:"
+
+
+def test_the_chats_picker_carries_a_loader_of_the_chats_module_not_a_copy(
+    recorder: CommRecorder,
+) -> None:
+    # An executed notebook saves `_esm` once per widget model: one copy per chat, not two.
+    chat = AgentChat(meeting_agent(OfflineModel()))
+    picker_module = chat._picker.get_state()["_esm"]
+    assert len(picker_module) < 1_000
+    assert json.dumps(chat.model_id) in picker_module
+    assert chat.get_state()["_esm"] == ESM.read_text(encoding="utf-8")
+    alone = InterruptPicker([question("q1")])
+    assert alone.get_state()["_esm"] == ESM.read_text(encoding="utf-8")

@@ -22,6 +22,7 @@ MEETING_SCHEMA: dict[str, Any] = {
         "approved": {"type": "boolean"},
         "chosen_time": {"type": "string", "format": "date-time"},
         "chosen_label": {"type": "string"},
+        "reason": {"type": "string"},
     },
     "required": ["approved"],
 }
@@ -540,3 +541,24 @@ def test_the_picker_and_the_chat_open_with_one_stylesheet_for_both() -> None:
         css = recorder.of(widget).messages[0].data["state"]["_css"]
         assert ".iw-picker" in css
         assert ".iw-chat-prompt" in css
+
+
+def test_a_python_answer_with_an_undeclared_key_names_the_nearest_field() -> None:
+    widget, comm = make(meeting())
+    typo = {"approved": True, "chosen_time": "2026-12-08T10:30:00Z", "chosen_lable": "Tue"}
+    with pytest.raises(
+        AnswerRefused,
+        match=r"/chosen_lable: is not a field of this answer; did you mean 'chosen_label'\?",
+    ):
+        widget.resolve(typo)
+    assert widget.answers == {}
+    # The wire stays as the schema allows: a client's extra key is not refused.
+    reply = answer(comm, {**APPROVED, "client_note": "x"})
+    assert reply["ok"] is True
+
+
+def test_a_picker_that_asks_nothing_yet_refuses_an_answer_saying_so() -> None:
+    with recording_comms():
+        widget = InterruptPicker(None)
+    with pytest.raises(AnswerRefused, match="nothing is asked yet"):
+        widget.resolve({"approved": True})

@@ -68,6 +68,23 @@ def parse_instant(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
+ZONED_EXAMPLE = "2030-01-08T10:00:00Z or 2030-01-08T10:00:00+02:00"
+"""How a date-time answer looks, in the sentences that refuse one."""
+
+
+def _date_time_problem(instance: Any) -> str:
+    """Why a `date-time` answer was refused: above all, a time without a zone."""
+    if isinstance(instance, str):
+        try:
+            moment = datetime.fromisoformat(instance)
+        except ValueError:
+            pass
+        else:
+            if moment.tzinfo is None:
+                return f"needs a time zone (Z or an offset), e.g. {ZONED_EXAMPLE}"
+    return "must be a valid date-time"
+
+
 def _field(err: jsonschema.ValidationError) -> str:
     path = list(err.absolute_path)
     if err.validator == "required":  # point at the missing field, where the form shows it
@@ -86,6 +103,8 @@ def _sentence(err: jsonschema.ValidationError) -> str:
     # hostile; keep the ones that name a field and shorten the rest.
     if err.validator == "required":
         return "is required"
+    if err.validator == "format" and err.validator_value == "date-time":
+        return _date_time_problem(err.instance)
     if err.validator == "format":
         return f"must be a valid {err.validator_value}"
     if err.validator in {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}:

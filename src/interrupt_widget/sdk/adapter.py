@@ -83,12 +83,13 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
 )
 from interrupt_widget.agui.resume import Resolution, ResumePlan, plan_resume
-from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.errors import AdapterError, ErrorCode, LedgerUnavailable
 from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
 from interrupt_widget.ledger.core import CallLedger
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import paused_runs
 from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
+from interrupt_widget.sdk.offline_model import OFFLINE_WAY, is_missing_credentials
 from interrupt_widget.sdk.response_schema import declared_response_schema
 from interrupt_widget.sdk.run import Decided, SDKRun
 
@@ -411,6 +412,11 @@ def _agents(root: Agent[Any]) -> list[Agent[Any]]:
     return found
 
 
+def uses_default_model(root: Agent[Any]) -> bool:
+    """True when no agent of `root`'s handoffs names a model: the SDK's default runs them all."""
+    return all(agent.model is None for agent in _agents(root))
+
+
 def _declared(root: Agent[Any], read: Callable[[Any], _T | None]) -> dict[str, _T]:
     """What `read` finds declared on each function tool of `root` and its handoffs, by name."""
     found: dict[str, _T] = {}
@@ -449,6 +455,10 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
     if isinstance(error, AdapterError):
         return error.code, error.message
     message = str(error) or type(error).__name__
+    if is_missing_credentials(error):
+        return ErrorCode.MODEL_ERROR, f"{message} {OFFLINE_WAY}"
+    if isinstance(error, LedgerUnavailable):
+        return ErrorCode.LEDGER_UNAVAILABLE, message
     if isinstance(error, UserError) and message.startswith("Error running tool"):
         return ErrorCode.TOOL_ERROR, message
     if isinstance(error, ModelBehaviorError):

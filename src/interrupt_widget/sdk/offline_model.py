@@ -1,5 +1,11 @@
 """`OfflineModel`: a deterministic stand-in for an LLM, for notebooks, tests and CI.
 
+It calls a tool only when the request names it (`issue_refund amount=80`) or
+asks to book or schedule something; any other request is echoed back, with a
+line saying how to make it call a tool. Run your own agent offline with
+`Agent(..., model=OfflineModel())`, `AgentChat(agent, model=OfflineModel())` or
+`model=default_model()` (offline unless `OPENAI_API_KEY` is set).
+
 No network, no key. It reads the conversation and plays the agent's part by
 fixed rules, so the same input always gives the same output and the same ids:
 
@@ -19,7 +25,8 @@ fixed rules, so the same input always gives the same output and the same ids:
   tool returned, and for a call that did not run says so ("The meeting was
   not scheduled."). It never claims what a tool did not report. (After a
   handoff, whose result is not its tool's, it acts on the request.)
-- Otherwise it answers `You said: <the request>`.
+- Otherwise it answers `You said: <the request>`, and, when the agent has
+  tools, a second paragraph saying how to call one (`NO_TOOL_HINT`).
 
 Its work is bounded whatever a client sends: the rules read only the first
 `MAX_READ_CHARS` characters of the request, and text it repeats (the request,
@@ -64,7 +71,9 @@ from agents import (
 )
 from agents.agent_output import AgentOutputSchemaBase
 from agents.items import TResponseInputItem, TResponseOutputItem, TResponseStreamEvent
+from agents.models._openai_shared import get_default_openai_client, get_default_openai_key
 from agents.models.interface import Model
+from openai import OpenAIError
 from openai.types.responses import (
     Response,
     ResponseCompletedEvent,
@@ -140,7 +149,14 @@ class _Plan:
 
 
 class OfflineModel(Model):
-    """A deterministic `Model`: rule-based replies and tool calls, streamed word by word."""
+    """A deterministic `Model`: calls a tool only when the request names it.
+
+    `issue_refund amount=80 for a damaged monitor` calls `issue_refund`; "book a
+    call with Alice" calls the agent's scheduling tool; anything else ("please
+    drop the staging_orders table") is echoed back with a hint, and no tool is
+    called. The module docs give every rule. Use it for any agent:
+    `Agent(name=..., tools=[...], model=OfflineModel())`.
+    """
 
     def __init__(self, *, reply_words: int | None = None) -> None:
         self.reply_words = reply_words
@@ -233,7 +249,7 @@ class OfflineModel(Model):
         calls = _tool_calls(request, function_tools)
         if calls:
             return digest, _Plan(calls=calls)
-        return digest, _Plan(text=f"You said: {_echo(said)}")
+        return digest, _Plan(text=f"You said: {_echo(said)}{_no_tool_hint(function_tools)}")
 
 
 class _Counter:
@@ -268,6 +284,20 @@ def _text(content: Any) -> str:
             if isinstance(part, Mapping) and "text" in part
         )
     return ""
+
+
+NO_TOOL_HINT: Final = (
+    "(The offline model calls a tool only when the request names it, as in "
+    "`{example} key=value`{booking}. This request named none, so no tool ran.)"
+)
+"""The paragraph added to an echo when the agent has tools the request did not name."""
+
+
+def _no_tool_hint(tools: Sequence[FunctionTool]) -> str:
+    if not tools:
+        return ""
+    booking = ", or asks to book a meeting" if any(_is_scheduler(t.name) for t in tools) else ""
+    return "\n\n" + NO_TOOL_HINT.format(example=tools[0].name, booking=booking)
 
 
 def _is_scheduler(name: str) -> bool:
@@ -553,6 +583,35 @@ DEFAULT_OPENAI_MODEL = "gpt-5-mini"
 
 MODEL_ENV = "INTERRUPT_WIDGET_MODEL"
 OFFLINE = "offline"
+
+KEY_ENV_VARS: Final = ("OPENAI_API_KEY", "OPENAI_ADMIN_KEY")
+"""The environment variables the OpenAI client reads a key from."""
+
+OFFLINE_WAY: Final = (
+    "To run without a key, give the agent the offline model: "
+    "Agent(..., model=OfflineModel()) or AgentChat(agent, model=OfflineModel()) "
+    "(from interrupt_widget import OfflineModel), or set INTERRUPT_WIDGET_MODEL=offline "
+    "for agents built with default_model(). Its rule: it calls a tool only when the "
+    "request names it (tool_name key=value) or asks to book a meeting."
+)
+"""Said wherever a run fails for want of an OpenAI key."""
+
+
+def has_openai_credentials() -> bool:
+    """True when the SDK's default OpenAI client can find a key (environment or code)."""
+    return (
+        any(os.environ.get(name, "").strip() for name in KEY_ENV_VARS)
+        or get_default_openai_key() is not None
+        or get_default_openai_client() is not None
+    )
+
+
+def is_missing_credentials(error: BaseException) -> bool:
+    """True for the OpenAI client's refusal to start without a key."""
+    text = str(error)
+    return isinstance(error, OpenAIError) and (
+        "Missing credentials" in text or "api_key client option must be set" in text
+    )
 
 
 def default_model() -> Model | str:

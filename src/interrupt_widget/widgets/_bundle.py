@@ -7,6 +7,7 @@ time to the document's head would not reach.
 
 from __future__ import annotations
 
+import json
 import pathlib
 
 _STATIC = pathlib.Path(__file__).parents[1] / "static"
@@ -14,3 +15,31 @@ ESM = _STATIC / "widget.js"
 """The bundle esbuild writes from `js/widget.ts`."""
 CSS = _STATIC / "widget.css"
 """The stylesheets `js/widget.ts` imports, written beside the bundle."""
+
+
+_OWNED = """\
+// Drawn by its owner's module (the chat that holds it); shown on its own, it loads that module.
+const OWNER = %s;
+export default {
+  async render(props) {
+    const owner = await props.model.widget_manager.get_model(OWNER);
+    const url = URL.createObjectURL(new Blob([owner.get("_esm")], { type: "text/javascript" }));
+    try {
+      const module = await import(url);
+      return module.default.render(props);
+    } finally {
+      URL.revokeObjectURL(url);
+    }
+  },
+};
+"""
+
+
+def owned_module(owner_model_id: str) -> str:
+    """The `_esm` of a widget whose owner's module draws it (a chat's picker).
+
+    The bundle is saved once per widget model in an executed notebook (`_esm` is a synced
+    trait); the chat draws its picker with its own copy, so the picker carries these few
+    lines in its place, which import the chat's copy should the picker be shown alone.
+    """
+    return _OWNED % json.dumps(owner_model_id)

@@ -19,10 +19,11 @@ import contextlib
 import json
 import logging
 import pathlib
+import warnings
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, overload
 
 import anywidget
 import traitlets
@@ -36,8 +37,9 @@ from ag_ui.core import (
     RunAgentInput,
     ToolCallResultEvent,
 )
-from agents import RunHooks
+from agents import RunConfig, RunHooks, set_tracing_disabled
 from ipywidgets import widget_serialization
+from ipywidgets.widgets.widget import Widget
 
 from interrupt_widget import responders as _responders
 from interrupt_widget.agui.call_agreement import check_saved
@@ -58,17 +60,20 @@ from interrupt_widget.decisions import (
     with_outcomes,
 )
 from interrupt_widget.errors import (
+    AnswerRefused,
     CallMismatch,
     ChatRunError,
     InterruptsOpen,
     ResumeRefused,
     ThreadBusy,
+    UnattendedWait,
 )
 from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.choose import LedgerSpec
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder, ResponderError
-from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
+from interrupt_widget.sdk.offline_model import OfflineModel, has_openai_credentials
 from interrupt_widget.thread import (
     ConversationThread,
     OutcomeKind,
@@ -88,7 +93,7 @@ from interrupt_widget.widgets.chat_protocol import (
 from interrupt_widget.widgets.delta_batching import EventBatcher, coalesce
 from interrupt_widget.widgets.picker import InterruptPicker
 
-__all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError"]
+__all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError", "UnattendedWait"]
 
 _log = logging.getLogger(__name__)
 SAVE_FORMAT = "interrupt-widget/chat@1"
@@ -108,6 +113,21 @@ class ChatResult:
     decisions: tuple[Decision, ...]
     """The interrupts answered along the way."""
 
+    @property
+    def replayed(self) -> tuple[Decision, ...]:
+        """The decisions whose call had already been settled by an earlier answer.
+
+        Their run replayed the recorded result (the ledger keeps each call's one truth): the
+        tool did not run again for them, whatever `text` repeats.
+        """
+        return tuple(d for d in self.decisions if d.outcome == "replayed")
+
+    def __str__(self) -> str:
+        if not self.replayed:
+            return self.text
+        tools = ", ".join(d.tool for d in self.replayed)
+        return f"{self.text}\n(replayed: {tools} had already run on an earlier answer)"
+
 
 class ChatRun:
     """The handle `send` returns at once. Await it for the `ChatResult`.
@@ -117,16 +137,29 @@ class ChatRun:
     that waits for a person raises `CannotWaitHere` at once; use `add_done_callback`.
     """
 
-    def __init__(self, task: asyncio.Task[ChatResult], person_needed: asyncio.Event) -> None:
+    def __init__(
+        self,
+        task: asyncio.Task[ChatResult],
+        person_needed: asyncio.Event,
+        unattended: asyncio.Event | None = None,
+    ) -> None:
         self._task = task
         self._person_needed = person_needed
+        self._unattended = unattended or asyncio.Event()
 
     def __await__(self) -> Generator[Any, None, ChatResult]:
         return self._outcome().__await__()
 
     async def _outcome(self) -> ChatResult:
         if self._task.done() or not in_marimo():
-            return await asyncio.shield(self._task)
+            await self._warn_if_unattended()
+            try:
+                return await asyncio.shield(self._task)
+            except (ResponderError, ChatRunError) as error:
+                # The message holds the reason and the way out; the frames of the run's
+                # task and the responder under it would bury that line (in nbconvert's
+                # output above all), so it is raised from here with none of them.
+                raise error.with_traceback(None) from None
         if not self._person_needed.is_set():
             asked = asyncio.ensure_future(self._person_needed.wait())
             try:  # asyncio.wait cancels neither the run nor the watch when this is cancelled
@@ -143,6 +176,22 @@ class ChatRun:
                 "in a cell that uses that state.",
             )
         )
+
+    async def _warn_if_unattended(self) -> None:
+        """Warn from the awaiting cell, whose output nbconvert keeps, if nobody can answer.
+
+        What the run's own task prints goes to the cell that started it, which an
+        unattended run has long finished; this coroutine runs in the awaiting one.
+        """
+        if self._task.done():
+            return
+        noticed = asyncio.ensure_future(self._unattended.wait())
+        try:  # asyncio.wait cancels neither the run nor the watch when this is cancelled
+            await asyncio.wait({self._task, noticed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            noticed.cancel()
+        if not self._task.done():
+            warnings.warn(UNATTENDED_HINT, UnattendedWait, stacklevel=4)
 
     def done(self) -> bool:
         return self._task.done()
@@ -169,8 +218,9 @@ def _agent_and_adapter(
     policy: Policy | None,
     ledger: LedgerSpec,
     hooks: RunHooks[Any] | None,
-) -> tuple[Any, AGUIAgent]:
-    """The chat's agent (with `model` swapped in) and the AG-UI agent that runs it."""
+) -> tuple[Any, AGUIAgent, bool]:
+    """The chat's agent (with `model` swapped in), the AG-UI agent that runs it, and
+    whether it runs on `OfflineModel` because no key is set and the agent names no model."""
     if adapter is not None and (policy is not None or hooks is not None):
         # They live in the adapter that runs the agent; beside one they would be lost.
         raise TypeError(
@@ -178,7 +228,7 @@ def _agent_and_adapter(
             "OpenAIAgentsAdapter(agent, policy=..., hooks=...)"
         )
     if adapter is not None:
-        return agent, adapter
+        return agent, adapter, False
     if isinstance(agent, RemoteAgent):
         if (
             model is not None
@@ -192,9 +242,10 @@ def _agent_and_adapter(
                 "model, expires_in, response_schemas, ledger, policy and hooks belong to the "
                 "remote server's agent; set them where it is served"
             )
-        return agent, agent
+        return agent, agent, False
     if model is not None:
         agent = agent.clone(model=model)
+    offline = uses_default_model(agent) and not has_openai_credentials()
     adapter = OpenAIAgentsAdapter(
         agent,
         response_schemas=response_schemas,
@@ -202,8 +253,85 @@ def _agent_and_adapter(
         ledger=ledger,
         policy=policy,
         hooks=hooks,
+        run_config=_offline_config() if offline else None,
     )
-    return agent, adapter
+    return agent, adapter, offline
+
+
+class _NothingAsked:
+    """`chat.picker` before the agent asks anything: every use says so, clearly."""
+
+    _WHY = (
+        "nothing is asked yet: chat.picker answers once the agent asks "
+        "(chat.status == 'waiting'); send a message first, then wait for that, e.g. "
+        "`await until(chat, lambda: chat.status == 'waiting')` "
+        "(from interrupt_widget.testing)"
+    )
+
+    def resolve(self, payload: Any = None, interrupt_id: str | None = None, **_: Any) -> None:
+        raise AnswerRefused(self._WHY)
+
+    def cancel(self, interrupt_id: str | None = None, **_: Any) -> None:
+        raise AnswerRefused(self._WHY)
+
+    async def wait(self, timeout: float | None = None) -> list[ResumeEntry]:  # noqa: ASYNC109
+        raise AnswerRefused(self._WHY)
+
+    @property
+    def interrupts(self) -> list[Any]:
+        return []
+
+    @property
+    def open_interrupts(self) -> list[Interrupt]:
+        return []
+
+    submitted = False
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"chat.picker.{name}: {self._WHY}")
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "InterruptPicker: nothing asked yet"
+
+
+NOTHING_ASKED: Any = _NothingAsked()
+"""What `AgentChat.picker` is while no question is open (false in a test)."""
+
+
+class _PickerSlot(traitlets.Instance[InterruptPicker | None]):
+    """The chat's `picker` trait: None on the wire, `NOTHING_ASKED` to Python, when unasked."""
+
+    def __init__(self) -> None:
+        super().__init__(InterruptPicker, allow_none=True, read_only=True)
+
+    @overload
+    def __get__(self, obj: None, cls: type[Any]) -> _PickerSlot: ...
+    @overload
+    def __get__(self, obj: traitlets.HasTraits, cls: type[Any]) -> InterruptPicker: ...
+    def __get__(self, obj: traitlets.HasTraits | None, cls: type[Any]) -> Any:
+        value = super().__get__(obj, cls)
+        return NOTHING_ASKED if value is None and obj is not None else value
+
+
+def _picker_to_json(value: Any, widget: Widget) -> Any:
+    return None if value is NOTHING_ASKED else widget_serialization["to_json"](value, widget)
+
+
+_PICKER_SERIALIZATION = {
+    "to_json": _picker_to_json,
+    "from_json": widget_serialization["from_json"],
+}
+
+
+UNATTENDED_HINT = (
+    "No view of this chat is open and no responder is set, so nobody can answer: for an "
+    "unattended run (nbconvert, CI) set INTERRUPT_WIDGET_RESPONDER=approve_all (or "
+    "replay:<decision file>), or AgentChat(..., responder=responders.approve_all())."
+)
+"""Said in the status line and warned from the awaiting cell when a question waits alone."""
 
 
 class AgentChat(anywidget.AnyWidget):
@@ -211,6 +339,11 @@ class AgentChat(anywidget.AnyWidget):
 
     _esm = ESM
     _css = CSS
+
+    unattended_after: float = 30.0
+    """Seconds a question may wait, with no view open and no responder, before the chat
+    says how to set a responder (status line, a logged warning, and an `UnattendedWait`
+    warning from the cell that awaits the run)."""
 
     kind = traitlets.Unicode("chat", read_only=True).tag(sync=True)
     """Which view the shared bundle draws for this model."""
@@ -220,13 +353,13 @@ class AgentChat(anywidget.AnyWidget):
     """`idle`, `running`, `waiting` (for an answer), `done`, `cancelled` or `error`."""
     status_line = traitlets.Unicode("", read_only=True).tag(sync=True)
     """The sentence under the transcript: progress, the open question, or the error."""
-    picker = traitlets.Instance(InterruptPicker, allow_none=True, read_only=True).tag(
-        sync=True, **widget_serialization
-    )
-    """The picker of the last interrupts (answered or not), drawn inline; None between runs.
+    picker = _PickerSlot().tag(sync=True, **_PICKER_SERIALIZATION)
+    """The picker of the last interrupts (answered or not), drawn inline.
 
     Always the same widget, built with the chat (marimo creates a widget's front end only
     while a cell runs, and a run may pause long after): each new question resets it.
+    Before the first question and between runs it is `NOTHING_ASKED`: false, and
+    `resolve`/`cancel`/`wait` on it raise `AnswerRefused` saying nothing is asked yet.
     """
 
     def __init__(
@@ -258,9 +391,15 @@ class AgentChat(anywidget.AnyWidget):
         `hooks` (the SDK's `RunHooks`) go to every run, resumed ones included.
         `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
+
+        With no OpenAI key set (nor one given to the SDK in code), an agent that names no
+        model (nor do its handoffs) runs on `OfflineModel`, and the chat says so in its
+        running line and in a logged warning (`offline_for_want_of_a_key`): the SDK's
+        default model would only fail with "Missing credentials". An agent that names a
+        model is left as it is; a run that fails for want of a key says the offline way.
         """
         super().__init__()
-        agent, adapter = _agent_and_adapter(
+        agent, adapter, offline = _agent_and_adapter(
             agent,
             adapter,
             model=model,
@@ -270,6 +409,8 @@ class AgentChat(anywidget.AnyWidget):
             ledger=ledger,
             hooks=hooks,
         )
+        self.offline_for_want_of_a_key = offline
+        """True when the chat runs the agent on `OfflineModel` because no key is set."""
         self.agent = agent
         self.responder: Responder | None = (
             responder if responder is not None else _responders.from_env()
@@ -285,23 +426,31 @@ class AgentChat(anywidget.AnyWidget):
         if isinstance(adapter, RemoteAgent):  # a loaded save's legacy pauses answer as before
             adapter.adopt(self._thread.interrupts)
         self._picker = InterruptPicker(
-            None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit
+            None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit, owner=self
         )
+        self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
+        self._start_bookkeeping()
+        self.on_msg(self._on_front_end_message)
+        self._sync_messages()
+        if self._thread.interrupts:  # a loaded chat that was waiting: ask again
+            self._ask_again()
+
+    def _start_bookkeeping(self) -> None:
+        """What the chat tracks between runs: who may answer, views, stops, the last run."""
         self._asked: frozenset[str] = frozenset()
         """The ids of the interrupts the picker was last reset to."""
-        self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
         self._batcher = EventBatcher(self._to_front_end)
         self._loop: asyncio.AbstractEventLoop | None = _running_loop()
         self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
         self._person_needed = asyncio.Event()
         """Set while the run waits for a person (not a responder) to answer the picker."""
+        self._unattended = asyncio.Event()
+        """Set once a question has waited `unattended_after` seconds with nobody to answer."""
+        self._views_seen = False
+        """True once a view of this chat has opened (it says hello)."""
         self._stop_when_answered = False
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
-        self.on_msg(self._on_front_end_message)
-        self._sync_messages()
-        if self._thread.interrupts:  # a loaded chat that was waiting: ask again
-            self._ask_again()
 
     def _ask_again(self) -> None:
         self._open_picker(self._thread.interrupts)
@@ -352,7 +501,7 @@ class AgentChat(anywidget.AnyWidget):
         if last is not None and not last.done() and not self._thread.interrupts:
             self._stop_before_start = True  # sent, but its run has not begun yet
             return True
-        picker = self.picker
+        picker = self._shown_picker()
         if picker is None or picker.submitted or not self._thread.interrupts:
             return False
         self._stop_when_answered = True
@@ -444,8 +593,9 @@ class AgentChat(anywidget.AnyWidget):
         reply = _last_reply(self._thread)
         if reply:
             lines.append(f"Agent: {reply}")
-        if self.picker is not None:
-            lines.append(repr(self.picker))
+        shown = self._shown_picker()
+        if shown is not None:
+            lines.append(repr(shown))
         if self.status == "error" and self.status_line:
             lines.append(self.status_line)
         return "\n".join(lines)
@@ -458,7 +608,7 @@ class AgentChat(anywidget.AnyWidget):
 
         task = loop.create_task(main(), name="interrupt-widget chat")
         task.add_done_callback(_retrieve)  # the status line shows failures; no stray warning
-        self._last_run = ChatRun(task, self._person_needed)
+        self._last_run = ChatRun(task, self._person_needed, self._unattended)
         return self._last_run
 
     async def _converse(
@@ -504,7 +654,10 @@ class AgentChat(anywidget.AnyWidget):
     async def _run(
         self, run_input: RunAgentInput, *, stop_once_answered: bool = False
     ) -> RunOutcome:
-        self._set_status("running", "The agent is working…")
+        working = "The agent is working…"
+        if self.offline_for_want_of_a_key:
+            working += f" ({OFFLINE_FALLBACK_NOTE})"
+        self._set_status("running", working)
         task = self._thread.start(
             run_input, on_event=self._stream_event, stop_once_answered=stop_once_answered
         )
@@ -546,6 +699,9 @@ class AgentChat(anywidget.AnyWidget):
                 if isinstance(marker, Mapping) and isinstance(marker.get("id"), str):
                     markers[marker["id"]] = marker
         self._decisions = with_outcomes(self._decisions, markers)
+        replayed = [k for k, marker in markers.items() if marker.get("replayed") is True]
+        if replayed:
+            self._picker.note_replayed(replayed)
 
     async def _ask(self, interrupts: tuple[Interrupt, ...]) -> list[ResumeEntry]:
         loop = asyncio.get_running_loop()
@@ -553,15 +709,31 @@ class AgentChat(anywidget.AnyWidget):
         self._waiter = waiter
         self._open_picker(interrupts)  # before `waiting`, so a view that sees it finds the picker
         self._set_status("waiting", _waiting_line(interrupts, self._thread.messages))
+        alone: asyncio.TimerHandle | None = None
         try:
             if self.responder is not None:
                 self.responder.respond(self._require_picker())
             if not waiter.done():
                 self._person_needed.set()
+                if self.responder is None and not self._views_seen:
+                    alone = loop.call_later(
+                        self.unattended_after, self._note_unattended, interrupts
+                    )
             return await waiter
         finally:
+            if alone is not None:
+                alone.cancel()
             self._waiter = None
             self._person_needed.clear()
+            self._unattended.clear()
+
+    def _note_unattended(self, interrupts: tuple[Interrupt, ...]) -> None:
+        if self._views_seen or self.responder is not None:
+            return
+        waiting = _waiting_line(interrupts, self._thread.messages)
+        self._set_status("waiting", f"{waiting}. {UNATTENDED_HINT}")
+        _log.warning("AgentChat: %s %s", waiting, UNATTENDED_HINT)
+        self._unattended.set()
 
     def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
         # Refuses bad interrupts before changing anything; the conversation names their calls.
@@ -569,17 +741,23 @@ class AgentChat(anywidget.AnyWidget):
         self._asked = frozenset(i.id for i in interrupts)
         self.set_trait("picker", self._picker)
 
+    def _shown_picker(self) -> InterruptPicker | None:
+        """The picker drawn inline, or None while nothing is asked."""
+        shown = self._trait_values.get("picker")
+        return shown if isinstance(shown, InterruptPicker) else None
+
     def _require_picker(self) -> InterruptPicker:
-        picker = self.picker
+        picker = self._shown_picker()
         if picker is None:  # pragma: no cover - _open_picker always sets one
             raise RuntimeError("no picker is open")
         return picker
 
     def _let_responder_answer(self) -> None:
-        if self.responder is None or self.picker is None:
+        picker = self._shown_picker()
+        if self.responder is None or picker is None:
             return
         try:
-            self.responder.respond(self.picker)
+            self.responder.respond(picker)
         except ResponderError as exc:
             self._set_status("error", error_line(exc, "answering with the responder"))
 
@@ -636,6 +814,7 @@ class AgentChat(anywidget.AnyWidget):
                 self._reply(PromptResult(exc.request_id, ok=False, error=str(exc)))
             return
         if isinstance(message, Hello):
+            self._views_seen = True
             self._batcher.flush()
             events = self._thread.runs[-1].events if self._thread.running else []
             live = [e for e in events if not isinstance(e, MessagesSnapshotEvent)]
@@ -674,6 +853,21 @@ class AgentChat(anywidget.AnyWidget):
             return self._loop
         self._loop = loop
         return loop
+
+
+OFFLINE_FALLBACK_NOTE = (
+    "on the offline model: no OpenAI key is set and the agent names no model; set "
+    "OPENAI_API_KEY before building the chat to use a real one"
+)
+"""Said in the running line of a chat that runs its agent offline for want of a key."""
+
+
+def _offline_config() -> RunConfig:
+    # Every agent of the run names no model (`uses_default_model`), so the run's model,
+    # which the SDK puts before theirs, changes nothing else.
+    set_tracing_disabled(True)  # the trace exporter needs the network and a key
+    _log.warning("AgentChat: %s.", OFFLINE_FALLBACK_NOTE)
+    return RunConfig(model=OfflineModel())
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

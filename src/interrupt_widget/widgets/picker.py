@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
 import json
 import logging
 import pathlib
@@ -38,9 +39,9 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
-from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
-from interrupt_widget.errors import AnswerRefused
-from interrupt_widget.widgets._bundle import CSS, ESM
+from interrupt_widget.agui.wire import interrupts_from_wire, json_pointer, to_wire
+from interrupt_widget.errors import AnswerError, AnswerRefused
+from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
     AnswerResult,
@@ -108,16 +109,21 @@ class InterruptPicker(anywidget.AnyWidget):
         renderers: Mapping[str, str | pathlib.Path] | None = None,
         on_submit: SubmitCallback | None = None,
         messages: Iterable[Message] = (),
+        owner: anywidget.AnyWidget | None = None,
     ) -> None:
         """`interrupts`: at least one; None for a picker that asks nothing until `reset`.
 
         `messages`: the conversation the interrupts come from, which names the tool
         of an interrupt that only points at its call (`tool_call_id`).
+        `owner`: a widget whose module draws this picker (the chat that holds it); the
+        picker then carries a few lines that load the owner's module, not a copy of it.
         """
         parsed = [] if interrupts is None else _checked(interrupts)
         self._names: dict[str, str] = {}
+        module = {} if owner is None else {"_esm": owned_module(owner.model_id)}
         # Passed to the constructor so the opening message already carries them.
         super().__init__(
+            **module,
             interrupts=[to_wire(i) for i in parsed],
             renderers={str(k): _renderer_source(v) for k, v in (renderers or {}).items()},
             calls=self._read_calls(parsed, messages),
@@ -194,10 +200,12 @@ class InterruptPicker(anywidget.AnyWidget):
 
         `interrupt_id` may be left out while a single interrupt is open. An invalid
         payload raises `AnswerRefused` (a `ValueError`) naming the fields, and the
-        same message shows in the widget.
+        same message shows in the widget. Stricter than a click: a key the schema
+        does not declare (a typo such as `reson`) is refused, naming the nearest
+        declared field, where the wire accepts whatever the schema allows.
         """
         try:
-            self._record(interrupt_id, "resolved", payload, by=by)
+            self._record(interrupt_id, "resolved", payload, by=by, strict=True)
         finally:
             self._settle()
 
@@ -207,6 +215,23 @@ class InterruptPicker(anywidget.AnyWidget):
             self._record(interrupt_id, "cancelled", None, by=by)
         finally:
             self._settle()
+
+    def note_replayed(self, interrupt_ids: Iterable[str]) -> None:
+        """Mark answers whose call had already been settled by an earlier answer.
+
+        Their run replayed the recorded result (the call did not run again); the
+        summary under each says so. The chat calls this once the resumed run reports.
+        """
+        with self._lock:
+            marked = {
+                k: {**record, "outcome": "replayed"}
+                for k, record in self._recorded.items()
+                if k in set(interrupt_ids) and record.get("outcome") != "replayed"
+            }
+            if not marked:
+                return
+            self._recorded.update(marked)
+            self.answers = {**self.answers, **marked}
 
     async def wait(self, timeout: float | None = None) -> list[ResumeEntry]:  # noqa: ASYNC109
         """The resume entries, once every interrupt has an answer.
@@ -281,7 +306,13 @@ class InterruptPicker(anywidget.AnyWidget):
     # -- internals ---------------------------------------------------------------------------
 
     def _record(
-        self, interrupt_id: str | None, status: AnswerStatus, payload: Any, *, by: str
+        self,
+        interrupt_id: str | None,
+        status: AnswerStatus,
+        payload: Any,
+        *,
+        by: str,
+        strict: bool = False,
     ) -> None:
         """Record one answer (submitting when it completes the set) or raise `AnswerRefused`.
 
@@ -309,6 +340,8 @@ class InterruptPicker(anywidget.AnyWidget):
                     f"{earlier['by']}){sent}; nothing was changed"
                 )
             if status == "resolved":
+                if strict:
+                    _check_declared(label, interrupt, payload)
                 self._check_resolvable(interrupt, payload)
             self._store(interrupt, status, payload, by=by)
             self._submit_if_complete()
@@ -319,6 +352,10 @@ class InterruptPicker(anywidget.AnyWidget):
             if found is None:
                 raise AnswerRefused(f"unknown interrupt id {interrupt_id!r}")
             return found
+        if not self._order:
+            raise AnswerRefused(
+                "nothing is asked yet: this picker answers once it shows a question"
+            )
         still_open = [i for i in self._order if i.id not in self._recorded]
         if len(still_open) != 1:
             names = ", ".join(f"{self._names[i.id]} ({i.id})" for i in still_open)
@@ -447,6 +484,11 @@ def _decision(record: Mapping[str, Any] | None) -> str:
     """How one answer reads in the text repr (no ids, no times: stable for nbval)."""
     if record is None:
         return "waiting for an answer"
+    said = _verdict_text(record)
+    return f"{said}, replayed (it had already run)" if record.get("outcome") == "replayed" else said
+
+
+def _verdict_text(record: Mapping[str, Any]) -> str:
     payload = record["payload"]
     said = verdict(record["status"], payload, record["by"])
     if said in ("expired", "cancelled"):
@@ -462,6 +504,30 @@ def _decision(record: Mapping[str, Any] | None) -> str:
     if not shown:
         return said
     return f"{said} ({', '.join(f'{k}: {_short(v)}' for k, v in shown.items())})"
+
+
+def _check_declared(label: str, interrupt: Interrupt, payload: Any) -> None:
+    """Refuse keys the answer's schema does not declare, naming the nearest declared one."""
+    schema = interrupt.response_schema
+    if not isinstance(schema, Mapping) or not isinstance(payload, Mapping):
+        return
+    declared = schema.get("properties")
+    if not isinstance(declared, Mapping) or schema.get("patternProperties"):
+        return
+    names = sorted(str(name) for name in declared)
+    problems = [
+        AnswerError(json_pointer([key]), _undeclared(str(key), names))
+        for key in payload
+        if key not in declared
+    ]
+    if problems:
+        raise AnswerRefused(f"{label}: {describe(problems)}", problems)
+
+
+def _undeclared(key: str, names: list[str]) -> str:
+    nearest = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    hint = f"did you mean {nearest[0]!r}? " if nearest else ""
+    return f"is not a field of this answer; {hint}the fields are {', '.join(names)}"
 
 
 def _short(value: Any) -> str:
