@@ -228,6 +228,7 @@ class AgentChat(anywidget.AnyWidget):
                 policy=policy,
             )
         self.agent = agent
+        """The agent (or AG-UI agent) this chat runs."""
         self.responder: Responder | None = (
             responder if responder is not None else _responders.from_env()
         )

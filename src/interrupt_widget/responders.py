@@ -49,7 +49,9 @@ class Responder(Protocol):
     name: str
     """Shown as `responder:<name>` wherever the answer is displayed."""
 
-    def respond(self, picker: InterruptPicker) -> None: ...
+    def respond(self, picker: InterruptPicker) -> None:
+        """Answer every open interrupt of `picker` on the path a click takes."""
+        ...
 
 
 class _Cancel:

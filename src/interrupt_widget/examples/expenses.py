@@ -18,6 +18,7 @@ from interrupt_widget.offline_model import default_model
 from interrupt_widget.tool_answers import resume_payload
 
 EXPENSE_CATEGORIES = ["travel", "meals", "equipment", "software", "other"]
+"""The categories the approver picks from for `submit_expense` (its answer's `category`)."""
 MAX_EXPENSE = 10_000
 REFUND_LIMIT = 50
 """Refunds above this amount need approval."""
