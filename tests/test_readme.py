@@ -1,7 +1,9 @@
-"""The README's code runs as written, and its first screen keeps its promises."""
+"""The README's code runs as written, its first screen keeps its promises, and its links lead
+somewhere: it is the landing page, and the documentation site (docs/) holds the rest."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -22,6 +24,12 @@ def _python_block(section: str) -> str:
     match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert match, "no python block"
     return match.group(1)
+
+
+def _slug(heading: str) -> str:
+    # Python-Markdown's toc slugs, as the site and GitHub both make them for plain headings.
+    words = re.sub(r"[^\w\s-]", "", heading.strip().lower())
+    return re.sub(r"[\s]+", "-", words)
 
 
 def test_the_adapter_example_is_ten_lines_and_runs_as_written(tmp_path: Path) -> None:
@@ -53,3 +61,35 @@ def test_the_first_screen_names_the_two_commands_ci_runs() -> None:
     assert any(line.startswith("make test") for line in head)
     ci = (README.parent / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test" in ci
+
+
+def test_the_first_notebook_cell_ends_with_the_widget() -> None:
+    # Pasted as one cell, the chat must be the cell's last expression, or nobody sees the widget
+    # that the next cell waits on.
+    cell = _python_block(_section("In a notebook"))
+    last = ast.parse(cell).body[-1]
+    assert isinstance(last, ast.Expr), cell
+    assert isinstance(last.value, ast.Name), cell
+
+
+def test_the_guide_shows_the_readmes_adapter_example() -> None:
+    guide = (README.parent / "docs" / "guide" / "serving.md").read_text(encoding="utf-8")
+    readme_code = _python_block(_section("The adapter in ten lines"))
+    assert readme_code in guide
+
+
+def test_every_link_in_the_readme_leads_to_a_file_and_heading() -> None:
+    text = README.read_text(encoding="utf-8")
+    broken = []
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if target.startswith(("http://", "https://")):
+            continue
+        path, _, anchor = target.partition("#")
+        page = README.parent / path
+        if not page.is_file():
+            broken.append(target)
+        elif anchor:
+            headings = re.findall(r"^#+ (.+)$", page.read_text(encoding="utf-8"), re.MULTILINE)
+            if anchor not in {_slug(h) for h in headings}:
+                broken.append(target)
+    assert not broken, broken
