@@ -46,14 +46,17 @@ test-js: setup
 
 ## The documentation site (mkdocs.yml, docs/): `make docs` serves it on 127.0.0.1 and rebuilds on
 ## every change; `make docs-build` builds it with --strict into a temporary folder, so a broken
-## link, a missing page or a docstring the reference cannot read fails. Nothing is fetched.
+## link, a missing page or a docstring the reference cannot read fails. Nothing is fetched while
+## building, and no page loads a script, stylesheet or image from another host.
 DOCS_PORT ?= 8001
 docs: setup
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
 
 docs-build: setup
 	@set -e; site=$$(mktemp -d); trap 'rm -rf "$$site"' EXIT; \
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir "$$site"
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir "$$site"; \
+	if grep -rlE '<(script|link|img)[^>]+(src|href)="(https?:)?//' "$$site"; then \
+	  echo "these pages load something from another host" >&2; exit 1; fi
 
 ## Other frameworks' AG-UI servers, each in its own venv (their pins conflict with ours).
 interop-venvs: interop-langgraph interop-strands interop-adk
