@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 NB      := notebooks/01_quickstart.ipynb
 PORT    ?= 8888
 
-.PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench bench-smoke wheel-check clean \
+.PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench bench-smoke wheel-check docs docs-build clean \
 	test-deps browser-tiers python-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
@@ -43,6 +43,20 @@ lint: setup
 
 test-js: setup
 	npm test
+
+## The documentation site (mkdocs.yml, docs/): `make docs` serves it on 127.0.0.1 and rebuilds on
+## every change; `make docs-build` builds it with --strict into a temporary folder, so a broken
+## link, a missing page or a docstring the reference cannot read fails. Nothing is fetched while
+## building, and no page loads a script, stylesheet or image from another host.
+DOCS_PORT ?= 8001
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+
+docs-build: setup
+	@set -e; site=$$(mktemp -d); trap 'rm -rf "$$site"' EXIT; \
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir "$$site"; \
+	if grep -rlE '<(script|link|img)[^>]+(src|href)="(https?:)?//' "$$site"; then \
+	  echo "these pages load something from another host" >&2; exit 1; fi
 
 ## Other frameworks' AG-UI servers, each in its own venv (their pins conflict with ours).
 interop-venvs: interop-langgraph interop-strands interop-adk
@@ -90,7 +104,7 @@ test-e2e: setup copilotkit-build
 ## tier keeps about one core busy, and each takes its own free ports, temporary folders and
 ## databases, so none reaches into another's).
 test: setup
-	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js bench-smoke
+	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js bench-smoke docs-build
 	$(MAKE) --no-print-directory -j2 --output-sync=target browser-tiers python-tiers
 
 browser-tiers: setup

@@ -62,7 +62,9 @@ class Responder(Protocol):
     name: str
     """Shown as `responder:<name>` wherever the answer is displayed."""
 
-    def respond(self, picker: Picker) -> None: ...
+    def respond(self, picker: Picker) -> None:
+        """Answer every open interrupt of `picker` on the path a click takes."""
+        ...
 
 
 class _Cancel:

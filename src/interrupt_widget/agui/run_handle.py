@@ -57,7 +57,9 @@ class AGUIAgent(Protocol):
     (read through `as_run_handle`), which then cannot be stopped, only closed.
     """
 
-    def run(self, input: RunAgentInput) -> RunHandle: ...
+    def run(self, input: RunAgentInput) -> RunHandle:
+        """Start one run for `input`; its events come from the handle returned."""
+        ...
 
 
 class StreamRun:

@@ -18,6 +18,7 @@ from interrupt_widget.sdk.response_schema import with_response_schema
 from interrupt_widget.sdk.tool_answers import resume_payload
 
 EXPENSE_CATEGORIES = ["travel", "meals", "equipment", "software", "other"]
+"""The categories the approver picks from for `submit_expense` (its answer's `category`)."""
 MAX_EXPENSE = 10_000
 REFUND_LIMIT = 50
 """Refunds above this amount need approval."""

@@ -34,6 +34,7 @@ class ToolRunLog:
         self._calls: list[ExecutedCall] = []
 
     def record(self, call: ExecutedCall) -> None:
+        """Add a call that ran (the example tools call this from their bodies)."""
         with self._lock:
             self._calls.append(call)
 

@@ -360,6 +360,7 @@ class AdapterRun:
 
     @property
     def stop_requested(self) -> bool:
+        """Whether `stop()` was called: the run ends cancelled at its next safe point."""
         return self._stop.is_set()
 
     @property

@@ -176,6 +176,7 @@ class OfflineModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
+        """The whole reply at once: the same text and tool calls `stream_response` streams."""
         digest, plan = self._plan(input, tools)
         return ModelResponse(
             output=_output_items(digest, plan),
@@ -197,6 +198,7 @@ class OfflineModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
+        """The reply as the Responses API streams it: word by word, then `response.completed`."""
         digest, plan = self._plan(input, tools)
         outputs = _output_items(digest, plan)
         response = _response(digest, [], "in_progress")

@@ -412,6 +412,7 @@ class AgentChat(anywidget.AnyWidget):
         self.offline_for_want_of_a_key = offline
         """True when the chat runs the agent on `OfflineModel` because no key is set."""
         self.agent = agent
+        """The agent (or AG-UI agent) this chat runs."""
         self.responder: Responder | None = (
             responder if responder is not None else _responders.from_env()
         )
