@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import responders
 from .agui.run_handle import AGUIAgent, RunHandle
+from .batch.agent_batch import AgentBatch
 from .errors import (
     AdapterError,
     AGUIClientError,
@@ -36,6 +37,7 @@ from .sdk.response_schema import with_response_schema
 from .sdk.tool_answers import resume_payload
 from .widgets.awaiting import CannotWaitHere
 from .widgets.chat import AgentChat
+from .widgets.inbox import Inbox
 from .widgets.picker import InterruptPicker
 from .widgets.renderers import MEETING_TIME
 
@@ -51,6 +53,7 @@ __all__: list[str] = [
     "AGUIStreamError",
     "AdapterError",
     "AdapterRun",
+    "AgentBatch",
     "AgentChat",
     "AnswerRefused",
     "CallInDoubt",
@@ -58,6 +61,7 @@ __all__: list[str] = [
     "CannotWaitHere",
     "ChatRunError",
     "ErrorCode",
+    "Inbox",
     "InterruptPicker",
     "InterruptsOpen",
     "OfflineModel",
