@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json test
 	touch $(STAMP)
 
 ## The bundle, rebuilt only when its sources change: `make lab` while tests read it rewrites nothing.
-BUNDLE     := src/interrupt_widget/static/widget.js src/interrupt_widget/static/widget.css
+BUNDLE     := $(addprefix src/interrupt_widget/static/,widget.js widget.css inbox.js inbox.css)
 JS_SOURCES := $(shell find js -name '*.ts' -o -name '*.css') package.json package-lock.json terser.config.json
 $(BUNDLE) &: $(JS_SOURCES) | $(STAMP)
 	npm run build

@@ -40,6 +40,12 @@ GOAL_GZIPPED = 20 * 1024
 GOAL_OWN_GZIPPED = 12 * 1024
 """The widgets' own code and stylesheet, without the packages the bundle includes
 and without the Markdown renderer."""
+INBOX = STATIC / "inbox.js"
+INBOX_STYLES = STATIC / "inbox.css"
+INBOX_ENTRY = "js/inbox/widget.ts"
+"""The inbox's own bundle: only a page that shows an inbox loads it."""
+GOAL_PAGE_GZIPPED = 24 * 1024
+"""The widgets' own code of every bundle a page with all the widgets loads."""
 MARKDOWN = "js/chat/markdown.ts"
 """Our part of the Markdown renderer, which the own-code goal counts apart."""
 
@@ -157,7 +163,32 @@ def main() -> int:
     print(f"remote imports    {len(remote)}")
     opening = opening_message_bytes()
     print(f"picker comm_open  {opening / 1024:6.1f} KB (bundle + state, one widget)")
-    ok = gzipped <= GOAL_GZIPPED and own_gzipped <= GOAL_OWN_GZIPPED and not remote
+    inbox_own, inbox_own_styles = bundled(INBOX_ENTRY)
+    inbox_gzipped = gz(INBOX.read_bytes()) + gz(INBOX_STYLES.read_bytes())
+    inbox_own_gzipped = gz(inbox_own) + gz(inbox_own_styles)
+    page = own_gzipped + inbox_own_gzipped  # the Markdown renderer counted apart, as above
+    print(
+        f"inbox bundle      {inbox_gzipped / 1024:6.1f} KB gzipped "
+        f"({INBOX.name} + {INBOX_STYLES.name})"
+    )
+    print(
+        f"inbox own code    {inbox_own_gzipped / 1024:6.1f} KB ({inbox_own_gzipped} B, the picker "
+        f"card it reuses included)  goal <= {GOAL_OWN_GZIPPED // 1024} KB: "
+        f"{inbox_own_gzipped / GOAL_OWN_GZIPPED:.3f}x"
+    )
+    print(
+        f"a page with all   {page / 1024:6.1f} KB of own code, both bundles "
+        f"(Markdown apart)  goal <= "
+        f"{GOAL_PAGE_GZIPPED // 1024} KB: {page / GOAL_PAGE_GZIPPED:.3f}x"
+    )
+    remote += re.findall(rb"(?:import|from)\s*\(?\s*[\"'`](?:https?:)?//", INBOX.read_bytes())
+    ok = (
+        gzipped <= GOAL_GZIPPED
+        and own_gzipped <= GOAL_OWN_GZIPPED
+        and inbox_own_gzipped <= GOAL_OWN_GZIPPED
+        and page <= GOAL_PAGE_GZIPPED
+        and not remote
+    )
     print("result            " + ("within the goal" if ok else "OVER THE GOAL"))
     return 0 if ok else 1
 

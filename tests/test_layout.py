@@ -25,6 +25,7 @@ RANKS: dict[str, int] = {
     "thread": 6,
     "responders": 7,
     "http": 8,
+    "batch": 8,
     "widgets": 9,
     "examples": 10,
     "testing": 10,

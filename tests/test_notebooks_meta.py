@@ -74,6 +74,7 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
         {"transfer_funds": {"approved": True, "arguments": {"amount": 2500}}},
         {"transfer_funds": {"approved": True}},  # the invoice the policy leaves to a person
     ],
+    "07_batch_approvals.ipynb": [],  # answered from Python through the inbox
 }
 
 # Facts checked in the kernel once every cell ran: expression -> expected value.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import responders
 from .agui.run_handle import AGUIAgent, RunHandle
+from .batch.agent_batch import AgentBatch
 from .errors import (
     AdapterError,
     AGUIClientError,
@@ -38,6 +39,7 @@ from .sdk.response_schema import with_response_schema
 from .sdk.tool_answers import resume_payload
 from .widgets.awaiting import CannotWaitHere
 from .widgets.chat import AgentChat
+from .widgets.inbox import Inbox
 from .widgets.picker import InterruptPicker
 from .widgets.renderers import MEETING_TIME
 from .widgets.sdk_interruptions import answer_interruptions
@@ -54,6 +56,7 @@ __all__: list[str] = [
     "AGUIStreamError",
     "AdapterError",
     "AdapterRun",
+    "AgentBatch",
     "AgentChat",
     "AnswerRefused",
     "CallInDoubt",
@@ -61,6 +64,7 @@ __all__: list[str] = [
     "CannotWaitHere",
     "ChatRunError",
     "ErrorCode",
+    "Inbox",
     "InterruptPicker",
     "InterruptsOpen",
     "LedgerUnavailable",

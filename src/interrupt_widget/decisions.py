@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from ag_ui.core import Interrupt, Message, ToolMessage
+from ag_ui.core import BaseEvent, Interrupt, Message, ToolCallResultEvent, ToolMessage
 
 from interrupt_widget.agui.answer_edit import executed_arguments
 from interrupt_widget.agui.interrupts import (
@@ -218,3 +218,14 @@ def decisions_frame(decisions: Iterable[Decision]) -> Any:
         raise ImportError(PANDAS_MISSING) from None
     columns = [f.name for f in fields(Decision)]
     return pd.DataFrame([asdict(d) for d in decisions], columns=columns)
+
+
+def result_markers(events: Iterable[BaseEvent]) -> dict[str, Mapping[str, Any]]:
+    """The decision marker on each tool result of a run, by interrupt id (for `with_outcomes`)."""
+    markers: dict[str, Mapping[str, Any]] = {}
+    for event in events:
+        if isinstance(event, ToolCallResultEvent):
+            marker = (event.metadata or {}).get(INTERRUPT_KEY)
+            if isinstance(marker, Mapping) and isinstance(marker.get("id"), str):
+                markers[marker["id"]] = marker
+    return markers

@@ -23,6 +23,7 @@ pytestmark = pytest.mark.e2e
 HERE = Path(__file__).parent
 QUICKSTART = HERE.parents[1] / "notebooks" / "quickstart_marimo.py"
 AWAITING = HERE / "notebooks" / "marimo_await.py"
+INBOX = HERE / "notebooks" / "marimo_inbox.py"
 
 Serve = Callable[[Path], tuple[MarimoApp, Path]]
 
@@ -113,3 +114,16 @@ def test_awaiting_a_run_in_a_marimo_cell_says_why_at_once_and_the_run_goes_on(
     chat.picker.button(interrupt_id, "Approve").click()
     expect(chat.agent_messages.last).to_contain_text("Scheduled")
     assert len(read_journal(journal)) == 1
+
+
+def test_a_batch_inbox_in_marimo_approves_the_selected_calls(serve: Serve, page: Page) -> None:
+    app, journal = serve(INBOX)
+    page.goto(app.url)
+    inbox = page.locator(".iw-inbox")
+    items = inbox.locator(".iw-item")
+    expect(items).to_have_count(10, timeout=90_000)
+    inbox.get_by_label("Select shown").check()
+    inbox.get_by_role("button", name="Approve selected").click()
+    expect(items).to_have_count(0)
+    expect(inbox.locator(".iw-counts")).to_contain_text("10 done", timeout=30_000)
+    assert len(read_journal(journal)) == 10

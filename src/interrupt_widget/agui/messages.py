@@ -8,6 +8,7 @@ MESSAGES_SNAPSHOT carries, so the snapshot says exactly what the stream said
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from ag_ui.core import (
@@ -125,3 +126,15 @@ class Transcript:
 
     def call(self, call_id: str) -> ToolCall | None:
         return self._calls.get(call_id)
+
+
+def last_reply(messages: Iterable[Message]) -> str:
+    """The agent's last non-empty text reply in `messages` (empty when it said nothing)."""
+    for message in reversed(list(messages)):
+        if (
+            isinstance(message, AssistantMessage)
+            and isinstance(message.content, str)
+            and message.content
+        ):
+            return message.content
+    return ""

@@ -17,7 +17,7 @@ from .stream_rules import (
     stream_violations,
     thread_violations,
 )
-from .waiting import until
+from .waiting import batch_until, until
 
 __all__: list[str] = [
     "CommRecorder",
@@ -27,6 +27,7 @@ __all__: list[str] = [
     "ag_ui_validate_findings",
     "assert_valid_stream",
     "assert_valid_thread",
+    "batch_until",
     "parse_events",
     "recording_comms",
     "stream_violations",

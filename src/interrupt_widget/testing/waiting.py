@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import traitlets
+
+if TYPE_CHECKING:
+    from interrupt_widget.batch.agent_batch import AgentBatch
 
 
 async def until(
@@ -34,3 +37,25 @@ async def until(
                 changed.clear()
     finally:
         widget.unobserve(wake, names=list(names))
+
+
+async def batch_until(
+    batch: AgentBatch,
+    predicate: Callable[[], bool],
+    *,
+    timeout: float = 30.0,  # noqa: ASYNC109 - a bounded default, as `until`
+) -> None:
+    """Return once `predicate()` holds, checking it again whenever a row of `batch` changes.
+
+    `await batch_until(batch, lambda: len(batch.waiting()) == 3)`; a `TimeoutError`
+    after `timeout` seconds says the state never came.
+    """
+    changed = asyncio.Event()
+    unsubscribe = batch.subscribe(lambda _row: changed.set())
+    try:
+        async with asyncio.timeout(timeout):
+            while not predicate():
+                await changed.wait()
+                changed.clear()
+    finally:
+        unsubscribe()

@@ -43,3 +43,9 @@ def owned_module(owner_model_id: str) -> str:
     lines in its place, which import the chat's copy should the picker be shown alone.
     """
     return _OWNED % json.dumps(owner_model_id)
+
+
+INBOX_ESM = _STATIC / "inbox.js"
+"""The inbox's own bundle, from `js/inbox/widget.ts`: a page with no inbox never loads it."""
+INBOX_CSS = _STATIC / "inbox.css"
+"""The inbox's stylesheet (the picker card's rules included), beside its bundle."""

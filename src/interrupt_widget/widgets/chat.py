@@ -28,14 +28,12 @@ from typing import Any, overload
 import anywidget
 import traitlets
 from ag_ui.core import (
-    AssistantMessage,
     BaseEvent,
     Interrupt,
     Message,
     MessagesSnapshotEvent,
     ResumeEntry,
     RunAgentInput,
-    ToolCallResultEvent,
 )
 from agents import RunConfig, RunHooks, set_tracing_disabled
 from ipywidgets import widget_serialization
@@ -43,7 +41,8 @@ from ipywidgets.widgets.widget import Widget
 
 from interrupt_widget import responders as _responders
 from interrupt_widget.agui.call_agreement import check_saved
-from interrupt_widget.agui.interrupts import INTERRUPT_KEY, tool_name
+from interrupt_widget.agui.interrupts import tool_name
+from interrupt_widget.agui.messages import last_reply
 from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.agui.wire import (
     interrupts_from_wire,
@@ -55,6 +54,7 @@ from interrupt_widget.decisions import (
     Decision,
     decisions_for,
     decisions_frame,
+    result_markers,
     save_decisions,
     settled_decisions,
     with_outcomes,
@@ -547,7 +547,7 @@ class AgentChat(anywidget.AnyWidget):
     @property
     def text(self) -> str:
         """The agent's last reply."""
-        return _last_reply(self._thread)
+        return last_reply(self._thread.messages)
 
     def save(self, path: str | pathlib.Path) -> pathlib.Path:
         """Write the conversation and its open interrupts as JSON (not while a run is going)."""
@@ -591,7 +591,7 @@ class AgentChat(anywidget.AnyWidget):
 
     def __repr__(self) -> str:
         lines = [f"AgentChat ({self.status})"]
-        reply = _last_reply(self._thread)
+        reply = last_reply(self._thread.messages)
         if reply:
             lines.append(f"Agent: {reply}")
         shown = self._shown_picker()
@@ -647,7 +647,7 @@ class AgentChat(anywidget.AnyWidget):
             self._set_status("done", "")
         return ChatResult(
             outcome=outcome.kind,
-            text=_last_reply(self._thread),
+            text=last_reply(self._thread.messages),
             run_ids=tuple(r.run_id for r in self._thread.runs[runs_before:]),
             decisions=tuple(self._decisions[decisions_before:]),
         )
@@ -693,12 +693,7 @@ class AgentChat(anywidget.AnyWidget):
         """Mark each decision with what came of it (ran, not run, or replayed a run)."""
         if not self._thread.runs:
             return
-        markers: dict[str, Mapping[str, Any]] = {}
-        for event in self._thread.runs[-1].events:
-            if isinstance(event, ToolCallResultEvent):
-                marker = (event.metadata or {}).get(INTERRUPT_KEY)
-                if isinstance(marker, Mapping) and isinstance(marker.get("id"), str):
-                    markers[marker["id"]] = marker
+        markers = result_markers(self._thread.runs[-1].events)
         self._decisions = with_outcomes(self._decisions, markers)
         replayed = [k for k, marker in markers.items() if marker.get("replayed") is True]
         if replayed:
@@ -890,17 +885,6 @@ def error_line(problem: BaseException | str | None, doing: str) -> str:
         return f"Error: {text}" if text else f"Error: {type(problem).__name__} while {doing}"
     text = (problem or "").strip()
     return f"Error: {text}" if text else f"Error: the run failed while {doing} (no message given)"
-
-
-def _last_reply(thread: ConversationThread) -> str:
-    for message in reversed(thread.messages):
-        if (
-            isinstance(message, AssistantMessage)
-            and isinstance(message.content, str)
-            and message.content
-        ):
-            return message.content
-    return ""
 
 
 def _waiting_line(

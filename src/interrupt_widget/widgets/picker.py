@@ -125,7 +125,7 @@ class InterruptPicker(anywidget.AnyWidget):
         super().__init__(
             **module,
             interrupts=[to_wire(i) for i in parsed],
-            renderers={str(k): _renderer_source(v) for k, v in (renderers or {}).items()},
+            renderers={str(k): renderer_source(v) for k, v in (renderers or {}).items()},
             calls=self._read_calls(parsed, messages),
         )
         self._on_submit = on_submit
@@ -561,8 +561,8 @@ def _check_deadline(interrupt: Interrupt) -> None:
         ) from None
 
 
-def _renderer_source(value: str | pathlib.Path) -> str:
-    """ES module source from a path or the source itself."""
+def renderer_source(value: str | pathlib.Path) -> str:
+    """A custom renderer's ES module source, from a path or the source itself."""
     if isinstance(value, pathlib.Path):
         return value.read_text(encoding="utf-8")
     looks_like_path = "\n" not in value and value.strip().endswith((".js", ".mjs"))

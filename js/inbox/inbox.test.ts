@@ -1,0 +1,265 @@
+import type { AnyModel } from "@anywidget/types";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type InboxModel, mountInbox } from "./index";
+import type { Item } from "./protocol";
+import { initialState, reduce, shown, viewOf } from "./state";
+
+type Handler = (...args: unknown[]) => void;
+
+/** An inbox model in memory: traits, custom messages both ways. */
+class InboxFake {
+  state: InboxModel = { counts: {}, remembered: [], renderers: {}, notify: false };
+  sent: Array<Record<string, unknown>> = [];
+  private handlers = new Map<string, Set<Handler>>();
+  get<K extends keyof InboxModel>(key: K): InboxModel[K] {
+    return this.state[key];
+  }
+  set<K extends keyof InboxModel>(key: K, value: InboxModel[K]): void {
+    this.state = { ...this.state, [key]: value };
+    this.emit(`change:${String(key)}`);
+  }
+  on(event: string, handler: Handler): void {
+    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
+    this.handlers.get(event)?.add(handler);
+  }
+  off(event: string, handler: Handler): void {
+    this.handlers.get(event)?.delete(handler);
+  }
+  emit(event: string, ...args: unknown[]): void {
+    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
+  }
+  send(content: unknown): void {
+    this.sent.push(content as Record<string, unknown>);
+  }
+  last(): Record<string, unknown> {
+    const found = this.sent[this.sent.length - 1];
+    if (!found) throw new Error("nothing sent");
+    return found;
+  }
+  asModel(): AnyModel<InboxModel> {
+    return this as unknown as AnyModel<InboxModel>;
+  }
+}
+
+function item(n: number, tool = "transfer_funds", extra: Partial<Item> = {}): Item {
+  const amount = 100 * n;
+  return {
+    id: `0:INV-${n}:approve-call_${n}`,
+    key: `INV-${n}`,
+    tool,
+    args: `amount=${amount}, to_account="ACME-${n}"`,
+    interrupt: {
+      id: `approve-call_${n}`,
+      reason: "tool_call",
+      message: `Run ${tool}?`,
+      responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
+      metadata: { tool_name: tool, tool_input: { amount, to_account: `ACME-${n}` } },
+    },
+    since: 1_000 + n,
+    expiresAt: null,
+    error: "",
+    ...extra,
+  };
+}
+
+describe("the inbox's state", () => {
+  it("filters by tool and text, sorts by age or expiry, and selects what is shown", () => {
+    let s = reduce(initialState(5_000), {
+      type: "snapshot",
+      items: [
+        item(1),
+        item(2, "check_balance"),
+        item(3, "transfer_funds", { expiresAt: new Date(2_000).toISOString() }),
+      ],
+    });
+    expect(shown(s).map((i) => i.key)).toEqual(["INV-1", "INV-2", "INV-3"]);
+    s = reduce(s, { type: "filter", sort: "expiry" });
+    expect(shown(s)[0]?.key).toBe("INV-3");
+    s = reduce(s, { type: "filter", tool: "transfer_funds", text: "acme-1" });
+    expect(shown(s).map((i) => i.key)).toEqual(["INV-1"]);
+    s = reduce(s, { type: "selectShown", on: true });
+    expect(Object.keys(s.selected)).toEqual([item(1).id]);
+    const view = viewOf(reduce(s, { type: "filter", tool: "", text: "" }));
+    expect(view.rows.find((r) => r.item.key === "INV-3")?.expiry).toBe("expired");
+  });
+
+  it("moves the cursor to the next call when the one under it is answered", () => {
+    let s = reduce(initialState(0), { type: "snapshot", items: [item(1), item(2), item(3)] });
+    s = reduce(s, { type: "move", by: 1 });
+    s = reduce(s, { type: "move", by: 1 });
+    expect(s.cursor).toBe(item(2).id);
+    s = reduce(s, { type: "delta", upsert: [], remove: [item(2).id] });
+    expect(s.cursor).toBe(item(3).id);
+  });
+
+  it("counts rows per status and the finished share for the progress bar", () => {
+    const s = reduce(initialState(0), {
+      type: "counts",
+      counts: { waiting: 2, running: 1, done: 6, failed: 1, total: 10 },
+      rules: [],
+    });
+    const view = viewOf(s);
+    expect(view.countsLine).toBe("2 waiting · 1 running · 6 done · 1 failed");
+    expect([view.finished, view.total]).toEqual([7, 10]);
+  });
+});
+
+describe("the mounted inbox", () => {
+  let el: HTMLElement;
+  let cleanup: () => void = () => {};
+  beforeEach(() => {
+    el = document.createElement("div");
+    document.body.append(el);
+  });
+  afterEach(() => {
+    cleanup();
+    el.remove();
+  });
+
+  function mount(items: Item[]): InboxFake {
+    const model = new InboxFake();
+    cleanup = mountInbox(el, model.asModel());
+    expect(model.sent[0]).toEqual({ type: "hello" });
+    model.emit("msg:custom", { type: "snapshot", items });
+    return model;
+  }
+  const lines = (): string[] =>
+    [...el.querySelectorAll(".iw-item")].map((n) => n.querySelector(".iw-key")?.textContent ?? "");
+  const button = (name: string): HTMLButtonElement => {
+    const found = [...el.querySelectorAll("button")].find((b) => b.textContent === name);
+    if (!found) throw new Error(`no button ${name}`);
+    return found;
+  };
+
+  it("lists each call as text, filters, and approves the selected ones in one message", () => {
+    const model = mount([item(1), item(2), item(3, "check_balance")]);
+    expect(lines()).toEqual(["INV-1", "INV-2", "INV-3"]);
+    expect(el.querySelector(".iw-args")?.textContent).toBe('amount=100, to_account="ACME-1"');
+    const filter = el.querySelector<HTMLInputElement>('input[type="search"]');
+    if (!filter) throw new Error("no filter");
+    filter.value = "transfer";
+    filter.dispatchEvent(new Event("input"));
+    expect(lines()).toEqual(["INV-1", "INV-2"]);
+    expect(button("Approve selected").disabled).toBe(true);
+    const all = el.querySelector<HTMLInputElement>('input[aria-label="Select shown"]');
+    all?.click();
+    button("Approve selected").click();
+    expect(model.last()).toMatchObject({
+      type: "answer",
+      ids: [item(1).id, item(2).id],
+      status: "resolved",
+      payload: { approved: true },
+    });
+    model.emit("msg:custom", {
+      type: "answer_result",
+      requestId: model.last().requestId,
+      results: [
+        { id: item(1).id, ok: true, verdict: "approved", error: "", errors: [] },
+        { id: item(2).id, ok: false, verdict: "", error: "transfer_funds: ticket is required", errors: [] },
+      ],
+    });
+    model.emit("msg:custom", { type: "delta", upsert: [], remove: [item(1).id] });
+    expect(lines()).toEqual(["INV-2"]);
+    expect(el.querySelector(".iw-row-error")?.textContent).toBe("transfer_funds: ticket is required");
+  });
+
+  it("denies the selection with one reason", () => {
+    const model = mount([item(1), item(2)]);
+    for (const box of el.querySelectorAll<HTMLInputElement>('.iw-item input[type="checkbox"]')) box.click();
+    const reason = el.querySelector<HTMLInputElement>('input[aria-label="Deny reason"]');
+    if (!reason) throw new Error("no reason");
+    reason.value = "duplicate";
+    button("Deny selected").click();
+    expect(model.last()).toMatchObject({
+      ids: [item(1).id, item(2).id],
+      payload: { approved: false, reason: "duplicate" },
+    });
+  });
+
+  it("moves with j/k, approves with a, denies with d, selects with x and opens a card with e", () => {
+    const model = mount([item(1), item(2), item(3)]);
+    const list = el.querySelector<HTMLElement>(".iw-list");
+    const key = (k: string): void => {
+      list?.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+    };
+    key("j");
+    key("a");
+    expect(model.last()).toMatchObject({ ids: [item(1).id], payload: { approved: true } });
+    key("ArrowDown");
+    key("d");
+    expect(model.last()).toMatchObject({ ids: [item(2).id], payload: { approved: false } });
+    key("j");
+    key("x");
+    expect(el.querySelector(".iw-current input")).toHaveProperty("checked", true);
+    key("e");
+    const card = el.querySelector(".iw-card");
+    expect(card?.querySelector(".iw-title")?.textContent).toBe("transfer_funds");
+    const cardApprove = [...(card?.querySelectorAll("button") ?? [])].find((b) => b.textContent === "Approve");
+    cardApprove?.click();
+    expect(model.last()).toMatchObject({ ids: [item(3).id], status: "resolved", payload: { approved: true } });
+    model.emit("msg:custom", {
+      type: "answer_result",
+      requestId: model.last().requestId,
+      results: [{ id: item(3).id, ok: false, verdict: "", error: "expired", errors: [] }],
+    });
+    const choice = el.querySelector<HTMLSelectElement>('select[aria-label="Calls like this"]');
+    expect([...(choice?.options ?? [])].map((o) => o.text)).toEqual([
+      "every transfer_funds call",
+      "amount = 300",
+      "amount ≤ 300",
+      "to_account = ACME-3",
+    ]);
+    if (choice) choice.value = "2";
+    button("Approve, and the same for calls like this").click();
+    expect(model.last()).toMatchObject({ type: "remember", id: item(3).id, field: "amount", op: "le" });
+  });
+
+  it("counts what waits in the tab's title while the page is hidden, and restores it", () => {
+    document.title = "Notebook";
+    const hidden = Object.getOwnPropertyDescriptor(Document.prototype, "hidden");
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+    try {
+      const model = mount([item(1)]);
+      expect(document.title).toBe("(1 waiting) Notebook");
+      model.emit("msg:custom", { type: "delta", upsert: [item(2)], remove: [] });
+      expect(document.title).toBe("(2 waiting) Notebook");
+      model.emit("msg:custom", { type: "delta", upsert: [], remove: [item(1).id, item(2).id] });
+      expect(document.title).toBe("Notebook");
+    } finally {
+      if (hidden) Object.defineProperty(document, "hidden", hidden);
+      else delete (document as { hidden?: boolean }).hidden;
+    }
+  });
+
+  it("names the tool of a new call in a notification, when asked for and allowed", () => {
+    const shown: Array<[string, NotificationOptions | undefined]> = [];
+    class FakeNotification {
+      static permission = "granted";
+      static requestPermission = (): Promise<string> => Promise.resolve("granted");
+      constructor(title: string, options?: NotificationOptions) {
+        shown.push([title, options]);
+      }
+    }
+    const real = Object.getOwnPropertyDescriptor(globalThis, "Notification");
+    Object.defineProperty(globalThis, "Notification", { configurable: true, value: FakeNotification });
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+    try {
+      const model = mount([]);
+      model.emit("msg:custom", { type: "delta", upsert: [item(1)], remove: [] });
+      expect(shown).toEqual([]); // not asked for
+      model.set("notify", true);
+      model.emit("msg:custom", { type: "delta", upsert: [item(2, "refund")], remove: [] });
+      expect(shown).toEqual([["1 new call waiting", { body: "refund (INV-2)" }]]);
+    } finally {
+      delete (document as { hidden?: boolean }).hidden;
+      if (real) Object.defineProperty(globalThis, "Notification", real);
+      else delete (globalThis as { Notification?: unknown }).Notification;
+    }
+  });
+
+  it("draws agent text as text, never as markup", () => {
+    mount([item(1, "<img src=x onerror=alert(1)>")]);
+    expect(el.querySelector("img")).toBeNull();
+    expect(el.querySelector(".iw-tool")?.textContent).toBe("<img src=x onerror=alert(1)>");
+  });
+});

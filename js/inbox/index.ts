@@ -1,0 +1,158 @@
+// `mountInbox`: binds one inbox model to one element. It asks Python for the
+// whole list once (`hello`), then folds in the deltas; answers go out as custom
+// messages and each reply settles the card that sent it. While the page is
+// hidden, the tab's title counts what waits, and an opted-in notification names
+// the tool of each new call.
+
+import type { AnyModel } from "@anywidget/types";
+import type { AnswerResultMessage } from "../picker/protocol";
+import type { ModuleLoader } from "../picker/renderers";
+import { answerMessage, type ItemResult, newViewId, parseMessage, rememberMessage } from "./protocol";
+import { type InboxEvent, type InboxState, initialState, type Rule, reduce, shown, viewOf } from "./state";
+import { createInboxDom } from "./view";
+
+export interface InboxModel {
+  counts: Record<string, number>;
+  remembered: Rule[];
+  renderers: Record<string, string>;
+  notify: boolean;
+}
+
+const TYPING = new Set(["INPUT", "TEXTAREA", "SELECT"]);
+
+export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?: ModuleLoader): () => void {
+  const viewId = newViewId();
+  let state: InboxState = initialState(Date.now());
+  const replies = new Map<string, (results: ItemResult[]) => void>();
+  const title = { base: document.title, marked: false };
+  let timer: ReturnType<typeof setInterval> | null = null;
+
+  const send = (message: { requestId: string; type: string }, ids: string[]): Promise<ItemResult[]> => {
+    const reply = new Promise<ItemResult[]>((resolve) => replies.set(message.requestId, resolve));
+    if (ids.length) dispatch({ type: "sent", ids, requestId: message.requestId });
+    model.send(message);
+    return reply;
+  };
+  const answer = (ids: string[], status: "resolved" | "cancelled", payload: unknown) =>
+    send(answerMessage(ids, status, payload, viewId), ids);
+  const targets = (): string[] => {
+    const picked = Object.keys(state.selected);
+    return picked.length ? picked : state.cursor ? [state.cursor] : [];
+  };
+  const itemOf = (interruptId: string): string =>
+    Object.values(state.items).find((i) => i.interrupt.id === interruptId && i.id === state.open)?.id ?? "";
+
+  const dom = createInboxDom(
+    el,
+    {
+      async answer(interruptId, status, payload): Promise<AnswerResultMessage> {
+        const [result] = await answer([itemOf(interruptId)], status, payload);
+        return {
+          type: "answer_result",
+          requestId: "",
+          ok: result?.ok ?? false,
+          error: result?.error ?? "",
+          errors: result?.errors ?? [],
+        };
+      },
+      checked() {},
+      filter: (change) => dispatch({ type: "filter", ...change }),
+      toggle: (id) => dispatch({ type: "toggle", id }),
+      selectShown: (on) => dispatch({ type: "selectShown", on }),
+      point: (id) => dispatch({ type: "point", id }),
+      open: (id) => dispatch({ type: "open", id }),
+      bulk(kind, reason) {
+        const ids = Object.keys(state.selected);
+        if (!ids.length) return;
+        if (kind === "cancel") void answer(ids, "cancelled", null);
+        else void answer(ids, "resolved", kind === "approve" ? { approved: true } : denial(reason));
+      },
+      remember: (id, field, op) => void send(rememberMessage(id, field, op, viewId), [id]),
+      forget: (name) => model.send({ type: "forget", requestId: `forget-${Date.now()}`, name }),
+      notify: () => void globalThis.Notification?.requestPermission(),
+      key(event) {
+        if (TYPING.has((event.target as HTMLElement).tagName) || event.ctrlKey || event.metaKey || event.altKey) return;
+        const k = event.key;
+        if (k === "j" || k === "ArrowDown") dispatch({ type: "move", by: 1 });
+        else if (k === "k" || k === "ArrowUp") dispatch({ type: "move", by: -1 });
+        else if (k === "x" && state.cursor) dispatch({ type: "toggle", id: state.cursor });
+        else if (k === "e" && state.cursor) dispatch({ type: "open", id: state.cursor });
+        else if (k === "Escape") dispatch({ type: "open", id: null });
+        else if (k === "a" && targets().length) void answer(targets(), "resolved", { approved: true });
+        else if (k === "d" && targets().length) void answer(targets(), "resolved", { approved: false });
+        else return;
+        event.preventDefault();
+      },
+    },
+    loader,
+  );
+
+  function dispatch(event: InboxEvent): void {
+    const before = Object.keys(state.items);
+    state = reduce(state, event);
+    const view = viewOf(state);
+    dom.update(view, state, model.get("renderers") ?? {}, model.get("notify") === true);
+    if (view.ticking && timer === null) timer = setInterval(() => dispatch({ type: "tick", now: Date.now() }), 1000);
+    if (!view.ticking && timer !== null) {
+      clearInterval(timer);
+      timer = null;
+    }
+    signal(before, view.waiting);
+  }
+
+  /** The tab's title while hidden, and a notification per new call when allowed. */
+  function signal(before: string[], waiting: number): void {
+    if (typeof document === "undefined") return;
+    if (document.hidden && waiting > 0) {
+      if (!title.marked) title.base = document.title;
+      document.title = `(${waiting} waiting) ${title.base}`;
+      title.marked = true;
+      const fresh = Object.values(state.items).filter((i) => !before.includes(i.id));
+      const N = globalThis.Notification;
+      if (model.get("notify") && fresh.length && N?.permission === "granted") {
+        const first = fresh[0];
+        new N(`${fresh.length} new call${fresh.length > 1 ? "s" : ""} waiting`, {
+          body: first ? `${first.tool} (${first.key})` : "",
+        });
+      }
+    } else if (title.marked) {
+      document.title = title.base;
+      title.marked = false;
+    }
+  }
+
+  const onVisible = (): void => signal(Object.keys(state.items), Object.keys(state.items).length);
+  const onTraits = (): void =>
+    dispatch({ type: "counts", counts: model.get("counts") ?? {}, rules: model.get("remembered") ?? [] });
+  const onCustom = (message: unknown): void => {
+    const parsed = parseMessage(message);
+    if (!parsed) return;
+    if (parsed.type === "answer_result") {
+      dispatch({ type: "reply", requestId: parsed.requestId, results: parsed.results });
+      replies.get(parsed.requestId)?.(parsed.results);
+      replies.delete(parsed.requestId);
+    } else dispatch(parsed);
+  };
+  model.on("change:counts", onTraits);
+  model.on("change:remembered", onTraits);
+  model.on("msg:custom", onCustom);
+  document.addEventListener("visibilitychange", onVisible);
+  onTraits();
+  model.send({ type: "hello" });
+
+  return () => {
+    model.off("change:counts", onTraits);
+    model.off("change:remembered", onTraits);
+    model.off("msg:custom", onCustom);
+    document.removeEventListener("visibilitychange", onVisible);
+    if (timer !== null) clearInterval(timer);
+    if (title.marked) document.title = title.base;
+    dom.destroy();
+  };
+}
+
+function denial(reason: string): Record<string, unknown> {
+  return reason.trim() ? { approved: false, reason: reason.trim() } : { approved: false };
+}
+
+export { shown };

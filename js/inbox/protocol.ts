@@ -1,0 +1,73 @@
+// The custom messages between the inbox's views and Python; mirrors
+// `interrupt_widget/widgets/inbox_protocol.py`. The list arrives as a snapshot
+// (after this view's `hello`) and then as deltas; answers go out by `model.send`.
+
+import { asRecord, str } from "../json";
+import type { AnswerStatus, FieldError, WireInterrupt } from "../picker/types";
+
+/** One waiting call. */
+export interface Item {
+  id: string;
+  key: string;
+  tool: string;
+  /** The arguments as one compact line. */
+  args: string;
+  interrupt: WireInterrupt;
+  /** When its row began to wait, in milliseconds since the epoch. */
+  since: number;
+  expiresAt: string | null;
+  /** Why the last answer to it was refused, or "". */
+  error: string;
+}
+
+export interface ItemResult {
+  id: string;
+  ok: boolean;
+  verdict: string;
+  error: string;
+  errors: FieldError[];
+}
+
+export type FromPython =
+  | { type: "snapshot"; items: Item[] }
+  | { type: "delta"; upsert: Item[]; remove: string[] }
+  | { type: "answer_result"; requestId: string; results: ItemResult[] };
+
+let sequence = 0;
+const random = (): string => Math.random().toString(36).slice(2, 10);
+export const newViewId = (): string => `view-${random()}`;
+export const newRequestId = (): string => `${Date.now().toString(36)}-${++sequence}-${random()}`;
+
+export function answerMessage(ids: string[], status: AnswerStatus, payload: unknown, viewId: string) {
+  return { type: "answer", requestId: newRequestId(), ids, status, payload, viewId };
+}
+
+export function rememberMessage(id: string, field: string | null, op: "eq" | "le", viewId: string) {
+  return { type: "remember", requestId: newRequestId(), id, field, op, viewId };
+}
+
+function isItem(value: unknown): value is Item {
+  const r = asRecord(value);
+  return typeof r?.id === "string" && typeof r.key === "string" && asRecord(r.interrupt) !== undefined;
+}
+
+function result(value: unknown): ItemResult {
+  const r = asRecord(value) ?? {};
+  const errors = Array.isArray(r.errors) ? (r.errors as FieldError[]) : [];
+  return { id: str(r.id), ok: r.ok === true, verdict: str(r.verdict), error: str(r.error), errors };
+}
+
+/** The message from Python, or null when it is not one of the inbox's. */
+export function parseMessage(message: unknown): FromPython | null {
+  const r = asRecord(message);
+  const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+  if (r?.type === "snapshot") return { type: "snapshot", items: list(r.items).filter(isItem) };
+  if (r?.type === "delta") {
+    const remove = list(r.remove).filter((v): v is string => typeof v === "string");
+    return { type: "delta", upsert: list(r.upsert).filter(isItem), remove };
+  }
+  if (r?.type === "answer_result" && typeof r.requestId === "string") {
+    return { type: "answer_result", requestId: r.requestId, results: list(r.results).map(result) };
+  }
+  return null;
+}

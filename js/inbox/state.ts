@@ -1,0 +1,218 @@
+// The inbox's pure core: Python's list and counts, and this view's filter,
+// sort, selection and cursor, in; the rows to draw out.
+
+import { formatRemaining, remainingMs } from "../picker/countdown";
+import type { FieldError } from "../picker/types";
+import type { Item, ItemResult } from "./protocol";
+
+export type SortBy = "age" | "expiry";
+
+export interface Rule {
+  name: string;
+  tool: string;
+  settled: number;
+}
+
+export interface InboxState {
+  items: Record<string, Item>;
+  counts: Record<string, number>;
+  rules: Rule[];
+  tool: string;
+  text: string;
+  sort: SortBy;
+  selected: Record<string, true>;
+  cursor: string | null;
+  open: string | null;
+  /** itemId -> the request this view sent for it, not replied to yet. */
+  pending: Record<string, string>;
+  /** itemId -> why this view's last answer to it was refused. */
+  refused: Record<string, string>;
+  /** itemId -> the fields Python refused in that answer. */
+  fieldErrors: Record<string, FieldError[]>;
+  now: number;
+}
+
+export type InboxEvent =
+  | { type: "snapshot"; items: Item[] }
+  | { type: "delta"; upsert: Item[]; remove: string[] }
+  | { type: "counts"; counts: Record<string, number>; rules: Rule[] }
+  | { type: "filter"; tool?: string; text?: string; sort?: SortBy }
+  | { type: "toggle"; id: string }
+  | { type: "selectShown"; on: boolean }
+  | { type: "move"; by: number }
+  | { type: "point"; id: string }
+  | { type: "open"; id: string | null }
+  | { type: "sent"; ids: string[]; requestId: string }
+  | { type: "reply"; requestId: string; results: ItemResult[] }
+  | { type: "tick"; now: number };
+
+export interface RowView {
+  item: Item;
+  selected: boolean;
+  current: boolean;
+  pending: boolean;
+  waited: string;
+  /** "4:59", "expired", or "" without a deadline. */
+  expiry: string;
+  error: string;
+}
+
+export interface InboxView {
+  rows: RowView[];
+  tools: string[];
+  waiting: number;
+  selected: number;
+  countsLine: string;
+  finished: number;
+  total: number;
+  open: Item | null;
+  ticking: boolean;
+}
+
+export function initialState(now: number): InboxState {
+  return {
+    items: {},
+    counts: {},
+    rules: [],
+    tool: "",
+    text: "",
+    sort: "age",
+    selected: {},
+    cursor: null,
+    open: null,
+    pending: {},
+    refused: {},
+    fieldErrors: {},
+    now,
+  };
+}
+
+function keep<T>(record: Record<string, T>, alive: (id: string) => boolean): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).filter(([id]) => alive(id)));
+}
+
+/** Drop what points at items that are gone (answered, or their row finished). */
+function pruned(state: InboxState): InboxState {
+  const alive = (id: string): boolean => id in state.items;
+  return {
+    ...state,
+    selected: keep(state.selected, alive),
+    pending: keep(state.pending, alive),
+    refused: keep(state.refused, alive),
+    fieldErrors: keep(state.fieldErrors, alive),
+    open: state.open && alive(state.open) ? state.open : null,
+  };
+}
+
+export function shown(state: InboxState): Item[] {
+  const text = state.text.trim().toLowerCase();
+  const deadline = (item: Item): number => (item.expiresAt ? Date.parse(item.expiresAt) : Number.POSITIVE_INFINITY);
+  return Object.values(state.items)
+    .filter((item) => !state.tool || item.tool === state.tool)
+    .filter((item) => !text || `${item.tool} ${item.key} ${item.args}`.toLowerCase().includes(text))
+    .sort((a, b) =>
+      state.sort === "expiry"
+        ? deadline(a) - deadline(b) || a.since - b.since
+        : a.since - b.since || (a.id < b.id ? -1 : 1),
+    );
+}
+
+export function reduce(state: InboxState, event: InboxEvent): InboxState {
+  switch (event.type) {
+    case "snapshot":
+      return pruned({ ...state, items: Object.fromEntries(event.items.map((i) => [i.id, i])) });
+    case "delta": {
+      const items = { ...state.items };
+      for (const id of event.remove) delete items[id];
+      for (const item of event.upsert) items[item.id] = item;
+      let cursor = state.cursor;
+      if (cursor && !(cursor in items)) {
+        // The row under the cursor was answered: move to the one that followed it.
+        const before = shown(state).map((i) => i.id);
+        const after = before.slice(before.indexOf(cursor) + 1).find((id) => id in items);
+        const rest = shown({ ...state, items });
+        cursor = after ?? rest[rest.length - 1]?.id ?? null;
+      }
+      return pruned({ ...state, items, cursor });
+    }
+    case "counts":
+      return { ...state, counts: event.counts, rules: event.rules };
+    case "filter":
+      return { ...state, ...Object.fromEntries(Object.entries(event).filter(([k]) => k !== "type")) };
+    case "toggle": {
+      const selected = { ...state.selected };
+      if (selected[event.id]) delete selected[event.id];
+      else selected[event.id] = true;
+      return { ...state, selected };
+    }
+    case "selectShown":
+      return {
+        ...state,
+        selected: event.on ? Object.fromEntries(shown(state).map((i) => [i.id, true as const])) : {},
+      };
+    case "move": {
+      const ids = shown(state).map((i) => i.id);
+      if (!ids.length) return state;
+      const at = state.cursor ? ids.indexOf(state.cursor) : -1;
+      const next = Math.min(ids.length - 1, Math.max(0, at + event.by));
+      return { ...state, cursor: ids[at < 0 ? 0 : next] ?? null };
+    }
+    case "point":
+      return { ...state, cursor: event.id };
+    case "open":
+      return { ...state, open: event.id, cursor: event.id ?? state.cursor };
+    case "sent": {
+      const pending = { ...state.pending };
+      for (const id of event.ids) pending[id] = event.requestId;
+      const others = (id: string): boolean => !event.ids.includes(id);
+      return { ...state, pending, refused: keep(state.refused, others), fieldErrors: keep(state.fieldErrors, others) };
+    }
+    case "reply": {
+      const pending = keep(state.pending, (id) => state.pending[id] !== event.requestId);
+      const refused = { ...state.refused };
+      const fieldErrors = { ...state.fieldErrors };
+      for (const r of event.results) {
+        if (!r.ok && r.id) {
+          refused[r.id] = r.error;
+          fieldErrors[r.id] = r.errors;
+        }
+      }
+      return { ...state, pending, refused, fieldErrors };
+    }
+    case "tick":
+      return { ...state, now: event.now };
+  }
+}
+
+const FINISHED = ["done", "failed", "cancelled"];
+const LINE = ["waiting", "running", "pending", "done", "failed", "cancelled"];
+
+export function viewOf(state: InboxState): InboxView {
+  const list = shown(state);
+  const rows = list.map((item): RowView => {
+    const left = remainingMs(item.expiresAt ?? undefined, state.now);
+    return {
+      item,
+      selected: Boolean(state.selected[item.id]),
+      current: state.cursor === item.id,
+      pending: item.id in state.pending,
+      waited: formatRemaining(Math.max(0, state.now - item.since)),
+      expiry: left === null ? "" : left > 0 ? formatRemaining(left) : "expired",
+      error: state.refused[item.id] || item.error,
+    };
+  });
+  const count = (name: string): number => state.counts[name] ?? 0;
+  return {
+    rows,
+    tools: [...new Set(Object.values(state.items).map((i) => i.tool))].sort(),
+    waiting: Object.keys(state.items).length,
+    selected: Object.keys(state.selected).length,
+    countsLine: LINE.filter((s) => count(s))
+      .map((s) => `${count(s)} ${s}`)
+      .join(" · "),
+    finished: FINISHED.reduce((n, s) => n + count(s), 0),
+    total: count("total"),
+    open: state.open ? (state.items[state.open] ?? null) : null,
+    ticking: rows.length > 0,
+  };
+}

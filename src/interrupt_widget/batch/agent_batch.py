@@ -1,0 +1,510 @@
+"""`AgentBatch`: one agent run per row of a table, many at once, every question in one inbox.
+
+Each row is one `ConversationThread` on one shared `OpenAIAgentsAdapter`, with a
+thread id derived from the batch's name and the row's key, so the adapter's
+ledger keys each approved call by row: re-running the batch (the same cell, or
+a new kernel on the same ledger) runs no approved call twice. A row that
+finished also leaves a record of how it ended in the same ledger, under its
+thread id and the call id `ROW_OUTCOME_CALL` (the ledger's own once-only
+record: the first outcome written is the one every later run reads), so a
+re-run skips it and reports that first outcome.
+
+Runs go on in the background, at most `concurrency` at once; a row that waits
+for a person gives its place to the next one. Waiting rows are answered from
+the inbox (`batch.inbox`), from Python, or by a responder, each through the
+checks a picker applies (see `batch/row.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from datetime import timedelta
+from typing import Any, Protocol, get_args
+
+from ag_ui.core import RunAgentInput, UserMessage
+from agents import Agent
+
+from interrupt_widget import responders as _responders
+from interrupt_widget.agui.messages import last_reply
+from interrupt_widget.agui.run_handle import AGUIAgent
+from interrupt_widget.batch import records as row_records
+from interrupt_widget.batch.records import ROW_OUTCOME_CALL
+from interrupt_widget.batch.row import BatchRow, ExpiryAnswer, RowStatus, Waiting
+from interrupt_widget.decisions import Decision, result_markers, settled_decisions, with_outcomes
+from interrupt_widget.errors import ErrorCode
+from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
+from interrupt_widget.ledger.core import CallInDoubt, CallLedger
+from interrupt_widget.policy.rules import Policy
+from interrupt_widget.responders import Responder
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.thread import ConversationThread, RunOutcome, new_id
+
+
+class BatchView(Protocol):
+    """What a batch shows as: the inbox widget (`widgets/inbox.py`), which registers itself
+    with `show_batches_with`, since a batch sits below the widgets and imports none."""
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any: ...
+
+
+_views: list[Callable[[AgentBatch], BatchView]] = []
+
+
+def show_batches_with(make: Callable[[AgentBatch], BatchView]) -> None:
+    """Make `make(batch)` the view of every batch (the inbox calls it when it is imported)."""
+    _views[:] = [make]
+
+
+__all__ = ["AgentBatch", "RowResult", "Waiting"]
+
+_log = logging.getLogger(__name__)
+
+STOPPED_BY = "batch"
+"""`by` of the cancellations `AgentBatch.cancel()` gives to waiting calls."""
+
+Prompt = str | Callable[[dict[str, Any]], str]
+RowKey = str | Callable[[dict[str, Any]], object]
+
+
+@dataclass(frozen=True)
+class RowResult:
+    """How one row ended (or where it is)."""
+
+    key: str
+    """The row's key."""
+    status: RowStatus
+    """`pending`, `running`, `waiting`, `done`, `failed` or `cancelled`."""
+    text: str
+    """The agent's last reply."""
+    decisions: tuple[Decision, ...]
+    """The row's answered interrupts."""
+    error: str | None = None
+    """How it failed (status `failed`)."""
+    code: str | None = None
+    """The run's error code (an `ErrorCode` value), when it gave one."""
+    replayed: bool = False
+    """True when this is the outcome an earlier run of the batch recorded."""
+
+
+class AgentBatch:
+    """One run of `agent` per input row, at most `concurrency` at once (see the module docs).
+
+    ::
+
+        batch = AgentBatch(agent, invoices, prompt="Pay invoice {invoice_id}: {amount} EUR "
+                           "to {vendor}", key="invoice_id", policy=policy)
+        batch                     # starts the runs; shows the inbox of what waits
+        await batch               # every row finished
+        batch.frame()             # inputs, status, text, decisions, error per row
+    """
+
+    def __init__(
+        self,
+        agent: Any,
+        inputs: Any,
+        *,
+        name: str | None = None,
+        prompt: Prompt | None = None,
+        key: RowKey | None = None,
+        concurrency: int = 8,
+        policy: Policy | None = None,
+        responder: Responder | None = None,
+        ledger: LedgerSpec = None,
+        model: Any = None,
+        expires_in: float | timedelta | None = None,
+        on_expiry: ExpiryAnswer = "cancel",
+        response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
+        renderers: Mapping[str, Any] | None = None,
+        adapter: AGUIAgent | None = None,
+    ) -> None:
+        """`inputs`: a list of strings, a list of dicts, or a pandas DataFrame.
+
+        `prompt`: a format string filled from the row's columns (`"Pay {invoice_id}"`), or
+        a function of the row; a row that is a string is its own prompt. `key`: the column
+        (or a function of the row) that names a row; the DataFrame's index, or the row's
+        position, by default. `name` (the agent's name by default) and the key make each
+        row's thread id. `policy`, `ledger`, `model` and `response_schemas` are as for
+        `AgentChat`; `responder` (else `INTERRUPT_WIDGET_RESPONDER`) answers every row's
+        questions with no person. `expires_in` gives each question a deadline, after which
+        it is cancelled (`on_expiry="cancel"`) or denied (`"deny"`): its call never runs.
+        """
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if on_expiry not in get_args(ExpiryAnswer):
+            raise ValueError(f"on_expiry must be 'cancel' or 'deny', got {on_expiry!r}")
+        if adapter is not None and (policy is not None or model is not None):
+            raise TypeError("give the policy and the model to the adapter you pass")
+        self.ledger: CallLedger = open_ledger(ledger)
+        """Where approved calls and finished rows are recorded."""
+        if adapter is None:
+            if not isinstance(agent, Agent):
+                raise TypeError(f"AgentBatch runs an agents.Agent, got {type(agent).__name__}")
+            agent = agent.clone(model=model) if model is not None else agent
+            # A denial after the deadline is the batch's own: the interrupt itself then
+            # carries none, since an expired interrupt can only be cancelled.
+            expiry = expires_in if on_expiry == "cancel" else None
+            adapter = OpenAIAgentsAdapter(
+                agent, response_schemas=response_schemas, expires_in=expiry, ledger=self.ledger,
+                policy=policy,
+            )  # fmt: skip
+        self.adapter = adapter
+        """The AG-UI agent every row runs on."""
+        self.name = name if name is not None else _agent_name(agent)
+        """Part of every row's thread id."""
+        self.concurrency, self.policy = concurrency, policy
+        self.responder = responder if responder is not None else _responders.from_env()
+        """Who answers every row's questions when no person should (None: a person does)."""
+        self.renderers = dict(renderers or {})
+        """Custom renderers for the inbox's cards, as for `InterruptPicker`."""
+        self._expires_in = _as_timedelta(expires_in)
+        self._on_expiry: ExpiryAnswer = on_expiry
+        self._columns, rows = _rows(inputs, key)
+        self.rows: list[BatchRow] = [self._row(k, values, prompt) for k, values in rows]
+        """One per input, in input order."""
+        self._by_key = {row.key: row for row in self.rows}
+        self._listeners: list[Callable[[BatchRow], object]] = []
+        self._task: asyncio.Task[tuple[RowResult, ...]] | None = None
+        self._stopping = False
+        self._inbox: BatchView | None = None
+
+    def _row(self, key: str, values: dict[str, Any], prompt: Prompt | None) -> BatchRow:
+        text = _prompt_for(prompt, values, key)
+        thread = _first_thread(self.adapter, f"{self.name}/{key}", text)
+        return BatchRow(key, values, text, thread, on_change=self._changed)
+
+    # -- running ---------------------------------------------------------------------------
+
+    def start(self) -> AgentBatch:
+        """Start the runs in the background (once; later calls do nothing). Returns the batch."""
+        if self._task is None:
+            loop = asyncio.get_running_loop()
+            self._task = loop.create_task(
+                self._run_all(), name=f"interrupt-widget batch {self.name}"
+            )
+            self._task.add_done_callback(_retrieve)
+        return self
+
+    def __await__(self) -> Generator[Any, None, tuple[RowResult, ...]]:
+        """Every row's result, once every row has finished (starts the batch if needed)."""
+        return self._finished().__await__()
+
+    async def _finished(self) -> tuple[RowResult, ...]:
+        self.start()
+        assert self._task is not None
+        return await asyncio.shield(self._task)
+
+    def cancel(self) -> None:
+        """Stop the batch: running rows end cancelled at their next safe point, waiting rows'
+        questions are cancelled (their calls never run), rows not begun never begin.
+
+        A row stopped this way ended cancelled, for good (its cancelled calls are settled in the
+        ledger); a row not begun was not run at all, and running the batch again runs it.
+        """
+        self._stopping = True
+        for row in self.rows:
+            if row.status == "running" and row.thread.running:
+                row.thread.stop()
+            elif row.status == "waiting":
+                row.cancel_open(by=STOPPED_BY)
+
+    @property
+    def done(self) -> bool:
+        """True once every row has finished."""
+        return self._task is not None and self._task.done()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def results(self) -> tuple[RowResult, ...]:
+        """Every row's result so far, in input order."""
+        return tuple(_result(row) for row in self.rows)
+
+    @property
+    def decisions(self) -> list[Decision]:
+        """Every row's decisions, row by row (for `policy.evaluate` and `save_decisions`)."""
+        return [d for row in self.rows for d in row.decisions]
+
+    def counts(self) -> dict[str, int]:
+        """How many rows are in each status."""
+        found = dict.fromkeys(get_args(RowStatus), 0)
+        for row in self.rows:
+            found[row.status] += 1
+        return found
+
+    def waiting(self) -> list[Waiting]:
+        """Every open question, row by row."""
+        return [w for row in self.rows if row.status == "waiting" for w in row.waiting()]
+
+    def row(self, key: object) -> BatchRow:
+        """The row named `key` (KeyError if none)."""
+        return self._by_key[str(key)]
+
+    def frame(self) -> Any:
+        """A pandas DataFrame: the inputs, then key, status, text, decisions, error and code."""
+        import pandas as pd
+
+        records = []
+        for row in self.rows:
+            result = _result(row)
+            record = dict(row.values)
+            record.update(
+                key=row.key,
+                status=result.status,
+                text=result.text,
+                decisions=[_decision_line(d) for d in result.decisions],
+                error=result.error,
+                code=result.code,
+            )
+            records.append(record)
+        columns = [*self._columns, *(c for c in _FRAME_COLUMNS if c not in self._columns)]
+        return pd.DataFrame(records, columns=columns)
+
+    # -- the inbox -------------------------------------------------------------------------
+
+    @property
+    def inbox(self) -> BatchView:
+        """The widget listing every open question of this batch (built once): an `Inbox`."""
+        if self._inbox is None:
+            if not _views:
+                raise RuntimeError("no inbox to show: import interrupt_widget first")
+            self._inbox = _views[0](self)
+        return self._inbox
+
+    def subscribe(self, listener: Callable[[BatchRow], object]) -> Callable[[], None]:
+        """Call `listener(row)` whenever a row changes; returns the unsubscribe function."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        """Displayed, the batch starts (in a running loop) and shows its inbox."""
+        with contextlib.suppress(RuntimeError):  # no running loop: it starts when awaited
+            self.start()
+        return self.inbox._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        counts = ", ".join(f"{n} {status}" for status, n in self.counts().items() if n)
+        return f"AgentBatch {self.name}: {len(self.rows)} rows ({counts})"
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _changed(self, row: BatchRow) -> None:
+        for listener in list(self._listeners):
+            listener(row)
+
+    async def _run_all(self) -> tuple[RowResult, ...]:
+        slots = asyncio.Semaphore(self.concurrency)
+        await asyncio.gather(*(self._drive(row, slots) for row in self.rows))
+        return self.results
+
+    async def _drive(self, row: BatchRow, slots: asyncio.Semaphore) -> None:
+        thread_id = row.thread.thread_id
+        try:
+            # Reading the row's records needs no place among the runs.
+            found = await row_records.read(self.ledger, thread_id, ROW_OUTCOME_CALL)
+            if found is not None:
+                _apply_record(row, found)
+                return
+            saved = await row_records.last_step(self.ledger, thread_id)
+            async with slots:
+                if self._stopping:
+                    row.set_status("cancelled")
+                    return
+                if saved is None:
+                    step = 0
+                    outcome = await self._run(row, _first_input(row.thread))
+                else:  # an earlier run stopped while this row waited: ask the same calls again
+                    step, messages, interrupts = saved
+                    row.thread = ConversationThread(
+                        self.adapter, thread_id=thread_id, messages=messages, interrupts=interrupts
+                    )
+                    outcome = RunOutcome("interrupt", "", tuple(interrupts))
+            restored = saved is not None
+            while outcome.kind == "interrupt":
+                if restored:
+                    restored = False  # asked again as saved: nothing new to keep
+                else:
+                    step += 1
+                    await row_records.save_step(
+                        self.ledger, thread_id, step, row.thread.messages, list(outcome.interrupts)
+                    )
+                answered = row.ask(
+                    outcome.interrupts, expires_in=self._expires_in, on_expiry=self._on_expiry
+                )
+                if self.responder is not None:
+                    self.responder.respond(row)
+                entries = await answered
+                async with slots:
+                    run_input = row.thread.resume_input(entries)
+                    outcome = await self._run(row, run_input, stop_once_answered=self._stopping)
+        except Exception as exc:  # this row failed; the others go on
+            row.error = f"{type(exc).__name__}: {exc}"
+            row.code = ErrorCode.CALL_IN_DOUBT if isinstance(exc, CallInDoubt) else None
+            row.set_status("failed")
+        else:
+            _end(row, outcome)
+        try:
+            first = await row_records.write(
+                self.ledger, thread_id, ROW_OUTCOME_CALL, _record_of(row)
+            )
+        except Exception:  # the outcome stands; a later run of the batch runs the row again
+            _log.exception("could not record how row %s ended", row.key)
+            return
+        if first is not None and first != json.loads(json.dumps(_record_of(row))):
+            _apply_record(row, first)  # another run of this batch finished the row first
+
+    async def _run(
+        self, row: BatchRow, run_input: Any, *, stop_once_answered: bool = False
+    ) -> RunOutcome:
+        row.set_status("running")
+        outcome = await row.thread.start(run_input, stop_once_answered=stop_once_answered)
+        known = {d.interrupt_id for d in row.decisions}
+        row.decisions.extend(
+            d for d in settled_decisions(row.thread.messages) if d.interrupt_id not in known
+        )
+        row.decisions[:] = with_outcomes(row.decisions, result_markers(row.thread.runs[-1].events))
+        row.text = last_reply(row.thread.messages)
+        return outcome
+
+
+_FRAME_COLUMNS = ("key", "status", "text", "decisions", "error", "code")
+
+
+def _first_thread(adapter: AGUIAgent, thread_id: str, prompt: str) -> ConversationThread:
+    """A row's conversation before its first run: the prompt, under an id made from the
+    thread id, so the same row asks the same question in every run of the batch."""
+    return ConversationThread(
+        adapter, thread_id=thread_id, messages=[UserMessage(id=f"user-{thread_id}", content=prompt)]
+    )
+
+
+def _first_input(thread: ConversationThread) -> RunAgentInput:
+    return RunAgentInput(
+        thread_id=thread.thread_id,
+        run_id=new_id("run"),
+        messages=list(thread.messages),
+        tools=[],
+        context=[],
+    )
+
+
+def _end(row: BatchRow, outcome: RunOutcome) -> None:
+    if outcome.kind == "error":
+        row.error, row.code = outcome.error, outcome.code
+        row.set_status("failed")
+    elif outcome.kind == "cancelled":
+        row.set_status("cancelled")
+    else:
+        row.set_status("done")
+
+
+def _record_of(row: BatchRow) -> dict[str, Any]:
+    return {
+        "status": row.status,
+        "text": row.text,
+        "error": row.error,
+        "code": row.code,
+        "decisions": [asdict(d) for d in row.decisions],
+    }
+
+
+def _apply_record(row: BatchRow, record: Mapping[str, Any]) -> None:
+    names = {f.name for f in fields(Decision)}
+    row.text = str(record.get("text") or "")
+    row.error = record.get("error")
+    row.code = record.get("code")
+    row.decisions = [
+        Decision(**{k: v for k, v in d.items() if k in names}) for d in record.get("decisions", ())
+    ]
+    row.replayed = True
+    status = record.get("status")
+    row.set_status(status if status in ("done", "failed", "cancelled") else "failed")
+
+
+def _result(row: BatchRow) -> RowResult:
+    return RowResult(
+        key=row.key,
+        status=row.status,
+        text=row.text,
+        decisions=tuple(row.decisions),
+        error=row.error,
+        code=row.code,
+        replayed=row.replayed,
+    )
+
+
+def _decision_line(decision: Decision) -> str:
+    return f"{decision.tool}: {decision.verdict} by {decision.by}"
+
+
+def _agent_name(agent: Any) -> str:
+    if isinstance(agent, Agent):
+        return str(agent.name)
+    raise TypeError("name the batch (name=...): only an agents.Agent has a name to borrow")
+
+
+def _as_timedelta(value: float | timedelta | None) -> timedelta | None:
+    if value is None or isinstance(value, timedelta):
+        return value
+    return timedelta(seconds=value)
+
+
+def _rows(inputs: Any, key: RowKey | None) -> tuple[list[str], list[tuple[str, dict[str, Any]]]]:
+    """The column names, and each row's key and values, from any of the accepted inputs."""
+    columns: list[str]
+    if type(inputs).__module__.startswith("pandas"):
+        columns = [str(c) for c in inputs.columns]
+        values = [{str(k): v for k, v in r.items()} for r in inputs.to_dict("records")]
+        default_keys: Sequence[object] = list(inputs.index)
+    elif isinstance(inputs, Iterable) and not isinstance(inputs, str | bytes | Mapping):
+        listed = list(inputs)
+        if all(isinstance(item, str) for item in listed):
+            columns = ["input"]
+            values = [{"input": item} for item in listed]
+        elif all(isinstance(item, Mapping) for item in listed):
+            columns = list(dict.fromkeys(str(k) for item in listed for k in item))
+            values = [{str(k): v for k, v in item.items()} for item in listed]
+        else:
+            raise TypeError("inputs must all be strings or all be dicts")
+        default_keys = range(len(listed))
+    else:
+        raise TypeError("inputs must be a list of strings, a list of dicts or a DataFrame")
+    if key is None:
+        keys = [str(k) for k in default_keys]
+    elif callable(key):
+        keys = [str(key(v)) for v in values]
+    else:
+        missing = [n for n, v in enumerate(values) if key not in v]
+        if missing:
+            raise ValueError(f"key column {key!r} is missing from row {missing[0]}")
+        keys = [str(v[key]) for v in values]
+    repeated = sorted({k for k in keys if keys.count(k) > 1}) if len(set(keys)) < len(keys) else []
+    if repeated:
+        raise ValueError(f"row keys must be unique; repeated: {', '.join(repeated[:5])}")
+    return columns, list(zip(keys, values, strict=True))
+
+
+def _prompt_for(prompt: Prompt | None, values: dict[str, Any], key: str) -> str:
+    if prompt is None:
+        if set(values) == {"input"} and isinstance(values["input"], str):
+            return values["input"]
+        raise TypeError("give prompt= (a format string or a function) for rows that are dicts")
+    if callable(prompt):
+        text = prompt(dict(values))
+    else:
+        try:
+            text = prompt.format(**values)
+        except (KeyError, IndexError) as exc:
+            raise ValueError(f"prompt names {exc} which row {key} does not have") from None
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"the prompt of row {key} is empty")
+    return text
+
+
+def _retrieve(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()

@@ -1,0 +1,480 @@
+"""`Inbox`: every question that waits, from a batch's rows or from chats, in one list.
+
+The inbox answers nothing itself: each answer goes to the row (or the chat's
+picker) that asked, through the checks a picker applies to a click, and from
+there on the row's own path (the thread takes it once, the ledger runs the call
+once, the decision is recorded). A bulk answer is one answer per call: a call
+whose schema refuses it (a required field) keeps waiting, shows why on its
+line, and the others are answered.
+
+The list reaches the front end as messages (`inbox_protocol.py`): the whole list
+when a view asks, then only what changed, merged into at most one message every
+`FLUSH_SECONDS`. Traits hold the small state a redrawn view needs: the counts per
+status, the remembered rules, the custom renderers and whether to notify.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import pathlib
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Final, Protocol
+
+import anywidget
+import traitlets
+from ag_ui.core import Interrupt
+
+from interrupt_widget.agui.answers import is_expired
+from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool_name, verdict
+from interrupt_widget.agui.wire import to_wire
+from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
+from interrupt_widget.batch.row import Waiting
+from interrupt_widget.errors import AnswerRefused
+from interrupt_widget.policy.remembered import (
+    RULE_BY,
+    RememberedPolicy,
+    RememberedRule,
+    RememberedRules,
+    RuleOp,
+)
+from interrupt_widget.responders import Picker
+from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM
+from interrupt_widget.widgets.chat import AgentChat
+from interrupt_widget.widgets.inbox_protocol import (
+    Answer,
+    AnswerOutcome,
+    Forget,
+    Hello,
+    ProtocolError,
+    Remember,
+    answer_result_to_wire,
+    parse_front_end_message,
+)
+from interrupt_widget.widgets.picker import renderer_source
+
+__all__ = ["Inbox"]
+
+_log = logging.getLogger(__name__)
+
+FLUSH_SECONDS: Final = 0.1
+"""The longest a change waits before it goes to the front end, merged with the others."""
+
+ARGS_LINE_LIMIT: Final = 160
+"""How long the one-line arguments of a call may be in the list (the card shows them all)."""
+
+
+class _Source(Protocol):
+    """What the inbox reads from a batch or a chat."""
+
+    def waiting(self) -> list[Waiting]: ...
+
+    def answerer(self, key: str) -> Picker: ...
+
+    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+
+class _BatchSource:
+    def __init__(self, batch: AgentBatch) -> None:
+        self.batch = batch
+
+    def waiting(self) -> list[Waiting]:
+        return self.batch.waiting()
+
+    def answerer(self, key: str) -> Picker:
+        return self.batch.row(key)
+
+    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
+        return self.batch.subscribe(lambda _row: listener())
+
+    def counts(self) -> dict[str, int]:
+        return self.batch.counts()
+
+
+class _ChatSource:
+    """A chat as one row, keyed by its thread id; its picker takes the answers."""
+
+    def __init__(self, chat: AgentChat) -> None:
+        self.chat = chat
+        self.key = chat.thread.thread_id
+        self._since: dict[str, float] = {}
+
+    def waiting(self) -> list[Waiting]:
+        picker = self.chat.picker
+        if picker is None or self.chat.status != "waiting":
+            return []
+        now = time.time()
+        found = []
+        for interrupt in picker.open_interrupts:
+            since = self._since.setdefault(interrupt.id, now)
+            found.append(
+                Waiting(
+                    key=self.key,
+                    interrupt=interrupt,
+                    tool=tool_name(interrupt, self.chat.thread.messages),
+                    arguments=tool_arguments(interrupt),
+                    since=since,
+                    expires_at=interrupt.expires_at,
+                )
+            )
+        return found
+
+    def answerer(self, key: str) -> Picker:
+        picker = self.chat.picker
+        if picker is None:
+            raise AnswerRefused(f"chat {key} asks nothing now")
+        return picker
+
+    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
+        def changed(_change: Any) -> None:
+            listener()
+
+        # An answer given in the chat's own picker moves the chat out of `waiting`.
+        self.chat.observe(changed, names=["status", "picker"])
+        return lambda: self.chat.unobserve(changed, names=["status", "picker"])
+
+    def counts(self) -> dict[str, int]:
+        status = self.chat.status
+        mapped = {"idle": "pending", "error": "failed"}.get(status, status)
+        return {mapped: 1}
+
+
+class Inbox(anywidget.AnyWidget):
+    """Every open question of the batches and chats given, in one list (see the module docs).
+
+    ::
+
+        inbox = batch.inbox            # or Inbox(chat1, chat2, batch)
+        inbox.waiting                  # [Waiting(key, interrupt, tool, ...), ...]
+        inbox.approve(["INV-7"])       # {"INV-7": "approved"}
+        inbox.deny(reason="duplicate") # every open one: {key: "denied", ...}
+    """
+
+    _esm = INBOX_ESM
+    _css = INBOX_CSS
+
+    counts = traitlets.Dict().tag(sync=True)
+    """Rows per status (`pending`, `running`, `waiting`, `done`, `failed`, `cancelled`) and
+    `total`, for the counts line and the progress bar."""
+    remembered = traitlets.List(traitlets.Dict()).tag(sync=True)
+    """The remembered rules: `{name, tool, field, op, value, settled}` each."""
+    renderers = traitlets.Dict().tag(sync=True)
+    """`{tool name or reason: ES module source}` for the cards, as the picker's."""
+    notify = traitlets.Bool(False).tag(sync=True)
+    """Whether a view may ask for a desktop notification when a call starts waiting."""
+
+    def __init__(
+        self,
+        *sources: AgentBatch | AgentChat,
+        notify: bool = False,
+        renderers: Mapping[str, str | pathlib.Path] | None = None,
+    ) -> None:
+        """`sources`: the batches and chats whose questions the inbox lists."""
+        given: dict[str, str | pathlib.Path] = {}
+        wrapped: list[_Source] = []
+        for source in sources:
+            if isinstance(source, AgentBatch):
+                wrapped.append(_BatchSource(source))
+                given.update(source.renderers)
+            elif isinstance(source, AgentChat):
+                wrapped.append(_ChatSource(source))
+            else:
+                raise TypeError(
+                    f"an Inbox lists AgentBatch and AgentChat, got {type(source).__name__}"
+                )
+        given.update(renderers or {})
+        super().__init__(
+            notify=notify, renderers={str(k): renderer_source(v) for k, v in given.items()}
+        )
+        self._sources = wrapped
+        self._rules = RememberedRules()
+        self._sent: dict[str, dict[str, Any]] = {}
+        self._wired: dict[str, tuple[Interrupt, dict[str, Any]]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = _running_loop()
+        self._flush_at: asyncio.TimerHandle | None = None
+        self._unsubscribe = [s.subscribe(self._changed) for s in wrapped]
+        self.on_msg(self._on_front_end_message)
+        self._refresh()
+
+    # -- reading ---------------------------------------------------------------------------
+
+    @property
+    def waiting(self) -> list[Waiting]:
+        """Every open question, source by source, row by row."""
+        return [w for _n, w in self._waiting()]
+
+    @property
+    def rules(self) -> RememberedPolicy:
+        """The remembered rules as a `Policy`: print it for the code, `evaluate` it, or give it
+        to the next batch (`AgentBatch(..., policy=inbox.rules)`)."""
+        return self._rules.policy()
+
+    def __repr__(self) -> str:
+        waiting = self.waiting
+        tools: dict[str, int] = {}
+        for w in waiting:
+            tools[w.tool] = tools.get(w.tool, 0) + 1
+        named = ", ".join(f"{t} {n}" for t, n in sorted(tools.items()))
+        return f"Inbox: {len(waiting)} waiting" + (f" ({named})" if named else "")
+
+    # -- answering -------------------------------------------------------------------------
+
+    def approve(
+        self, keys: Iterable[object] | None = None, *, by: str = "python"
+    ) -> dict[str, str]:
+        """Approve the open calls of the rows named (all when `keys` is None).
+
+        Returns what each row got: `approved`, or `refused: <why>` for a row whose call
+        does not take a bare approval (it keeps waiting).
+        """
+        return self._by_row(self._answer(self._pick(keys), "resolved", {"approved": True}, by))
+
+    def deny(
+        self, keys: Iterable[object] | None = None, reason: str | None = None, *, by: str = "python"
+    ) -> dict[str, str]:
+        """Deny the open calls of the rows named (all when None); the model hears `reason`."""
+        payload: dict[str, Any] = {"approved": False}
+        if reason:
+            payload[DENIAL_REASON] = reason
+        return self._by_row(self._answer(self._pick(keys), "resolved", payload, by))
+
+    def cancel(self, keys: Iterable[object] | None = None, *, by: str = "python") -> dict[str, str]:
+        """Cancel the open calls of the rows named (all when None): they never run."""
+        return self._by_row(self._answer(self._pick(keys), "cancelled", None, by))
+
+    def remember(
+        self, key: object, field: str | None = None, op: RuleOp = "eq", *, by: str = "python"
+    ) -> RememberedRule:
+        """Approve row `key`'s call and make a rule of it (see `policy/remembered.py`): the same
+        tool, and `field` equal to (`eq`) or at most (`le`) this call's value. The rule then
+        approves the calls already waiting that it matches, and each later one."""
+        found = self._pick([key])
+        if len(found) != 1:
+            raise ValueError(f"row {key} has {len(found)} open calls; remember needs one")
+        _n, waiting = found[0]
+        rule = self._rule_from(waiting, field, op)
+        self._answer(found, "resolved", {"approved": True}, by)
+        self._rules.add(rule)
+        self._apply_rules()
+        self._refresh()
+        return rule
+
+    def forget(self, name: str) -> bool:
+        """Remove a remembered rule; what it settled stays settled. False if there is none."""
+        removed = self._rules.remove(name)
+        self._refresh()
+        return removed
+
+    def close(self) -> None:
+        """Stop following the chats and batches, then close the widget."""
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self._unsubscribe = []
+        if self._flush_at is not None:
+            self._flush_at.cancel()
+        super().close()
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _waiting(self) -> list[tuple[int, Waiting]]:
+        return [(n, w) for n, source in enumerate(self._sources) for w in source.waiting()]
+
+    def _pick(self, keys: Iterable[object] | None) -> list[tuple[int, Waiting]]:
+        found = self._waiting()
+        if keys is None:
+            return found
+        wanted = {str(k) for k in ([keys] if isinstance(keys, str) else keys)}
+        return [(n, w) for n, w in found if w.key in wanted]
+
+    def _answer(
+        self, targets: list[tuple[int, Waiting]], status: str, payload: Any, by: str
+    ) -> list[tuple[Waiting, AnswerOutcome]]:
+        outcomes = []
+        for n, waiting in targets:
+            item = _item_id(n, waiting)
+            answerer = self._sources[n].answerer(waiting.key)
+            try:
+                if status == "cancelled":
+                    answerer.cancel(waiting.interrupt.id, by=by)
+                else:
+                    answerer.resolve(payload, waiting.interrupt.id, by=by)
+            except AnswerRefused as exc:
+                outcomes.append((waiting, AnswerOutcome(item, False, "", str(exc), exc.errors)))
+            else:
+                said = verdict(status, payload, by)
+                outcomes.append((waiting, AnswerOutcome(item, True, said)))
+        self._refresh()
+        return outcomes
+
+    @staticmethod
+    def _by_row(outcomes: list[tuple[Waiting, AnswerOutcome]]) -> dict[str, str]:
+        rows: dict[str, str] = {}
+        for waiting, outcome in outcomes:
+            said = outcome.verdict if outcome.ok else f"refused: {outcome.error}"
+            earlier = rows.get(waiting.key)
+            rows[waiting.key] = said if earlier in (None, said) else f"{earlier}; {said}"
+        return rows
+
+    def _rule_from(self, waiting: Waiting, field: str | None, op: RuleOp) -> RememberedRule:
+        arguments = waiting.arguments
+        if field is None:
+            return RememberedRule(waiting.tool, None, "eq", None)
+        if not isinstance(arguments, Mapping) or field not in arguments:
+            raise ValueError(f"{waiting.tool} has no argument {field!r} to remember")
+        return RememberedRule(waiting.tool, field, op, arguments[field])
+
+    def _apply_rules(self) -> None:
+        if not len(self._rules):
+            return
+        for n, waiting in self._waiting():
+            rule = self._rules.match(waiting.tool, waiting.arguments)
+            if rule is None or is_expired(waiting.interrupt):
+                continue
+            answered = self._answer(
+                [(n, waiting)], "resolved", {"approved": True}, f"{RULE_BY}{rule.name}"
+            )
+            if answered and answered[0][1].ok:
+                self._rules.count(rule)
+
+    def _changed(self) -> None:
+        """A source changed: send what changed soon, merged with whatever else changes."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            self._refresh()
+        elif self._flush_at is None:
+            self._flush_at = loop.call_later(FLUSH_SECONDS, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_at = None
+        self._apply_rules()
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Send the items that changed since the last message, and the counts."""
+        current = {_item_id(n, w): self._item(n, w) for n, w in self._waiting()}
+        self._wired = {k: v for k, v in self._wired.items() if k in current}
+        upsert = [
+            item
+            for item_id, item in current.items()
+            if (sent := self._sent.get(item_id)) is not item and sent != item
+        ]
+        remove = [item_id for item_id in self._sent if item_id not in current]
+        self._sent = current
+        if upsert or remove:
+            self.send({"type": "delta", "upsert": upsert, "remove": remove})
+        totals: dict[str, int] = {}
+        for source in self._sources:
+            for status, n in source.counts().items():
+                totals[status] = totals.get(status, 0) + n
+        totals["total"] = sum(totals.values())
+        with self.hold_sync():
+            if totals != self.counts:
+                self.counts = totals
+            rules = self._rules.to_wire()
+            if rules != self.remembered:
+                self.remembered = rules
+
+    def _item(self, n: int, waiting: Waiting) -> dict[str, Any]:
+        """The wire item of a waiting call, built once per interrupt (the list is redrawn often)."""
+        item_id = _item_id(n, waiting)
+        cached = self._wired.get(item_id)
+        if cached is None or cached[0] is not waiting.interrupt:
+            cached = (waiting.interrupt, _item(n, waiting))
+        elif cached[1]["error"] != waiting.error:
+            cached = (waiting.interrupt, {**cached[1], "error": waiting.error})
+        self._wired[item_id] = cached
+        return cached[1]
+
+    def _on_front_end_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        loop = self._loop
+        if loop is not None and _running_loop() is not loop and not loop.is_closed():
+            loop.call_soon_threadsafe(self._handle, content)
+        else:
+            self._handle(content)
+
+    def _handle(self, content: Any) -> None:
+        try:
+            message = parse_front_end_message(content)
+        except ProtocolError as exc:
+            _log.warning("ignored an inbox message: %s", exc)
+            if exc.request_id is not None:
+                self.send(
+                    answer_result_to_wire(exc.request_id, [AnswerOutcome("", False, "", str(exc))])
+                )
+            return
+        if isinstance(message, Hello):
+            self._refresh()
+            self.send({"type": "snapshot", "items": list(self._sent.values())})
+        elif isinstance(message, Answer):
+            targets = self._items(message.ids)
+            outcomes = [
+                o for _w, o in self._answer(targets, message.status, message.payload, message.by)
+            ]
+            outcomes += _gone(message.ids, targets)
+            self.send(answer_result_to_wire(message.request_id, outcomes))
+        elif isinstance(message, Remember):
+            targets = self._items([message.id])
+            try:
+                if not targets:
+                    raise ValueError("that call is no longer waiting")
+                self.remember(targets[0][1].key, message.field, message.op, by=message.by)
+                outcomes = [AnswerOutcome(message.id, True, "approved")]
+            except (ValueError, AnswerRefused) as exc:
+                outcomes = [AnswerOutcome(message.id, False, "", str(exc))]
+            self.send(answer_result_to_wire(message.request_id, outcomes))
+        elif isinstance(message, Forget):
+            self.forget(message.name)
+
+    def _items(self, ids: Iterable[str]) -> list[tuple[int, Waiting]]:
+        wanted = set(ids)
+        return [(n, w) for n, w in self._waiting() if _item_id(n, w) in wanted]
+
+
+def _gone(ids: Iterable[str], found: list[tuple[int, Waiting]]) -> list[AnswerOutcome]:
+    present = {_item_id(n, w) for n, w in found}
+    return [
+        AnswerOutcome(i, False, "", "no longer waiting: answered elsewhere or finished")
+        for i in ids
+        if i not in present
+    ]
+
+
+def _item_id(n: int, waiting: Waiting) -> str:
+    return f"{n}:{waiting.key}:{waiting.interrupt.id}"
+
+
+def _item(n: int, waiting: Waiting) -> dict[str, Any]:
+    return {
+        "id": _item_id(n, waiting),
+        "key": waiting.key,
+        "tool": waiting.tool,
+        "args": _args_line(waiting.arguments),
+        "interrupt": to_wire(waiting.interrupt),
+        "since": int(waiting.since * 1000),
+        "expiresAt": waiting.expires_at,
+        "error": waiting.error,
+    }
+
+
+def _args_line(arguments: Any) -> str:
+    if arguments is None:
+        return ""
+    if isinstance(arguments, Mapping):
+        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    else:
+        text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= ARGS_LINE_LIMIT else text[: ARGS_LINE_LIMIT - 1] + "…"
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
+show_batches_with(Inbox)

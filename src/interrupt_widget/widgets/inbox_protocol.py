@@ -1,0 +1,178 @@
+"""The custom messages between the inbox's front end and Python.
+
+The list of waiting calls travels as messages, not as a trait: a view asks for
+the whole list once (`hello`, answered by a `snapshot`), then gets only what
+changed, merged into at most a few `delta` messages a second, so an update costs
+bytes in proportion to what changed, not to the length of the list. This module
+is the one place where those camelCase dicts become typed values and back;
+`js/inbox/protocol.ts` mirrors it.
+
+Front end -> Python::
+
+    {"type": "hello"}
+    {"type": "answer", "requestId": str, "ids": [str, ...],
+     "status": "resolved" | "cancelled", "payload"?: <json>, "viewId"?: str}
+    {"type": "remember", "requestId": str, "id": str, "field"?: str,
+     "op"?: "eq" | "le", "viewId"?: str}
+    {"type": "forget", "requestId": str, "name": str}
+
+Python -> front end::
+
+    {"type": "snapshot", "items": [Item, ...]}
+    {"type": "delta", "upsert": [Item, ...], "remove": [str, ...]}
+    {"type": "answer_result", "requestId": str,
+     "results": [{"id": str, "ok": bool, "verdict": str, "error": str,
+                  "errors": [{"path", "message"}]}]}
+
+An `Item` is one waiting call: `{"id", "key", "tool", "args", "interrupt", "since",
+"expiresAt", "error"}` (`args` the arguments as one compact line, `interrupt` the
+AG-UI interrupt as camelCase JSON for the card, `since` milliseconds since the epoch).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+
+from interrupt_widget.errors import AnswerError
+from interrupt_widget.widgets.picker_protocol import (
+    VIEW_PREFIX,
+    AnswerStatus,
+    ProtocolError,
+    errors_to_wire,
+)
+
+__all__ = [
+    "Answer",
+    "AnswerOutcome",
+    "Forget",
+    "Hello",
+    "ProtocolError",
+    "Remember",
+    "answer_result_to_wire",
+    "parse_front_end_message",
+]
+
+_VIEW_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+RuleOp: TypeAlias = Literal["eq", "le"]
+
+
+@dataclass(frozen=True)
+class Hello:
+    """A view that (re)draws and needs the whole list."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One answer for one or several waiting calls (a card's, or Approve/Deny/Cancel selected)."""
+
+    request_id: str
+    ids: tuple[str, ...]
+    """The items answered."""
+    status: AnswerStatus
+    payload: Any = None
+    view_id: str | None = None
+
+    @property
+    def by(self) -> str:
+        """Recorded as by `view:<id>`, or `user` from a view that names none (as the picker)."""
+        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+
+
+@dataclass(frozen=True)
+class Remember:
+    """Approve one call and the calls like it: same tool, and `field` equal to (`eq`) or at
+    most (`le`) this call's value; no field: every call to the tool."""
+
+    request_id: str
+    id: str
+    field: str | None = None
+    op: RuleOp = "eq"
+    view_id: str | None = None
+
+    @property
+    def by(self) -> str:
+        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+
+
+@dataclass(frozen=True)
+class Forget:
+    """Remove a remembered rule by name."""
+
+    request_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class AnswerOutcome:
+    """What one item got."""
+
+    id: str
+    ok: bool
+    verdict: str = ""
+    """`approved`, `denied`, `cancelled` or `answered` when ok."""
+    error: str = ""
+    errors: list[AnswerError] = field(default_factory=list)
+
+
+FrontEndMessage = Hello | Answer | Remember | Forget
+
+
+def parse_front_end_message(content: Any) -> FrontEndMessage:
+    """The typed message, or `ProtocolError` (with the request id when there was one)."""
+    if not isinstance(content, Mapping):
+        raise ProtocolError("an inbox message must be a JSON object")
+    kind = content.get("type")
+    if kind == "hello":
+        return Hello()
+    raw_id = content.get("requestId")
+    if not isinstance(raw_id, str) or not raw_id:
+        raise ProtocolError(f"an inbox {kind!r} message needs a string requestId")
+    view_id = content.get("viewId")
+    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
+        raise ProtocolError("viewId must be 1-64 letters, digits, '-' or '_'", request_id=raw_id)
+    if kind == "answer":
+        ids = content.get("ids")
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
+            raise ProtocolError("an answer needs a non-empty list of ids", request_id=raw_id)
+        status = content.get("status")
+        if status not in ("resolved", "cancelled"):
+            raise ProtocolError("status must be 'resolved' or 'cancelled'", request_id=raw_id)
+        resolved: AnswerStatus = "resolved" if status == "resolved" else "cancelled"
+        payload = content.get("payload") if resolved == "resolved" else None
+        return Answer(raw_id, tuple(ids), resolved, payload, view_id)
+    if kind == "remember":
+        item = content.get("id")
+        name = content.get("field")
+        op = content.get("op", "eq")
+        if not isinstance(item, str) or (name is not None and not isinstance(name, str)):
+            raise ProtocolError("remember needs an item id and a field name", request_id=raw_id)
+        if op not in ("eq", "le"):
+            raise ProtocolError("op must be 'eq' or 'le'", request_id=raw_id)
+        return Remember(raw_id, item, name, "le" if op == "le" else "eq", view_id)
+    if kind == "forget":
+        name = content.get("name")
+        if not isinstance(name, str) or not name:
+            raise ProtocolError("forget needs a rule name", request_id=raw_id)
+        return Forget(raw_id, name)
+    raise ProtocolError(f"unknown inbox message type {kind!r}", request_id=raw_id)
+
+
+def answer_result_to_wire(request_id: str, outcomes: list[AnswerOutcome]) -> dict[str, Any]:
+    """The reply to an `Answer` or `Remember`: what each item got."""
+    return {
+        "type": "answer_result",
+        "requestId": request_id,
+        "results": [
+            {
+                "id": o.id,
+                "ok": o.ok,
+                "verdict": o.verdict,
+                "error": o.error,
+                "errors": errors_to_wire(o.errors),
+            }
+            for o in outcomes
+        ],
+    }

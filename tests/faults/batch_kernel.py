@@ -1,0 +1,47 @@
+"""A batch run in a process of its own, for the kill -9 test: `python batch_kernel.py RUNS STUCK N`.
+
+Runs `N` transfers (`to` = `acct-<n>`) through `AgentBatch` with every call approved,
+four at a time, on the ledger `INTERRUPT_WIDGET_LEDGER` names. Each real run of the
+tool appends a line to RUNS; the run to `STUCK` then never returns, so the process
+can be killed in the middle of it. At the end it prints each row's status and code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+import sys
+
+from agents import Agent, function_tool, set_tracing_disabled
+
+from interrupt_widget import AgentBatch, OfflineModel, responders
+
+
+def main(runs: pathlib.Path, stuck: str, count: int) -> None:
+    @function_tool(needs_approval=True)
+    async def transfer_funds(amount: float, to: str) -> str:
+        """Send `amount` to `to`."""
+        with runs.open("a", encoding="utf-8") as file:
+            file.write(json.dumps({"to": to}) + "\n")
+            file.flush()
+            os.fsync(file.fileno())
+        if to == stuck:
+            await asyncio.sleep(120)  # cut off here by the test's kill -9
+        return f"Sent {amount:.2f} to {to}."
+
+    agent = Agent(name="payouts", tools=[transfer_funds], model=OfflineModel())
+    rows = [f"transfer_funds amount={n + 1} to=acct-{n}" for n in range(count)]
+    batch = AgentBatch(agent, rows, concurrency=4, responder=responders.approve_all())
+    results = asyncio.run(_all(batch))
+    print(json.dumps([[r.key, r.status, r.code, r.replayed] for r in results]))
+
+
+async def _all(batch: AgentBatch) -> tuple[object, ...]:
+    return await batch
+
+
+if __name__ == "__main__":
+    set_tracing_disabled(True)
+    main(pathlib.Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]))
