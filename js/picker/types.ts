@@ -79,4 +79,6 @@ export interface PickerModel {
 export interface ToolCallOf {
   name: string;
   arguments?: unknown;
+  /** The card's rows, `[name, text]`, spelled by Python as the interrupt's message spells them. */
+  shown?: Array<[string, string]>;
 }

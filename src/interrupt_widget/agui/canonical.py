@@ -131,3 +131,14 @@ def agrees(actual: Any, shown: Any) -> bool:
         return False
     integer = isinstance(actual, int) and not isinstance(actual, bool)
     return given == exact or (integer and given == spell_as_double(actual))
+
+
+def shown_arguments(arguments: Any) -> list[list[str]]:
+    """The rows a card shows for a call's arguments: `[name, text]`, strings as they are.
+
+    Built here rather than in the browser, which would round a large integer
+    before it could show it.
+    """
+    if not isinstance(arguments, Mapping):
+        return []
+    return [[str(k), v if isinstance(v, str) else spell(v)] for k, v in arguments.items()]

@@ -44,6 +44,7 @@ from interrupt_widget.errors import AnswerError, AnswerRefused
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
+from interrupt_widget.agui.canonical import shown_arguments
     AnswerResult,
     AnswerStatus,
     ProtocolError,
@@ -97,10 +98,11 @@ class InterruptPicker(anywidget.AnyWidget):
     renderers = traitlets.Dict().tag(sync=True)
     """`{tool name or reason: ES module source}` replacing the built-in form."""
     calls = traitlets.Dict().tag(sync=True)
-    """`{interruptId: {"name", "arguments"}}`: the tool each interrupt asks about and its
-    arguments, as `tool_name` (with the conversation, when given) and `tool_arguments`
-    read them, so every view names a call as Python does; `arguments` is left out when
-    the interrupt carries none."""
+    """`{interruptId: {"name", "arguments", "shown"}}`: the tool each interrupt asks about
+    and its arguments, as `tool_name` (with the conversation, when given) and
+    `tool_arguments` read them, so every view names a call as Python does; `shown` holds
+    the card's `[name, text]` rows in the canonical spelling the interrupt's message
+    uses. Both are left out when the interrupt carries no arguments."""
 
     def __init__(
         self,
@@ -176,6 +178,7 @@ class InterruptPicker(anywidget.AnyWidget):
             arguments = tool_arguments(interrupt)
             if arguments is not None:
                 call["arguments"] = arguments
+                call["shown"] = shown_arguments(arguments)
             calls[interrupt.id] = call
         return calls
 
