@@ -164,7 +164,12 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
     message: interrupt.message ?? "",
     args: call?.shown ?? argsOf(call?.arguments),
     phase,
-    decision: record ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[id]) } : null,
+    decision: record
+      ? {
+          ...decisionOf(record, state.viewId, call?.arguments ?? interrupt.metadata?.tool_input),
+          elsewhere: Boolean(state.overruled[id]),
+        }
+      : null,
     fieldErrors: groupErrors(errors),
     error: phase === "decided" ? "" : (refusal?.error ?? ""),
     remaining,

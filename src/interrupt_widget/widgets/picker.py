@@ -32,6 +32,7 @@ import traitlets
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
 from interrupt_widget.agui.answers import describe, is_expired, parse_instant, validate_payload
+from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import (
     ANSWERED_BY_EXPIRY,
     DENIAL_REASON,
@@ -44,7 +45,6 @@ from interrupt_widget.errors import AnswerError, AnswerRefused
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
-from interrupt_widget.agui.canonical import shown_arguments
     AnswerResult,
     AnswerStatus,
     ProtocolError,
