@@ -206,7 +206,8 @@ def test_editable_refuses_an_ungated_tool_and_unknown_fields() -> None:
 async def test_a_responder_edits_and_decisions_record_proposal_and_execution(
     journal: pathlib.Path, tmp_path: pathlib.Path
 ) -> None:
-    edit = {"approved": True, "editedArgs": {**PROPOSAL, "amount": 75.5, "memo": "rent, March"}}
+    replacement = {**PROPOSAL, "amount": 75.5, "memo": "rent, March"}
+    edit = {"approved": True, "editedArgs": dict(sorted(replacement.items()))}  # as a file sorts it
     chat = AgentChat(
         bank_agent(OfflineModel(), journal=journal),
         responder=responders.answers({"transfer_funds": edit}),
@@ -216,7 +217,8 @@ async def test_a_responder_edits_and_decisions_record_proposal_and_execution(
     assert [(t["amount"], t["memo"]) for t in read_journal(journal)] == [(75.5, "rent, March")]
     (decision,) = chat.decisions
     assert decision.arguments == PROPOSAL
-    assert decision.executed_arguments == {**PROPOSAL, "amount": 75.5, "memo": "rent, March"}
+    assert decision.executed_arguments == replacement
+    assert list(decision.executed_arguments) == list(PROPOSAL)  # in the tool's own order
     # The model is told what ran, and says so.
     assert "75.50" in result.text
     # A replay of the saved decisions edits the same way.
