@@ -17,9 +17,9 @@ import unicodedata
 from typing import Any
 
 import pytest
+from test_http_cli import CLIENT_DIR, server_env
 
 from serve_process import Served
-from test_http_cli import CLIENT_DIR, server_env
 
 TOKEN = "values-test-token"
 BEYOND_DOUBLES = 9007199254740993

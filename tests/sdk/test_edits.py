@@ -32,9 +32,11 @@ from interrupt_widget import (
     responders,
 )
 from interrupt_widget.agui.interrupts import gated_calls, interrupt_record
+from interrupt_widget.errors import AdapterError
 from interrupt_widget.examples import bank_agent, meeting_agent, read_journal
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.client import AGUIClient
+from interrupt_widget.sdk.edits import check_edit, declared_edit
 
 TRANSFER = "transfer_funds amount=250 to_account=ACME-1 memo=rent"
 PROPOSAL = {"amount": 250.0, "to_account": "ACME-1", "memo": "rent"}
@@ -278,3 +280,22 @@ async def test_a_replacement_must_hold_every_argument_the_tool_requires(
     assert error.code == ErrorCode.INVALID_EDIT
     assert "/memo" in error.message
     assert read_journal(journal) == []
+
+
+def test_a_replacement_keeps_the_exact_proposed_value_a_javascript_client_rounded() -> None:
+    @function_tool(needs_approval=True)
+    def pay(account: int, amount: float) -> str:
+        """Pays."""
+        return "ok"
+
+    spec = declared_edit(editable(pay, fields=["amount"]))
+    proposal = {"account": 9007199254740993, "amount": 5000.0}
+    rounded = {"account": 9007199254740992, "amount": 20}  # as JSON.parse read the proposal
+    payload = {"approved": True, "editedArgs": rounded}
+    ran = check_edit(spec, proposal=proposal, payload=payload, interrupt_id="i", tool_name="pay")
+    assert ran == {"account": 9007199254740993, "amount": 20}
+    # A value the client could not have read from the proposal is a change, and refused.
+    moved = {"approved": True, "editedArgs": {"account": 9007199254740994, "amount": 20}}
+    with pytest.raises(AdapterError) as refused:
+        check_edit(spec, proposal=proposal, payload=moved, interrupt_id="i", tool_name="pay")
+    assert refused.value.code == ErrorCode.EDIT_OUTSIDE_FIELDS
