@@ -18,7 +18,7 @@ edit may be; how an answer carries one is `interrupt_widget.agui.answer_edit`'s.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,66 +128,86 @@ def check_edit(
     if not isinstance(payload, Mapping):
         return None
     where = f"interrupt {interrupt_id!r} ({tool_name})"
+
+    def refuse(code: ErrorCode, message: str) -> AdapterError:
+        return AdapterError(code, message, interrupt_id=interrupt_id)
+
     if spec is not None and _OLD_KEY in payload and EDIT_KEY not in payload:
         # Ignored, it would run the proposal while the person meant a change.
-        raise AdapterError(
+        raise refuse(
             ErrorCode.INVALID_EDIT,
             f"The answer to {where} sends {_OLD_KEY!r}; edited arguments travel in "
             f"{EDIT_KEY!r}, in full. Nothing was run.",
-            interrupt_id=interrupt_id,
         )
     if EDIT_KEY not in payload:
         return None
-    if spec is None:
-        raise AdapterError(
-            ErrorCode.EDIT_NOT_ALLOWED,
-            f"The answer to {where} edits the arguments, but {tool_name} is not editable.",
-            interrupt_id=interrupt_id,
-        )
-    edit = payload[EDIT_KEY]
-    if payload.get("approved") is not True:
-        raise AdapterError(
-            ErrorCode.INVALID_EDIT,
-            f"The answer to {where} edits the arguments without approving; "
-            "an edit goes only with approved: true.",
-            interrupt_id=interrupt_id,
-        )
-    if not isinstance(edit, Mapping):
-        raise AdapterError(
-            ErrorCode.INVALID_EDIT,
-            f"The edit in the answer to {where} is not an object of arguments.",
-            interrupt_id=interrupt_id,
-        )
-    if not isinstance(proposal, Mapping):
-        raise AdapterError(
-            ErrorCode.INVALID_EDIT,
-            f"The proposed arguments of {where} are not an object, so they cannot be edited.",
-            interrupt_id=interrupt_id,
-        )
-    fixed = [name for name in {*proposal, *edit} if str(name) not in spec.allowed()]
-    changed = sorted(
-        str(name)
-        for name in fixed
-        if name not in proposal or name not in edit or not agrees(proposal[name], edit[name])
-    )
+    spec, edit, proposal = _edit_shape(spec, payload, proposal, (where, tool_name), refuse)
+    changed = _changed_outside(spec, proposal, edit)
     if changed:
-        raise AdapterError(
+        raise refuse(
             ErrorCode.EDIT_OUTSIDE_FIELDS,
             f"The answer to {where} changes {', '.join(map(repr, changed))}; only "
             f"{', '.join(map(repr, spec.allowed()))} may be changed (editedArgs replaces "
             "the arguments in full: the others as proposed).",
-            interrupt_id=interrupt_id,
         )
     replacement = read_against_proposal(proposal, edit)
     errors = validate_payload(spec.parameters, replacement)
     if errors:
-        raise AdapterError(
+        raise refuse(
             ErrorCode.INVALID_EDIT,
             f"The edited arguments of {where} do not fit {tool_name}'s parameters: "
             f"{describe(errors)}",
-            interrupt_id=interrupt_id,
         )
     return None if agrees(proposal, replacement) else replacement
+
+
+def _edit_shape(
+    spec: EditSpec | None,
+    payload: Mapping[str, Any],
+    proposal: Any,
+    named: tuple[str, str],
+    refuse: Callable[[ErrorCode, str], AdapterError],
+) -> tuple[EditSpec, Mapping[str, Any], Mapping[str, Any]]:
+    """The spec, the replacement and the proposal of an edit that could be one at all.
+
+    `named` is how messages name the interrupt, and the tool.
+    """
+    where, tool_name = named
+    if spec is None:
+        raise refuse(
+            ErrorCode.EDIT_NOT_ALLOWED,
+            f"The answer to {where} edits the arguments, but {tool_name} is not editable.",
+        )
+    edit = payload[EDIT_KEY]
+    if payload.get("approved") is not True:
+        raise refuse(
+            ErrorCode.INVALID_EDIT,
+            f"The answer to {where} edits the arguments without approving; "
+            "an edit goes only with approved: true.",
+        )
+    if not isinstance(edit, Mapping):
+        raise refuse(
+            ErrorCode.INVALID_EDIT,
+            f"The edit in the answer to {where} is not an object of arguments.",
+        )
+    if not isinstance(proposal, Mapping):
+        raise refuse(
+            ErrorCode.INVALID_EDIT,
+            f"The proposed arguments of {where} are not an object, so they cannot be edited.",
+        )
+    return spec, edit, proposal
+
+
+def _changed_outside(
+    spec: EditSpec, proposal: Mapping[str, Any], edit: Mapping[str, Any]
+) -> list[str]:
+    """The arguments outside `fields` the replacement leaves out, adds or changes."""
+    fixed = [name for name in {*proposal, *edit} if str(name) not in spec.allowed()]
+    return sorted(
+        str(name)
+        for name in fixed
+        if name not in proposal or name not in edit or not agrees(proposal[name], edit[name])
+    )
 
 
 def edited_note(tool_name: str, arguments: Mapping[str, Any], output: str) -> str:
