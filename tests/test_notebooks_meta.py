@@ -71,7 +71,12 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
     ],
     "05_agui_events.ipynb": [],
     "06_approval_policies.ipynb": [
-        {"transfer_funds": {"approved": True, "arguments": {"amount": 2500}}},
+        {
+            "transfer_funds": {
+                "approved": True,
+                "editedArgs": {"amount": 2500, "to_account": "ACME-1", "memo": "rent"},
+            }
+        },
         {"transfer_funds": {"approved": True}},  # the invoice the policy leaves to a person
     ],
     "07_batch_approvals.ipynb": [],  # answered from Python through the inbox

@@ -16,7 +16,7 @@ import {
   prefilled,
   proposalOf,
   type RawValues,
-  withEditOnly,
+  withEdit,
 } from "./form";
 import type { AnswerResultMessage } from "./protocol";
 import { loadRenderer, type ModuleLoader } from "./renderers";
@@ -147,7 +147,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     if (primary.disabled) return;
     const { payload, errors } = collected();
     actions.checked(id, errors);
-    if (errors.length === 0) send("resolved", withEditOnly(spec, payload, proposal));
+    if (errors.length === 0) send("resolved", withEdit(spec, payload, proposal));
     else fields.find((f) => f.spec.pointer === errors[0]?.path)?.controls[0]?.focus();
   });
   if (spec.edit) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FakeModel } from "./fake_model";
-import { changesOf, formFromSchema, prefilled, withEditOnly } from "./form";
+import { changesOf, formFromSchema, prefilled, withEdit } from "./form";
 import { buttonIn, cardIn, pickerHost } from "./test_host";
 import type { JsonSchema, WireInterrupt } from "./types";
 
@@ -10,10 +10,16 @@ const schema: JsonSchema = {
   properties: {
     approved: { type: "boolean" },
     reason: { type: "string", maxLength: 1000 },
-    arguments: {
+    editedArgs: {
       type: "object",
       title: "Arguments",
-      properties: { amount: { type: "number", title: "Amount" }, memo: { type: "string", title: "Memo" } },
+      properties: {
+        amount: { type: "number", title: "Amount" },
+        to_account: { type: "string", readOnly: true },
+        memo: { type: "string", title: "Memo" },
+      },
+      required: ["amount", "to_account", "memo"],
+      additionalProperties: false,
     },
   },
   required: ["approved"],
@@ -35,7 +41,7 @@ function transfer(toolInput: unknown = proposal): WireInterrupt {
 const host = pickerHost();
 
 function field(name: string): HTMLInputElement {
-  const input = cardIn(host.el, "approve-c1").querySelector<HTMLInputElement>(`[data-field="arguments.${name}"]`);
+  const input = cardIn(host.el, "approve-c1").querySelector<HTMLInputElement>(`[data-field="editedArgs.${name}"]`);
   if (!input) throw new Error(`no field ${name}`);
   return input;
 }
@@ -46,16 +52,16 @@ function type(input: HTMLInputElement, value: string): void {
 }
 
 describe("the edit form of an editable tool", () => {
-  it("is prefilled with the proposal, and only the editable fields are offered", () => {
+  it("is prefilled with the proposal, and only the editable fields are offered (readOnly ones are not)", () => {
     host.mount(new FakeModel([transfer()]));
     expect(field("amount").value).toBe("5000");
     expect(field("memo").value).toBe("rent");
     const card = cardIn(host.el, "approve-c1");
-    expect(card.querySelector('[data-field="arguments.to_account"]')).toBeNull();
+    expect(card.querySelector('[data-field="editedArgs.to_account"]')).toBeNull();
     expect(card.querySelector(".iw-changes")?.classList.contains("iw-hidden")).toBe(true);
   });
 
-  it("shows what changed before Approve, and sends only the changes", () => {
+  it("shows what changed before Approve, and sends editedArgs in full: the proposal with the changes", () => {
     const model = new FakeModel([transfer()]);
     host.mount(model);
     type(field("amount"), "2500");
@@ -64,7 +70,9 @@ describe("the edit form of an editable tool", () => {
     expect(changes?.classList.contains("iw-hidden")).toBe(false);
     expect(changes?.textContent).toBe("Changes: Amount 5000 → 2500");
     buttonIn(card, "Approve with changes").click();
-    expect(model.sent.map((m) => m.payload)).toEqual([{ approved: true, arguments: { amount: 2500 } }]);
+    expect(model.sent.map((m) => m.payload)).toEqual([
+      { approved: true, editedArgs: { amount: 2500, to_account: "ACME-1", memo: "rent" } },
+    ]);
   });
 
   it("an untouched form approves the proposal as it stands", () => {
@@ -106,7 +114,9 @@ describe("the edit form of an editable tool", () => {
     type(field("amount"), "2500");
     buttonIn(cardIn(host.el, "approve-c1"), "Approve with changes").click();
     model.reply();
-    expect(cardIn(host.el, "approve-c1").querySelector(".iw-decision")?.textContent).toContain("Edited: amount 2500");
+    const summary = cardIn(host.el, "approve-c1").querySelector(".iw-decision")?.textContent ?? "";
+    expect(summary).toContain("Edited: amount 2500");
+    expect(summary).not.toContain("ACME-1"); // the arguments left as proposed are not called edits
   });
 });
 
@@ -114,18 +124,24 @@ describe("edit helpers", () => {
   const spec = prefilled(formFromSchema(schema), proposal);
 
   it("finds the edit group only in an approval schema", () => {
-    expect(spec.edit?.key).toBe("arguments");
-    const question = formFromSchema({ type: "object", properties: { arguments: schema.properties?.arguments ?? {} } });
+    expect(spec.edit?.key).toBe("editedArgs");
+    const question = formFromSchema({
+      type: "object",
+      properties: { editedArgs: schema.properties?.editedArgs ?? {} },
+    });
     expect(question.edit).toBeNull();
   });
 
-  it("keeps only changed arguments", () => {
-    const payload = { approved: true, arguments: { amount: 5000, memo: "March rent" } };
+  it("names the changed arguments, and sends them over the whole proposal", () => {
+    const payload = { approved: true, editedArgs: { amount: 5000, memo: "March rent" } };
     expect(changesOf(spec, payload, proposal).map((c) => [c.key, c.from, c.to])).toEqual([
       ["memo", "rent", "March rent"],
     ]);
-    expect(withEditOnly(spec, payload, proposal)).toEqual({ approved: true, arguments: { memo: "March rent" } });
-    expect(withEditOnly(spec, { approved: true, arguments: { amount: 5000 } }, proposal)).toEqual({ approved: true });
+    expect(withEdit(spec, payload, proposal)).toEqual({
+      approved: true,
+      editedArgs: { amount: 5000, to_account: "ACME-1", memo: "March rent" },
+    });
+    expect(withEdit(spec, { approved: true, editedArgs: { amount: 5000 } }, proposal)).toEqual({ approved: true });
   });
 
   it("leaves a schema without an edit group alone", () => {
@@ -135,6 +151,6 @@ describe("edit helpers", () => {
       required: ["approved"],
     });
     expect(prefilled(plain, proposal)).toBe(plain);
-    expect(withEditOnly(plain, { approved: true }, proposal)).toEqual({ approved: true });
+    expect(withEdit(plain, { approved: true }, proposal)).toEqual({ approved: true });
   });
 });

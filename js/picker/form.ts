@@ -44,7 +44,7 @@ export interface FormSpec {
   fields: FieldSpec[];
   /** The optional `reason` an approval schema declares: drawn beside Deny, sent with it. */
   denyReason: FieldSpec | null;
-  /** The `arguments` group of an editable tool: the proposal as a form, sent only as changes. */
+  /** The `editedArgs` group of an editable tool: the proposal as a form, sent in full when changed. */
   edit: FieldSpec | null;
 }
 
@@ -190,8 +190,8 @@ export function formFromSchema(schema: JsonSchema | undefined | null): FormSpec 
   return { ...NO_SCHEMA, hasSchema: true, fields: [fieldFor("", schema, [], true)] };
 }
 
-/** The answer field that carries an edit of an editable tool's arguments. */
-export const EDIT_KEY = "arguments";
+/** The answer field that carries an edit: AG-UI's `editedArgs`, a full replacement of the arguments. */
+export const EDIT_KEY = "editedArgs";
 
 type Proposal = Record<string, unknown>;
 
@@ -200,11 +200,16 @@ export function proposalOf(toolInput: unknown): Proposal | null {
   return asRecord(toolInput) ?? null;
 }
 
-/** The form with its edit fields starting from the proposal instead of the schema's defaults. */
+/**
+ * The form with its edit fields starting from the proposal instead of the schema's defaults;
+ * `readOnly` parameters are not drawn (the arguments table shows them) and go as proposed.
+ */
 export function prefilled(spec: FormSpec, proposal: Proposal | null): FormSpec {
   const edit = spec.edit;
   if (edit?.control.kind !== "group" || !proposal) return spec;
-  const children = edit.control.fields.map((f) => (f.key in proposal ? { ...f, default: proposal[f.key] } : f));
+  const children = edit.control.fields
+    .filter((f) => f.schema.readOnly !== true)
+    .map((f) => (f.key in proposal ? { ...f, default: proposal[f.key] } : f));
   const filled: FieldSpec = { ...edit, control: { kind: "group", fields: children } };
   return { ...spec, fields: spec.fields.map((f) => (f === edit ? filled : f)), edit: filled };
 }
@@ -227,14 +232,17 @@ export function changesOf(spec: FormSpec, payload: unknown, proposal: Proposal |
     .map((f) => ({ key: f.key, label: f.label, from: proposal?.[f.key], to: values[f.key] }));
 }
 
-/** The payload with `arguments` holding only the changes, or gone when nothing changed. */
-export function withEditOnly(spec: FormSpec, payload: unknown, proposal: Proposal | null): unknown {
+/**
+ * The payload with `editedArgs` the proposal with the person's changes, in full (AG-UI's
+ * `editedArgs` replaces the arguments), or without it when nothing changed.
+ */
+export function withEdit(spec: FormSpec, payload: unknown, proposal: Proposal | null): unknown {
   const fields = asRecord(payload);
   if (!spec.edit || !fields) return payload;
   const { [EDIT_KEY]: _all, ...rest } = fields;
   const changes = changesOf(spec, payload, proposal);
   if (changes.length === 0) return rest;
-  return { ...rest, [EDIT_KEY]: Object.fromEntries(changes.map((c) => [c.key, c.to])) };
+  return { ...rest, [EDIT_KEY]: { ...proposal, ...Object.fromEntries(changes.map((c) => [c.key, c.to])) } };
 }
 
 /** Every leaf field (groups flattened), in display order. */

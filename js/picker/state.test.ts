@@ -39,6 +39,13 @@ describe("the reducer", () => {
     expect(view.progress).toBe("0 of 2 answered");
   });
 
+  it("shows Python's rows when it sends them: a large integer JSON.parse would round keeps its digits", () => {
+    const shown: Array<[string, string]> = [["account", "9007199254740993"]];
+    const calls = { a: { name: "pay", arguments: { account: 9007199254740992 }, shown } };
+    const view = viewOf(initialState(model({ calls }), T0));
+    expect(view.cards[0]?.args).toEqual([["account", "9007199254740993"]]);
+  });
+
   it("tracks this view's request until its reply, ignoring other views' replies", () => {
     let state = reduce(initialState(model(), T0), { type: "sent", interruptId: "a", requestId: "r1" });
     expect(viewOf(state).cards[0]?.phase).toBe("pending");

@@ -130,6 +130,7 @@ export function reduce(state: PickerState, event: PickerEvent): PickerState {
   }
 }
 
+/** Rows from parsed arguments, when Python sent none (a number JSON.parse rounded shows rounded). */
 function argsOf(args: unknown): Array<[string, string]> {
   return Object.entries(asRecord(args) ?? {}).map(([key, value]): [string, string] => [
     key,
@@ -161,9 +162,14 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
     interrupt,
     title,
     message: interrupt.message ?? "",
-    args: argsOf(call?.arguments),
+    args: call?.shown ?? argsOf(call?.arguments),
     phase,
-    decision: record ? { ...decisionOf(record, state.viewId), elsewhere: Boolean(state.overruled[id]) } : null,
+    decision: record
+      ? {
+          ...decisionOf(record, state.viewId, call?.arguments ?? interrupt.metadata?.tool_input),
+          elsewhere: Boolean(state.overruled[id]),
+        }
+      : null,
     fieldErrors: groupErrors(errors),
     error: phase === "decided" ? "" : (refusal?.error ?? ""),
     remaining,

@@ -36,7 +36,7 @@ export function answeredBy(by: string, viewId?: string): string {
 }
 
 /** The verdict, its tone and details: what an answer says before who gave it. */
-function verdictOf(record: AnswerRecord): Omit<Decision, "by"> {
+function verdictOf(record: AnswerRecord, proposal: Record<string, unknown>): Omit<Decision, "by"> {
   if (record.by === "expiry") return { verdict: "Expired", tone: "no", details: [] };
   if (record.status === "cancelled") return { verdict: "Cancelled", tone: "no", details: [] };
   const fields = asRecord(record.payload);
@@ -52,7 +52,10 @@ function verdictOf(record: AnswerRecord): Omit<Decision, "by"> {
   for (const [key, value] of Object.entries(fields)) {
     const edits = key === EDIT_KEY ? asRecord(value) : undefined;
     if (edits) {
-      const changes = Object.entries(edits).map(([k, v]) => `${k} ${asText(v)}`);
+      // `editedArgs` replaces the arguments in full: name what differs from the proposal.
+      const changes = Object.entries(edits)
+        .filter(([k, v]) => !(k in proposal) || JSON.stringify(v) !== JSON.stringify(proposal[k]))
+        .map(([k, v]) => `${k} ${asText(v)}`);
       if (changes.length) details.push(["Edited", changes.join(", ")]);
       continue;
     }
@@ -63,6 +66,7 @@ function verdictOf(record: AnswerRecord): Omit<Decision, "by"> {
   return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details };
 }
 
-export function decisionOf(record: AnswerRecord, viewId?: string): Decision {
-  return { ...verdictOf(record), by: answeredBy(record.by, viewId) };
+/** How `record` reads; `proposal`, the call's arguments, tells an edit's changes from the rest. */
+export function decisionOf(record: AnswerRecord, viewId?: string, proposal: unknown = undefined): Decision {
+  return { ...verdictOf(record, asRecord(proposal) ?? {}), by: answeredBy(record.by, viewId) };
 }

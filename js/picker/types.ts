@@ -20,6 +20,8 @@ export interface JsonSchema {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  /** Shown, never changed: a parameter of an editable tool outside its `fields`. */
+  readOnly?: boolean;
   minItems?: number;
   maxItems?: number;
   uniqueItems?: boolean;
@@ -79,4 +81,6 @@ export interface PickerModel {
 export interface ToolCallOf {
   name: string;
   arguments?: unknown;
+  /** The card's rows, `[name, text]`, spelled by Python as the interrupt's message spells them. */
+  shown?: Array<[string, string]>;
 }

@@ -55,8 +55,8 @@ class Decision:
     tool_call_id: str | None = None
     """The SDK call id for a tool approval."""
     executed_arguments: Any = None
-    """The arguments an approved call ran with: `arguments` updated by the answer's edit
-    (equal to `arguments` when nothing was edited); None when it did not run."""
+    """The arguments an approved call ran with: the answer's `editedArgs` (a full
+    replacement), else `arguments`; None when it did not run."""
     outcome: str | None = None
     """What came of the answer, once its run said: `ran` (the tool ran on it), `not_run`
     (denied or cancelled, or a later answer to a call an earlier denial or cancel had

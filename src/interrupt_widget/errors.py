@@ -31,6 +31,8 @@ class ErrorCode(StrEnum):
     """An entry is not a resume entry at all (no id, unknown status, resolved without an object)."""
     CONFLICTING_RESUME_ENTRIES = "conflicting_resume_entries"
     """Two entries answer one interrupt differently."""
+    UNKNOWN_INTERRUPT = "unknown_interrupt"
+    """An entry names an interrupt the conversation never raised (AG-UI makes it a `RunError`)."""
     PENDING_INTERRUPTS = "pending_interrupts"
     """New input arrived while gated tool calls in the messages still wait for an answer."""
     CALL_MISMATCH = "call_mismatch"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from ag_ui.core import FunctionCall, Interrupt, ToolCall
 
-from interrupt_widget.agui.call_agreement import canonical_json, check_agreement, disagreement
+from interrupt_widget.agui.call_agreement import check_agreement, disagreement
 from interrupt_widget.agui.interrupts import tool_call_interrupt
 from interrupt_widget.errors import AdapterError, ErrorCode
 
@@ -112,7 +112,3 @@ def test_a_long_argument_is_cut_in_the_message() -> None:
     why = disagreement(call(huge), record())
     assert why is not None
     assert len(why) < 400
-
-
-def test_canonical_json_is_one_spelling() -> None:
-    assert canonical_json({"b": [1.0, 2.5], "a": "é"}) == '{"a":"é","b":[1,2.5]}'

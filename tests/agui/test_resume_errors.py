@@ -178,6 +178,7 @@ def test_error_codes_are_stable_strings() -> None:
         "interrupt_expired",
         "invalid_payload",
         "call_mismatch",
+        "unknown_interrupt",
         "malformed_resume_entry",
         "conflicting_resume_entries",
         "pending_interrupts",

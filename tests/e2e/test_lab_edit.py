@@ -33,11 +33,11 @@ def test_an_edited_amount_runs_once_and_the_proposal_stays_on_record(
     expect(chat.open_card()).to_have_count(1)
     interrupt_id = chat.open_card().get_attribute("data-interrupt-id")
     assert interrupt_id
-    amount = chat.picker.field(interrupt_id, "arguments.amount")
+    amount = chat.picker.field(interrupt_id, "editedArgs.amount")
     expect(amount).to_have_value("5000")
-    expect(chat.picker.field(interrupt_id, "arguments.memo")).to_have_value("rent")
+    expect(chat.picker.field(interrupt_id, "editedArgs.memo")).to_have_value("rent")
     expect(
-        chat.picker.card(interrupt_id).locator("[data-field='arguments.to_account']")
+        chat.picker.card(interrupt_id).locator("[data-field='editedArgs.to_account']")
     ).to_have_count(0)
 
     amount.fill("2500")
@@ -62,7 +62,7 @@ def test_an_edited_amount_runs_once_and_the_proposal_stays_on_record(
     assert kernel.eval("chat.decisions[0].executed_arguments['amount']") == 2500
     assert kernel.eval("chat.decisions[0].payload") == {
         "approved": True,
-        "arguments": {"amount": 2500},
+        "editedArgs": {"amount": 2500, "to_account": "ACME-1", "memo": "rent"},
     }
 
 

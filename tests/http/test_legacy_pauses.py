@@ -67,7 +67,7 @@ def test_a_legacy_finish_becomes_the_interrupt_it_stands_for() -> None:
     assert interrupt.metadata is not None
     assert interrupt.metadata["tool_name"] == "send_email"
     assert interrupt.response_schema is not None
-    assert set(interrupt.response_schema["properties"]) == {"approved", "arguments", "reason"}
+    assert set(interrupt.response_schema["properties"]) == {"approved", "editedArgs", "reason"}
 
 
 def answer(
@@ -83,7 +83,7 @@ def test_human_interrupt_answers_are_human_responses_in_the_graph_s_list() -> No
     pauses = LegacyPauses(URL)
     watched(pauses, legacy_run([INBOX]))
     assert answer(pauses, {"approved": True}) == [{"type": "accept", "args": None}]
-    edited = {"approved": True, "arguments": {"to": "bob@example.com"}}
+    edited = {"approved": True, "editedArgs": {"to": "bob@example.com"}}
     assert answer(pauses, edited) == [
         {"type": "edit", "args": {"action": "send_email", "args": {"to": "bob@example.com"}}}
     ]

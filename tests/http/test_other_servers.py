@@ -63,11 +63,13 @@ def test_the_picker_sends_every_view_the_names_and_arguments_python_reads(
 ) -> None:
     servers = ["agent_framework", "agent_framework_hosted", "strands", "adk", "bare"]
     picker = InterruptPicker([interrupt(s) for s in servers])
+    rows = [["amount", "250"], ["recipient", "bob"], ["urgent", "true"]]
+    transfer = {"name": "transfer_funds", "arguments": ARGS, "shown": rows}
     assert picker.calls == {
-        "int_af_1": {"name": "transfer_funds", "arguments": ARGS},
-        "int_af_2": {"name": "web_search", "arguments": {}},
-        "int_st_1": {"name": "transfer_funds", "arguments": ARGS},
-        "adk_conf_1": {"name": "transfer_funds", "arguments": ARGS},
+        "int_af_1": transfer,
+        "int_af_2": {"name": "web_search", "arguments": {}, "shown": []},
+        "int_st_1": transfer,
+        "adk_conf_1": transfer,
         "int_lg_1": {"name": "tool_call"},  # nothing names it outside its conversation
     }
     comm = recorder.of(picker)

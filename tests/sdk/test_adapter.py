@@ -371,8 +371,8 @@ async def test_duplicate_tool_message_from_the_client_is_dropped(collect: Any) -
     ]
 
 
-async def test_unknown_interrupt_id_is_logged_and_ignored(
-    collect: Any, caplog: pytest.LogCaptureFixture
+async def test_an_unknown_interrupt_id_beside_valid_entries_ends_in_run_error(
+    collect: Any,
 ) -> None:
     agent = meeting_agent(OfflineModel())
     adapter = OpenAIAgentsAdapter(agent)
@@ -380,10 +380,16 @@ async def test_unknown_interrupt_id_is_logged_and_ignored(
     [interrupt] = interrupts(first)
     stray = ResumeEntry(interrupt_id="nobody", status="cancelled")
 
-    second = await collect(adapter, resume(first, stray, resolved(interrupt, TUESDAY)))
+    refused = await collect(adapter, resume(first, stray, resolved(interrupt, TUESDAY)))
 
+    assert isinstance(refused[-1], RunErrorEvent)
+    assert refused[-1].code == ErrorCode.UNKNOWN_INTERRUPT
+    assert "'nobody'" in refused[-1].message
+    assert agent.executions.count() == 0
+    # The same answer without the stray entry still runs the call, once.
+    second = await collect(adapter, resume(first, resolved(interrupt, TUESDAY)))
     assert isinstance(outcome(second), RunFinishedSuccessOutcome)
-    assert "nobody" in caplog.text
+    assert agent.executions.count() == 1
 
 
 async def test_untrusted_text_from_the_request_is_echoed_verbatim(collect: Any) -> None:

@@ -102,6 +102,15 @@ def test_opening_message_carries_what_a_view_needs_in_camel_case() -> None:
     assert widget.kind == "picker"
 
 
+def test_the_card_rows_are_spelled_as_the_message_spells_them() -> None:
+    proposal = {"amount": 5000.0, "account": 9007199254740993, "to": "Zoë"}
+    call = meeting(metadata={"tool_name": "transfer_funds", "tool_input": proposal})
+    widget, comm = make(call)
+    shown = comm.messages[0].data["state"]["calls"]["int-1"]["shown"]
+    assert shown == [["amount", "5000"], ["account", "9007199254740993"], ["to", "Zoë"]]
+    assert widget.calls["int-1"]["arguments"] == proposal
+
+
 def test_accepts_models_snake_and_camel_dicts() -> None:
     snake = {"id": "b", "reason": "input_required", "response_schema": {"type": "string"}}
     widget, _ = make(meeting("a"), snake, question("c", {"type": "integer"}))

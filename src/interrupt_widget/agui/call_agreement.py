@@ -7,20 +7,21 @@ Messages come back from clients and save files, so the two can be made to
 disagree; before any gated call is answered, in process, over HTTP or from a
 loaded save, they must agree, or nothing runs.
 
-Arguments are compared as JSON in one canonical spelling (sorted keys, no
-spaces, integral floats as integers), so key order, whitespace and a client
-that writes `5.0` as `5` do not count; arguments that are not JSON at all
-must be the very text the record shows.
+Arguments are compared in the kit's one canonical reading (`canonical`), so
+key order, whitespace, a client that writes `5.0` as `5` or reads a large
+integer as a double do not count; arguments that are not JSON at all must be
+the very text the record shows. The message is checked against the call
+itself: it is text, which every client passes on as it is.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ag_ui.core import Interrupt, Message, ToolCall
 
+from interrupt_widget.agui.canonical import agrees, spell
 from interrupt_widget.agui.interrupts import (
     TOOL_CALL_REASON,
     answered_call_ids,
@@ -32,21 +33,6 @@ from interrupt_widget.errors import AdapterError, CallMismatch, ErrorCode
 
 _MISSING = object()
 _SHOWN_CHARS = 120
-
-
-def _integral(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, Mapping):
-        return {str(k): _integral(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_integral(v) for v in value]
-    return value
-
-
-def canonical_json(value: Any) -> str:
-    """`value` as JSON in one spelling: sorted keys, no spaces, `5.0` as `5`."""
-    return json.dumps(_integral(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _short(text: str) -> str:
@@ -66,15 +52,26 @@ def disagreement(call: ToolCall, interrupt: Interrupt) -> str | None:
     shown_input = metadata.get("tool_input", _MISSING)
     if shown_input is _MISSING:
         return "its interrupt record shows no arguments"
-    actual = canonical_json(parse_arguments(call.function.arguments))
-    shown = canonical_json(shown_input)
-    if actual != shown:
-        return f"its arguments {_short(actual)} differ from the {_short(shown)} its interrupt shows"
-    if interrupt.reason == TOOL_CALL_REASON and interrupt.message != approval_message(
-        shown_name, shown_input
+    actual = parse_arguments(call.function.arguments)
+    if not agrees(actual, shown_input):
+        return (
+            f"its arguments {_short(spell(actual))} differ from the {_short(spell(shown_input))} "
+            "its interrupt shows"
+        )
+    if interrupt.reason == TOOL_CALL_REASON and interrupt.message not in _messages_for(
+        shown_name, actual, shown_input
     ):
         return "its interrupt's message does not describe the call"
     return None
+
+
+def _messages_for(tool_name: str, actual: Any, shown: Any) -> set[str]:
+    # Built from the call's own values (a client may have rounded the shown copy's),
+    # in the call's key order or the record's (the same keys, as `agrees` checked).
+    messages = {approval_message(tool_name, actual)}
+    if isinstance(actual, Mapping) and isinstance(shown, Mapping):
+        messages.add(approval_message(tool_name, {k: actual[k] for k in shown}))
+    return messages
 
 
 def _what(call: ToolCall, interrupt: Interrupt, why: str) -> str:
@@ -139,4 +136,4 @@ def _comparable(interrupt: Interrupt) -> str:
     wire = interrupt.model_dump(by_alias=True, exclude_none=True, mode="json")
     metadata = {k: v for k, v in dict(wire.get("metadata") or {}).items() if k != "fingerprint"}
     wire["metadata"] = metadata
-    return canonical_json(wire)
+    return spell(wire)

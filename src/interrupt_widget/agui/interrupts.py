@@ -21,6 +21,7 @@ from typing import Any
 
 from ag_ui.core import AssistantMessage, Interrupt, Message, ToolCall, ToolMessage
 
+from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.wire import interrupt_from_wire, to_wire
 
 INTERRUPT_KEY = "interrupt"
@@ -121,11 +122,12 @@ def approval_message(tool_name: str, tool_input: Any) -> str:
 
 
 def _describe_input(tool_input: Any) -> str:
+    # Values in their canonical spelling: what a JavaScript card shows, and what is compared.
     if isinstance(tool_input, dict) and tool_input:
-        return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in tool_input.items())
+        return ", ".join(f"{k}={spell(v)}" for k, v in tool_input.items())
     if isinstance(tool_input, dict):
         return "no arguments"
-    return json.dumps(tool_input, ensure_ascii=False)
+    return spell(tool_input)
 
 
 def attach(call: ToolCall, interrupt: Interrupt) -> ToolCall:

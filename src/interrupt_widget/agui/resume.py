@@ -2,7 +2,9 @@
 
 `plan_resume` either returns what to do with every open gated call (run it,
 tell the model it was denied, or cancelled) or raises `AdapterError` with the
-code of the first problem found. It runs before anything else, so a bad
+code of the first problem found, an entry for an interrupt no call raised
+included. An entry for an interrupt whose call already has a result is a
+replay, and is fine. It runs before anything else, so a bad
 resume runs no tool and changes nothing. An open call that is not what its
 interrupt record shows (`call_agreement`) fails it before any entry is read.
 """
@@ -91,8 +93,15 @@ def plan_resume(
         entry = _parse_entry(raw)
         target = by_interrupt.get(entry.interrupt_id)
         if target is None:
-            logger.warning("ignoring a resume entry for unknown interrupt %r", entry.interrupt_id)
-            continue
+            # AG-UI lists an unknown interruptId among the inputs that end in RunError:
+            # it answers nothing here, so a client that sent it means some other run.
+            raise AdapterError(
+                ErrorCode.UNKNOWN_INTERRUPT,
+                f"A resume entry answers interrupt {entry.interrupt_id!r}, which no tool call "
+                "in the messages raised; nothing was run. Resume with the ids the interrupt "
+                "outcome gave, and the messages of the last MESSAGES_SNAPSHOT.",
+                interrupt_id=entry.interrupt_id,
+            )
         earlier = answers.get(entry.interrupt_id)
         if earlier is not None and _key(earlier) != _key(entry):
             raise AdapterError(

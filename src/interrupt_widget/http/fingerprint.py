@@ -9,9 +9,12 @@ and the arguments, and over the interrupt record the adapter keeps on the call
 honoured only for calls whose fingerprint the server can recompute; anything
 forged, edited, re-dated or moved to another thread fails.
 
-JSON is compared in one canonical spelling (sorted keys, no spaces, integral
-floats as integers) so that a client that parses and re-serialises it, as a
-JavaScript client does, still matches.
+JSON is signed in the kit's canonical reading (`canonical`), so a client that
+parses and writes it again, as a JavaScript client does, still matches. The
+arguments' text reaches the tool, so it is signed to the last digit; the
+interrupt record is parsed by every client, so it is signed as a client that
+holds numbers in doubles reads it (its agreement with the call is checked
+apart from the fingerprint, and one way only).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import secrets
 from collections.abc import Mapping
 from typing import Any, Final
 
-from interrupt_widget.agui.call_agreement import canonical_json
+from interrupt_widget.agui.canonical import spell, spell_as_double
 
 SECRET_ENV: Final = "INTERRUPT_WIDGET_SECRET"
 """The environment variable a server reads its fingerprint secret from."""
@@ -68,7 +71,7 @@ def canonical_arguments(arguments: str) -> str:
         parsed: Any = json.loads(arguments)
     except ValueError:
         return arguments
-    return canonical_json(parsed)
+    return spell(parsed)
 
 
 class Fingerprinter:
@@ -95,7 +98,7 @@ class Fingerprinter:
                 call_id,
                 tool_name,
                 canonical_arguments(arguments),
-                None if interrupt is None else canonical_json(interrupt),
+                None if interrupt is None else spell_as_double(interrupt),
             ],
             separators=(",", ":"),
             ensure_ascii=False,

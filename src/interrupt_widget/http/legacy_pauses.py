@@ -46,6 +46,7 @@ from ag_ui.core import (
     ToolMessage,
 )
 
+from interrupt_widget.agui.answer_edit import EDIT_KEY
 from interrupt_widget.errors import ErrorCode
 
 LEGACY_EVENT = "on_interrupt"
@@ -123,7 +124,7 @@ def _human_interrupt(
         )
     properties: dict[str, Any] = {"approved": {"type": "boolean"}}
     if allow["edit"]:
-        properties["arguments"] = {"type": "object", "title": "Edited arguments"}
+        properties[EDIT_KEY] = {"type": "object", "title": "Edited arguments"}
     if allow["respond"]:
         properties["reason"] = {"type": "string", "title": "Reason"}
 
@@ -164,7 +165,7 @@ def _approval_answer(
         if not isinstance(payload, dict):
             return payload
         if payload.get("approved") is True:
-            edited = payload.get("arguments")
+            edited = payload.get(EDIT_KEY)
             if allow["edit"] and isinstance(edited, dict) and edited != args:
                 return wrap({"type": "edit", "args": {"action": name, "args": edited}})
             if allow["accept"]:

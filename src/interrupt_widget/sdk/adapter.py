@@ -439,7 +439,7 @@ def declared_edits(root: Agent[Any]) -> dict[str, EditSpec]:
 
 
 def _with_edit(extra: Mapping[str, Any] | None, spec: EditSpec) -> dict[str, Any]:
-    """The tool's extra answer fields with `arguments` added."""
+    """The tool's extra answer fields with `editedArgs` added."""
     merged = dict(extra or {})
     merged["properties"] = {
         **dict(merged.get("properties", {})),

@@ -1,27 +1,36 @@
 """Edit before approve: a person may change a gated call's arguments in the answer.
 
 `editable(tool, fields=None)` marks a gated tool. Its interrupts then offer an
-`arguments` property in their response schema (the tool's own parameter schema,
-limited to `fields`), so any AG-UI client can send `{"approved": true,
-"arguments": {...}}`. The call the model proposed is never rewritten: the
-interrupt record and the fingerprint keep covering the proposal, the edit
-travels only in the answer, and the tool runs once with the proposal updated
-by the edit. This module is the one home of what an edit may be; how an answer
-carries one is `interrupt_widget.agui.answer_edit`'s.
+`editedArgs` property in their response schema, as AG-UI's interrupt guide
+recommends (its presence is the signal a client reads to offer an edit): the
+tool's own parameter schema, whose parameters outside `fields` are marked
+`readOnly`. A client sends `{"approved": true, "editedArgs": {...}}`, a FULL
+replacement of the call's arguments (not merged per key); parameters outside
+`fields` must stay as proposed. The call the model proposed is never
+rewritten: the interrupt record and the fingerprint keep covering the
+proposal, the edit travels only in the answer, and the tool runs once with the
+replacement. A value the replacement gives as a client read it from the
+proposal (`canonical.agrees`, e.g. a large integer a JavaScript client
+rounded) is the proposal's own value. This module is the one home of what an
+edit may be; how an answer carries one is `interrupt_widget.agui.answer_edit`'s.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agents import FunctionTool
 
-from interrupt_widget.agui.answer_edit import EDIT_KEY
+from interrupt_widget.agui.answer_edit import EDIT_KEY, read_against_proposal
 from interrupt_widget.agui.answers import describe, validate_payload
+from interrupt_widget.agui.canonical import agrees
 from interrupt_widget.errors import AdapterError, ErrorCode
+
+_OLD_KEY = "arguments"
+"""The field an older draft of this kit used for an edit (merged per key); refused, not read."""
 
 _EDITABLE_ATTR = "__interrupt_widget_editable__"
 
@@ -44,20 +53,28 @@ class EditSpec:
         return tuple(self.parameters.get("properties", {}))
 
     def answer_schema(self) -> dict[str, Any]:
-        """The extra answer fields: `arguments`, an object of the editable parameters.
+        """The extra answer fields: `editedArgs`, the tool's parameters as one object.
 
-        No field is required: an edit names only what it changes, and the rest
-        of the proposal stands.
+        Parameters a person may not change are `readOnly`: they belong in the
+        replacement, as proposed. `editedArgs` itself is optional: an answer
+        without it runs the proposal.
         """
-        properties = self.parameters.get("properties", {})
-        arguments = {
+        allowed = self.allowed()
+        properties = {
+            name: prop if name in allowed else {**prop, "readOnly": True}
+            for name, prop in self.parameters.get("properties", {}).items()
+        }
+        edited: dict[str, Any] = {
             "type": "object",
             "title": "Arguments",
-            "description": "Change the proposed arguments before approving (only with approval).",
-            "properties": {name: properties[name] for name in self.allowed()},
+            "description": "The arguments to run with instead of the proposal, in full "
+            "(only with approval).",
+            "properties": properties,
             "additionalProperties": False,
         }
-        return {"properties": {EDIT_KEY: arguments}}
+        if self.parameters.get("required"):
+            edited["required"] = list(self.parameters["required"])
+        return {"properties": {EDIT_KEY: edited}}
 
 
 def editable(tool: FunctionTool, fields: Iterable[str] | None = None) -> FunctionTool:
@@ -102,59 +119,95 @@ def check_edit(
     interrupt_id: str,
     tool_name: str,
 ) -> dict[str, Any] | None:
-    """The edited arguments an answer asks to run with, or None when it edits nothing.
+    """The full arguments an answer asks to run with, or None when it changes nothing.
 
     Raises `AdapterError` (and so nothing runs) when the tool is not editable,
-    when the edit changes a field outside `fields`, or when the edited
-    arguments break the tool's parameter schema.
+    when the replacement differs from the proposal outside `fields`, or when it
+    breaks the tool's parameter schema.
     """
-    if not isinstance(payload, Mapping) or EDIT_KEY not in payload:
+    if not isinstance(payload, Mapping):
         return None
     where = f"interrupt {interrupt_id!r} ({tool_name})"
-    if spec is None:
-        raise AdapterError(
-            ErrorCode.EDIT_NOT_ALLOWED,
-            f"The answer to {where} edits the arguments, but {tool_name} is not editable.",
-            interrupt_id=interrupt_id,
-        )
-    edit = payload[EDIT_KEY]
-    if payload.get("approved") is not True:
-        raise AdapterError(
+
+    def refuse(code: ErrorCode, message: str) -> AdapterError:
+        return AdapterError(code, message, interrupt_id=interrupt_id)
+
+    if spec is not None and _OLD_KEY in payload and EDIT_KEY not in payload:
+        # Ignored, it would run the proposal while the person meant a change.
+        raise refuse(
             ErrorCode.INVALID_EDIT,
-            f"The answer to {where} edits the arguments without approving; "
-            "an edit goes only with approved: true.",
-            interrupt_id=interrupt_id,
+            f"The answer to {where} sends {_OLD_KEY!r}; edited arguments travel in "
+            f"{EDIT_KEY!r}, in full. Nothing was run.",
         )
-    if not isinstance(edit, Mapping):
-        raise AdapterError(
-            ErrorCode.INVALID_EDIT,
-            f"The edit in the answer to {where} is not an object of arguments.",
-            interrupt_id=interrupt_id,
-        )
-    outside = sorted(str(name) for name in edit if name not in spec.allowed())
-    if outside:
-        raise AdapterError(
+    if EDIT_KEY not in payload:
+        return None
+    spec, edit, proposal = _edit_shape(spec, payload, proposal, (where, tool_name), refuse)
+    changed = _changed_outside(spec, proposal, edit)
+    if changed:
+        raise refuse(
             ErrorCode.EDIT_OUTSIDE_FIELDS,
-            f"The answer to {where} edits {', '.join(map(repr, outside))}; only "
-            f"{', '.join(map(repr, spec.allowed()))} may be changed.",
-            interrupt_id=interrupt_id,
+            f"The answer to {where} changes {', '.join(map(repr, changed))}; only "
+            f"{', '.join(map(repr, spec.allowed()))} may be changed (editedArgs replaces "
+            "the arguments in full: the others as proposed).",
         )
-    if not isinstance(proposal, Mapping):
-        raise AdapterError(
-            ErrorCode.INVALID_EDIT,
-            f"The proposed arguments of {where} are not an object, so they cannot be edited.",
-            interrupt_id=interrupt_id,
-        )
-    merged = {**proposal, **edit}
-    errors = validate_payload(spec.parameters, merged)
+    replacement = read_against_proposal(proposal, edit)
+    errors = validate_payload(spec.parameters, replacement)
     if errors:
-        raise AdapterError(
+        raise refuse(
             ErrorCode.INVALID_EDIT,
             f"The edited arguments of {where} do not fit {tool_name}'s parameters: "
             f"{describe(errors)}",
-            interrupt_id=interrupt_id,
         )
-    return merged
+    return None if agrees(proposal, replacement) else replacement
+
+
+def _edit_shape(
+    spec: EditSpec | None,
+    payload: Mapping[str, Any],
+    proposal: Any,
+    named: tuple[str, str],
+    refuse: Callable[[ErrorCode, str], AdapterError],
+) -> tuple[EditSpec, Mapping[str, Any], Mapping[str, Any]]:
+    """The spec, the replacement and the proposal of an edit that could be one at all.
+
+    `named` is how messages name the interrupt, and the tool.
+    """
+    where, tool_name = named
+    if spec is None:
+        raise refuse(
+            ErrorCode.EDIT_NOT_ALLOWED,
+            f"The answer to {where} edits the arguments, but {tool_name} is not editable.",
+        )
+    edit = payload[EDIT_KEY]
+    if payload.get("approved") is not True:
+        raise refuse(
+            ErrorCode.INVALID_EDIT,
+            f"The answer to {where} edits the arguments without approving; "
+            "an edit goes only with approved: true.",
+        )
+    if not isinstance(edit, Mapping):
+        raise refuse(
+            ErrorCode.INVALID_EDIT,
+            f"The edit in the answer to {where} is not an object of arguments.",
+        )
+    if not isinstance(proposal, Mapping):
+        raise refuse(
+            ErrorCode.INVALID_EDIT,
+            f"The proposed arguments of {where} are not an object, so they cannot be edited.",
+        )
+    return spec, edit, proposal
+
+
+def _changed_outside(
+    spec: EditSpec, proposal: Mapping[str, Any], edit: Mapping[str, Any]
+) -> list[str]:
+    """The arguments outside `fields` the replacement leaves out, adds or changes."""
+    fixed = [name for name in {*proposal, *edit} if str(name) not in spec.allowed()]
+    return sorted(
+        str(name)
+        for name in fixed
+        if name not in proposal or name not in edit or not agrees(proposal[name], edit[name])
+    )
 
 
 def edited_note(tool_name: str, arguments: Mapping[str, Any], output: str) -> str:

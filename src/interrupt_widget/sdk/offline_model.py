@@ -428,8 +428,8 @@ def _value(name: str, prop: Mapping[str, Any], segment: str) -> Any:
 
 def _coerce(raw: str, kind: str, prop: Mapping[str, Any]) -> Any:
     try:
-        if kind == "integer":
-            return int(float(raw))
+        if kind == "integer":  # digits as they are: a float would round beyond 2**53
+            return int(raw) if re.fullmatch(r"-?\d+", raw) else int(float(raw))
         if kind == "number":
             # A float, as the schema says: an int would be "changed" by validation,
             # and the SDK then skips a callable `needs_approval`.

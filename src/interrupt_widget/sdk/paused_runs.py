@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from agents import Agent, RunState, ToolApprovalItem
 
-from interrupt_widget.agui.call_agreement import canonical_json
+from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.ledger.core import CallLedger, Key
@@ -110,9 +110,7 @@ def _check(pending: Sequence[ToolApprovalItem], waiting: Sequence[GatedCall]) ->
 
 
 def _same(item: ToolApprovalItem, arguments: str) -> bool:
-    return canonical_json(parse_arguments(item.arguments or "")) == canonical_json(
-        parse_arguments(arguments)
-    )
+    return spell(parse_arguments(item.arguments or "")) == spell(parse_arguments(arguments))
 
 
 def rewrite_arguments(node: Any, call_id: str, arguments: str) -> None:

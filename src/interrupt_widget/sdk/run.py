@@ -46,6 +46,7 @@ from agents import (
     UserError,
 )
 
+from interrupt_widget.agui.answer_edit import EDIT_KEY
 from interrupt_widget.agui.interrupts import (
     INTERRUPT_KEY,
     answered_call_ids,
@@ -329,7 +330,7 @@ class SDKRun:
             marker: dict[str, Any] = {"decision": "approved"}
             if resolution.edited_arguments is not None:
                 self._edited[call_id] = resolution.edited_arguments
-                marker["arguments"] = resolution.edited_arguments
+                marker[EDIT_KEY] = resolution.edited_arguments
             return marker, None
         return await self._settle_not_run(resolution, ruling)
 

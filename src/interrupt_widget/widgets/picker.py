@@ -32,6 +32,7 @@ import traitlets
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
 from interrupt_widget.agui.answers import describe, is_expired, parse_instant, validate_payload
+from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import (
     ANSWERED_BY_EXPIRY,
     DENIAL_REASON,
@@ -97,10 +98,11 @@ class InterruptPicker(anywidget.AnyWidget):
     renderers = traitlets.Dict().tag(sync=True)
     """`{tool name or reason: ES module source}` replacing the built-in form."""
     calls = traitlets.Dict().tag(sync=True)
-    """`{interruptId: {"name", "arguments"}}`: the tool each interrupt asks about and its
-    arguments, as `tool_name` (with the conversation, when given) and `tool_arguments`
-    read them, so every view names a call as Python does; `arguments` is left out when
-    the interrupt carries none."""
+    """`{interruptId: {"name", "arguments", "shown"}}`: the tool each interrupt asks about
+    and its arguments, as `tool_name` (with the conversation, when given) and
+    `tool_arguments` read them, so every view names a call as Python does; `shown` holds
+    the card's `[name, text]` rows in the canonical spelling the interrupt's message
+    uses. Both are left out when the interrupt carries no arguments."""
 
     def __init__(
         self,
@@ -176,6 +178,7 @@ class InterruptPicker(anywidget.AnyWidget):
             arguments = tool_arguments(interrupt)
             if arguments is not None:
                 call["arguments"] = arguments
+                call["shown"] = shown_arguments(arguments)
             calls[interrupt.id] = call
         return calls
 
