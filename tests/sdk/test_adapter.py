@@ -100,7 +100,9 @@ async def test_gated_call_ends_the_run_with_a_tool_call_interrupt(collect: Any) 
     assert events[0].protocol_version == "1.0"
     [interrupt] = interrupts(events)
     assert interrupt.reason == "tool_call"
-    assert interrupt.metadata == {
+    metadata = dict(interrupt.metadata or {})
+    assert metadata.pop("asked_at").endswith("Z")  # when it was asked: how long it waits
+    assert metadata == {
         "tool_name": "schedule_meeting",
         "tool_input": {"topic": "Q3 roadmap", "attendee": "Alice"},
         "agent_name": "Meeting scheduler",

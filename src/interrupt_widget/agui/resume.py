@@ -48,6 +48,8 @@ class Resolution:
     """The resolved payload (None for a cancel)."""
     edited_arguments: dict[str, Any] | None = None
     """The arguments to run with when the answer edits the proposal; None to run it as proposed."""
+    by: str | None = None
+    """Who answered, as the resume entry's `metadata.by` says; None when it does not say."""
 
 
 @dataclass(frozen=True)
@@ -197,8 +199,9 @@ def _resolve(
     check_edit: EditCheck | None,
 ) -> Resolution:
     interrupt_id = call.interrupt.id
+    by = _answered_by(entry)
     if entry.status == "cancelled":
-        return Resolution(call, "cancelled", None)
+        return Resolution(call, "cancelled", None, by=by)
     if is_expired(call.interrupt, now):
         raise AdapterError(
             ErrorCode.INTERRUPT_EXPIRED,
@@ -217,4 +220,10 @@ def _resolve(
             interrupt_id=interrupt_id,
         )
     approved = isinstance(entry.payload, Mapping) and entry.payload.get("approved") is True
-    return Resolution(call, "approved" if approved else "denied", entry.payload, edited)
+    return Resolution(call, "approved" if approved else "denied", entry.payload, edited, by)
+
+
+def _answered_by(entry: ResumeEntry) -> str | None:
+    """Who gave the answer, when the client says so in the entry's metadata."""
+    by = entry.metadata.get("by") if isinstance(entry.metadata, Mapping) else None
+    return by if isinstance(by, str) and by else None

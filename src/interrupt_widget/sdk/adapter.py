@@ -88,6 +88,8 @@ from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
 from interrupt_widget.ledger.core import CallLedger
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import paused_runs
+from interrupt_widget.sdk.call_results import instant
+from interrupt_widget.sdk.decision_spans import ASKED_AT_KEY
 from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
 from interrupt_widget.sdk.offline_model import OFFLINE_WAY, is_missing_credentials
 from interrupt_widget.sdk.response_schema import declared_response_schema
@@ -123,6 +125,7 @@ class OpenAIAgentsAdapter:
         ledger: LedgerSpec = None,
         policy: Policy | None = None,
         hooks: RunHooks[Any] | None = None,
+        trace_arguments: bool = False,
     ) -> None:
         self.agent = agent
         """The starting agent of every run."""
@@ -143,6 +146,9 @@ class OpenAIAgentsAdapter:
         """The SDK run context object handed to tools (`ctx.context`)."""
         self.hooks = hooks
         """The SDK's `RunHooks`, passed to every run, resumed ones included."""
+        self.trace_arguments = trace_arguments
+        """Whether a decision's span carries the arguments that ran, not only their SHA-256
+        (`decision_spans`); off by default, since arguments may hold personal data."""
         self._clock = clock or (lambda: datetime.now(UTC))
         self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls are claimed and their outputs kept, so each runs once, and
@@ -271,7 +277,7 @@ class OpenAIAgentsAdapter:
     def interrupt_for(self, item: ToolApprovalItem, expires_at: str | None) -> Interrupt:
         """The AG-UI interrupt for one of the SDK's pending approvals."""
         name = item.tool_name or ""
-        return tool_call_interrupt(
+        interrupt = tool_call_interrupt(
             tool_call_id=item.call_id or "",
             tool_name=name,
             arguments=item.arguments or "",
@@ -279,6 +285,9 @@ class OpenAIAgentsAdapter:
             expires_at=expires_at,
             agent_name=item.agent.name if item.agent is not None else None,
         )
+        # When it was asked, so a decision's span can say how long it waited.
+        metadata = {**(interrupt.metadata or {}), ASKED_AT_KEY: instant(self.now())}
+        return interrupt.model_copy(update={"metadata": metadata})
 
     def settle(
         self, interrupts: list[Interrupt], messages: list[Message]

@@ -59,7 +59,7 @@ from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Recorded
 from interrupt_widget.policy.rules import Ruling
-from interrupt_widget.sdk import held_calls, paused_runs
+from interrupt_widget.sdk import decision_spans, held_calls, paused_runs
 from interrupt_widget.sdk.call_results import (
     not_run_answer,
     not_run_output,
@@ -84,6 +84,7 @@ class RunSettings(Protocol):
     hooks: RunHooks[Any] | None
     ledger: CallLedger
     expires_in: float | timedelta | None
+    trace_arguments: bool
 
     def now(self) -> datetime: ...
     def run_config_for(self, thread_id: str) -> RunConfig: ...
@@ -304,9 +305,17 @@ class SDKRun:
             else:
                 state.reject(item, rejection_message=rejection)
                 self._fallback[resolution.gated.call_id] = rejection
-            self._markers[resolution.gated.call_id] = ruled_marker(
-                marker, resolution, ruling, self._adapter.now()
+            now = self._adapter.now()
+            self._markers[resolution.gated.call_id] = ruled_marker(marker, resolution, ruling, now)
+            span = decision_spans.decision_span(
+                self._input.thread_id,
+                resolution,
+                ruling,
+                marker,
+                now,
+                trace_arguments=self._adapter.trace_arguments,
             )
+            decision_spans.emit(span, state, self._adapter.run_config_for(self._input.thread_id))
 
     async def _settle(
         self, resolution: Resolution, ruling: Ruling | None

@@ -1,0 +1,235 @@
+"""Each answer as a span: in the SDK's trace of the run it resumes, and in OpenTelemetry."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    BaseEvent,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    UserMessage,
+)
+from agents import set_trace_processors, set_tracing_disabled
+from agents.tracing import Span, Trace, TracingProcessor
+from agents.tracing.processors import default_processor
+from opentelemetry import trace as otel_trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy
+from interrupt_widget.examples import bank_agent, meeting_agent
+from interrupt_widget.policy.rules import approve
+from interrupt_widget.sdk.decision_spans import SPAN_NAME
+
+MEETING = "Book a call with Alice about the Q3 roadmap"
+TRANSFER = "transfer_funds amount=250 to_account=ACME-1 memo=rent"
+TUESDAY = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
+
+
+class Recorder(TracingProcessor):
+    """Every trace started and span ended, as the SDK exports them."""
+
+    def __init__(self) -> None:
+        self.traces: list[dict[str, Any]] = []
+        self.spans: list[dict[str, Any]] = []
+
+    def on_trace_start(self, trace: Trace) -> None:
+        self.traces.append(trace.export() or {})
+
+    def on_trace_end(self, trace: Trace) -> None:
+        pass
+
+    def on_span_start(self, span: Span[Any]) -> None:
+        pass
+
+    def on_span_end(self, span: Span[Any]) -> None:
+        self.spans.append(span.export() or {})
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self) -> None:
+        pass
+
+    def decisions(self) -> list[dict[str, Any]]:
+        return [
+            s
+            for s in self.spans
+            if s["span_data"]["type"] == "custom" and s["span_data"]["name"] == SPAN_NAME
+        ]
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    # The suite runs with tracing off (no exporter, no network); on here, and off again after.
+    recording = Recorder()
+    set_trace_processors([recording])
+    set_tracing_disabled(False)
+    try:
+        yield recording
+    finally:
+        set_tracing_disabled(True)
+        set_trace_processors([default_processor()])
+
+
+_EXPORTER = InMemorySpanExporter()
+
+
+@pytest.fixture
+def otel_spans() -> Iterator[InMemorySpanExporter]:
+    # The global provider can be set once per process: one provider, emptied per test.
+    if not isinstance(otel_trace.get_tracer_provider(), TracerProvider):
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(_EXPORTER))
+        otel_trace.set_tracer_provider(provider)
+    _EXPORTER.clear()
+    yield _EXPORTER
+    _EXPORTER.clear()
+
+
+def ask(text: str, thread: str = "t1") -> RunAgentInput:
+    return RunAgentInput(
+        thread_id=thread, run_id="r1", messages=[UserMessage(id="u1", content=text)]
+    )
+
+
+def answer(
+    events: list[BaseEvent], status: str = "resolved", payload: Any = None, by: str | None = None
+) -> RunAgentInput:
+    finished = events[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    (interrupt,) = finished.outcome.interrupts
+    entry = ResumeEntry(
+        interrupt_id=interrupt.id,
+        status=status,  # type: ignore[arg-type]
+        payload=payload,
+        metadata={"by": by} if by is not None else None,
+    )
+    messages = [e for e in events if isinstance(e, MessagesSnapshotEvent)][-1].messages
+    return RunAgentInput(thread_id="t1", run_id="r2", messages=messages, resume=[entry])
+
+
+def sha256(arguments: dict[str, Any]) -> str:
+    text = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+async def test_a_decision_is_a_span_in_the_trace_the_resumed_run_continues(
+    collect: Any, recorder: Recorder
+) -> None:
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
+    paused = await collect(adapter, ask(MEETING))
+    await collect(adapter, answer(paused, payload=TUESDAY, by="person:ada"))
+
+    [started] = recorder.traces  # the resume continues the paused run's trace
+    assert started["group_id"] == "t1"
+    [span] = recorder.decisions()
+    assert span["trace_id"] == started["id"]
+    data = span["span_data"]["data"]
+    assert data["tool"] == "schedule_meeting"
+    assert data["interrupt_id"] == f"approve-{data['call_id']}"
+    assert (data["verdict"], data["answer"], data["by"]) == ("approved", "approved", "person:ada")
+    assert data["thread_id"] == "t1"
+    assert 0 <= data["waited_seconds"] < 60
+    assert data["asked_at"] <= data["answered_at"]
+    assert data["arguments_edited"] is False
+    assert data["arguments_sha256"] == sha256({"topic": "Q3 roadmap", "attendee": "Alice"})
+    assert "arguments" not in data  # they may hold personal data: only when asked for
+    # The tool the answer let run is in the same trace.
+    ran = [s for s in recorder.spans if s["span_data"]["type"] == "function"]
+    assert ran
+    assert {s["trace_id"] for s in ran} == {started["id"]}
+
+
+async def test_an_edit_is_marked_and_the_hash_is_of_the_arguments_that_ran(
+    collect: Any, recorder: Recorder
+) -> None:
+    adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()), trace_arguments=True)
+    paused = await collect(adapter, ask(TRANSFER))
+    ran = {"amount": 90.0, "to_account": "ACME-1", "memo": "rent"}
+    await collect(adapter, answer(paused, payload={"approved": True, "editedArgs": ran}))
+
+    [span] = recorder.decisions()
+    data = span["span_data"]["data"]
+    assert data["arguments_edited"] is True
+    assert data["by"] == "client"  # the entry did not say who answered
+    assert data["arguments_sha256"] == sha256(ran)
+    assert json.loads(data["arguments"]) == ran
+
+
+@pytest.mark.parametrize(
+    ("status", "payload", "verdict"),
+    [("resolved", {"approved": False, "reason": "no"}, "denied"), ("cancelled", None, "cancelled")],
+)
+async def test_a_call_not_run_has_its_verdict(
+    collect: Any, recorder: Recorder, status: str, payload: Any, verdict: str
+) -> None:
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
+    paused = await collect(adapter, ask(MEETING))
+    await collect(adapter, answer(paused, status, payload))
+
+    [span] = recorder.decisions()
+    assert span["span_data"]["data"]["verdict"] == verdict
+
+
+async def test_a_second_answer_to_a_settled_call_is_replayed(
+    collect: Any, recorder: Recorder
+) -> None:
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
+    paused = await collect(adapter, ask(MEETING))
+    await collect(adapter, answer(paused, payload=TUESDAY))
+    await collect(adapter, answer(paused, payload={"approved": False}))
+
+    first, second = (s["span_data"]["data"] for s in recorder.decisions())
+    assert first["verdict"] == "approved"
+    assert (second["verdict"], second["answer"]) == ("replayed", "denied")
+
+
+async def test_a_policy_ruling_is_a_span_by_its_rule(collect: Any, recorder: Recorder) -> None:
+    policy = Policy(approve("schedule_meeting", name="meetings"))
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()), policy=policy)
+    await collect(adapter, ask(MEETING))
+
+    [started] = recorder.traces
+    [span] = recorder.decisions()
+    assert span["trace_id"] == started["id"]
+    assert span["span_data"]["data"]["by"] == "policy:meetings"
+    assert span["span_data"]["data"]["verdict"] == "approved"
+
+
+async def test_opentelemetry_gets_the_span_with_genai_attributes(
+    collect: Any, otel_spans: InMemorySpanExporter
+) -> None:
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
+    paused = await collect(adapter, ask(MEETING))
+    await collect(adapter, answer(paused, payload=TUESDAY, by="person:ada"))
+
+    [span] = otel_spans.get_finished_spans()
+    assert span.name == SPAN_NAME
+    attributes = dict(span.attributes or {})
+    assert attributes["gen_ai.conversation.id"] == "t1"
+    assert attributes["gen_ai.tool.name"] == "schedule_meeting"
+    assert attributes["gen_ai.tool.call.id"] == attributes[
+        "interrupt_widget.decision.interrupt_id"
+    ].removeprefix("approve-")
+    assert attributes["interrupt_widget.decision.verdict"] == "approved"
+    assert attributes["interrupt_widget.decision.by"] == "person:ada"
+    assert attributes["interrupt_widget.decision.arguments_edited"] is False
+    assert len(str(attributes["interrupt_widget.decision.arguments_sha256"])) == 64
+    assert "interrupt_widget.decision.arguments" not in attributes
+    # The span runs from the question to the answer.
+    assert span.start_time is not None
+    assert span.end_time is not None
+    waited = attributes["interrupt_widget.decision.waited_seconds"]
+    assert isinstance(waited, float)
+    assert abs((span.end_time - span.start_time) / 1e9 - waited) < 1e-3
