@@ -25,7 +25,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy
+from interrupt_widget import AgentChat, OfflineModel, OpenAIAgentsAdapter, Policy, responders
 from interrupt_widget.examples import bank_agent, meeting_agent
 from interrupt_widget.policy.rules import approve
 from interrupt_widget.sdk.decision_spans import SPAN_NAME
@@ -69,7 +69,7 @@ class Recorder(TracingProcessor):
 
 
 @pytest.fixture
-def recorder() -> Iterator[Recorder]:
+def spans() -> Iterator[Recorder]:
     # The suite runs with tracing off (no exporter, no network); on here, and off again after.
     recording = Recorder()
     set_trace_processors([recording])
@@ -125,15 +125,15 @@ def sha256(arguments: dict[str, Any]) -> str:
 
 
 async def test_a_decision_is_a_span_in_the_trace_the_resumed_run_continues(
-    collect: Any, recorder: Recorder
+    collect: Any, spans: Recorder
 ) -> None:
     adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
     paused = await collect(adapter, ask(MEETING))
     await collect(adapter, answer(paused, payload=TUESDAY, by="person:ada"))
 
-    [started] = recorder.traces  # the resume continues the paused run's trace
+    [started] = spans.traces  # the resume continues the paused run's trace
     assert started["group_id"] == "t1"
-    [span] = recorder.decisions()
+    [span] = spans.decisions()
     assert span["trace_id"] == started["id"]
     data = span["span_data"]["data"]
     assert data["tool"] == "schedule_meeting"
@@ -146,20 +146,20 @@ async def test_a_decision_is_a_span_in_the_trace_the_resumed_run_continues(
     assert data["arguments_sha256"] == sha256({"topic": "Q3 roadmap", "attendee": "Alice"})
     assert "arguments" not in data  # they may hold personal data: only when asked for
     # The tool the answer let run is in the same trace.
-    ran = [s for s in recorder.spans if s["span_data"]["type"] == "function"]
+    ran = [s for s in spans.spans if s["span_data"]["type"] == "function"]
     assert ran
     assert {s["trace_id"] for s in ran} == {started["id"]}
 
 
 async def test_an_edit_is_marked_and_the_hash_is_of_the_arguments_that_ran(
-    collect: Any, recorder: Recorder
+    collect: Any, spans: Recorder
 ) -> None:
     adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()), trace_arguments=True)
     paused = await collect(adapter, ask(TRANSFER))
     ran = {"amount": 90.0, "to_account": "ACME-1", "memo": "rent"}
     await collect(adapter, answer(paused, payload={"approved": True, "editedArgs": ran}))
 
-    [span] = recorder.decisions()
+    [span] = spans.decisions()
     data = span["span_data"]["data"]
     assert data["arguments_edited"] is True
     assert data["by"] == "client"  # the entry did not say who answered
@@ -172,39 +172,46 @@ async def test_an_edit_is_marked_and_the_hash_is_of_the_arguments_that_ran(
     [("resolved", {"approved": False, "reason": "no"}, "denied"), ("cancelled", None, "cancelled")],
 )
 async def test_a_call_not_run_has_its_verdict(
-    collect: Any, recorder: Recorder, status: str, payload: Any, verdict: str
+    collect: Any, spans: Recorder, status: str, payload: Any, verdict: str
 ) -> None:
     adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
     paused = await collect(adapter, ask(MEETING))
     await collect(adapter, answer(paused, status, payload))
 
-    [span] = recorder.decisions()
+    [span] = spans.decisions()
     assert span["span_data"]["data"]["verdict"] == verdict
 
 
-async def test_a_second_answer_to_a_settled_call_is_replayed(
-    collect: Any, recorder: Recorder
-) -> None:
+async def test_a_second_answer_to_a_settled_call_is_replayed(collect: Any, spans: Recorder) -> None:
     adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
     paused = await collect(adapter, ask(MEETING))
     await collect(adapter, answer(paused, payload=TUESDAY))
     await collect(adapter, answer(paused, payload={"approved": False}))
 
-    first, second = (s["span_data"]["data"] for s in recorder.decisions())
+    first, second = (s["span_data"]["data"] for s in spans.decisions())
     assert first["verdict"] == "approved"
     assert (second["verdict"], second["answer"]) == ("replayed", "denied")
 
 
-async def test_a_policy_ruling_is_a_span_by_its_rule(collect: Any, recorder: Recorder) -> None:
+async def test_a_policy_ruling_is_a_span_by_its_rule(collect: Any, spans: Recorder) -> None:
     policy = Policy(approve("schedule_meeting", name="meetings"))
     adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()), policy=policy)
     await collect(adapter, ask(MEETING))
 
-    [started] = recorder.traces
-    [span] = recorder.decisions()
+    [started] = spans.traces
+    [span] = spans.decisions()
     assert span["trace_id"] == started["id"]
     assert span["span_data"]["data"]["by"] == "policy:meetings"
     assert span["span_data"]["data"]["verdict"] == "approved"
+
+
+async def test_agent_chat_says_who_answered(recorder: Any, spans: Recorder) -> None:
+    chat = AgentChat(meeting_agent(OfflineModel()), responder=responders.deny_all())
+    await chat.send(MEETING)
+
+    [span] = spans.decisions()
+    assert span["span_data"]["data"]["by"] == "responder:deny_all"
+    assert span["span_data"]["data"]["thread_id"] == chat.thread.thread_id
 
 
 async def test_opentelemetry_gets_the_span_with_genai_attributes(

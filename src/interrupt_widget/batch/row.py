@@ -254,6 +254,8 @@ class BatchRow:
                 interrupt_id=i.id,
                 status=self._recorded[i.id]["status"],
                 payload=self._recorded[i.id]["payload"],
+                # Who answered travels with the answer, so the run's trace can say it.
+                metadata={"by": self._recorded[i.id]["by"]},
             )
             for i in self._asked
         ]

@@ -776,6 +776,8 @@ class AgentChat(anywidget.AnyWidget):
         before = len(self._decisions)
         interrupts = [i for i in self._thread.interrupts if i.id in picker.answers]
         self._decisions.extend(decisions_for(interrupts, picker.answers))
+        # Who answered goes with each answer (`metadata.by`), so the run's trace says it.
+        entries = [_signed(e, picker.answers.get(e.interrupt_id)) for e in entries]
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(entries)
@@ -891,3 +893,11 @@ def _waiting_line(
     interrupts: tuple[Interrupt, ...] | list[Interrupt], messages: list[Message]
 ) -> str:
     return "Waiting for your answer: " + ", ".join(tool_name(i, messages) for i in interrupts)
+
+
+def _signed(entry: ResumeEntry, record: Any) -> ResumeEntry:
+    """`entry` with `metadata.by` from the picker's record of the answer, unless it has one."""
+    by = record.get("by") if isinstance(record, Mapping) else None
+    if not isinstance(by, str) or entry.metadata:
+        return entry
+    return entry.model_copy(update={"metadata": {"by": by}})
