@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from ag_ui.core import (
     BaseEvent,
@@ -25,8 +26,17 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from interrupt_widget import AgentChat, OfflineModel, OpenAIAgentsAdapter, Policy, responders
+from interrupt_widget import (
+    AgentBatch,
+    AgentChat,
+    OfflineModel,
+    OpenAIAgentsAdapter,
+    Policy,
+    responders,
+)
 from interrupt_widget.examples import bank_agent, meeting_agent
+from interrupt_widget.http.app import asgi_app
+from interrupt_widget.http.client import AGUIClient
 from interrupt_widget.policy.rules import approve
 from interrupt_widget.sdk.decision_spans import SPAN_NAME
 
@@ -212,6 +222,30 @@ async def test_agent_chat_says_who_answered(recorder: Any, spans: Recorder) -> N
     [span] = spans.decisions()
     assert span["span_data"]["data"]["by"] == "responder:deny_all"
     assert span["span_data"]["data"]["thread_id"] == chat.thread.thread_id
+
+
+async def test_agent_batch_says_who_answered_each_row(spans: Recorder) -> None:
+    rows = [MEETING, "Book a call with Bob about hiring"]
+    batch = AgentBatch(meeting_agent(OfflineModel()), rows, responder=responders.deny_all())
+    results = await batch
+    assert [r.status for r in results] == ["done", "done"]
+
+    decided = [s["span_data"]["data"] for s in spans.decisions()]
+    assert [(d["by"], d["verdict"]) for d in decided] == [("responder:deny_all", "denied")] * 2
+    assert len({d["thread_id"] for d in decided}) == 2  # a thread per row
+    groups = {t["group_id"] for t in spans.traces}
+    assert groups == {d["thread_id"] for d in decided}
+
+
+async def test_serve_reads_who_answered_from_the_entry(spans: Recorder) -> None:
+    app = asgi_app(meeting_agent(OfflineModel()), secret="x" * 32, ledger="memory")
+    client = AGUIClient("http://agent.test/", transport=httpx.ASGITransport(app=app))
+    paused = [e async for e in client.run(ask(MEETING))]
+    _ = [e async for e in client.run(answer(paused, payload=TUESDAY, by="person:grace"))]
+
+    [span] = spans.decisions()
+    assert span["span_data"]["data"]["by"] == "person:grace"
+    assert span["trace_id"] == spans.traces[0]["id"]
 
 
 async def test_opentelemetry_gets_the_span_with_genai_attributes(
