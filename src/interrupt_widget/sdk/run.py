@@ -146,12 +146,17 @@ class SDKRun:
     ) -> AsyncGenerator[BaseEvent, None]:
         """The run: answers in `decided` applied to the paused `state`, or a fresh start."""
         try:
-            if decided and state is not None:
+            if decided:
                 # Results of calls started in an earlier run follow a snapshot of that run.
                 yield MessagesSnapshotEvent(messages=self._history)
+            if decided and state is not None:
                 await self._decide(state, decided)
                 self._resumed = self._unanswered_calls()
                 self._translator.started_calls.update(self._resumed)
+            elif decided:  # every call was settled before: their results, then the model
+                for event in await self._replayed(decided):
+                    self._transcript.apply(event)
+                    yield event
             async for event in self._rounds(state):
                 yield event
         except asyncio.CancelledError:
@@ -193,9 +198,9 @@ class SDKRun:
                 await self._decide(state, settled)
                 continue
             if asked:
-                await paused_runs.keep(
-                    self._adapter.ledger, self._input.thread_id, streamed.to_state()
-                )
+                adapter = self._adapter
+                paused = streamed.to_state()
+                await paused_runs.keep(adapter.ledger, adapter.agent, self._input.thread_id, paused)
             yield MessagesSnapshotEvent(messages=self._messages())
             outcome: Any = (
                 RunFinishedInterruptOutcome(interrupts=asked)
@@ -307,6 +312,24 @@ class SDKRun:
             self._markers[resolution.gated.call_id] = ruled_marker(
                 marker, resolution, ruling, self._adapter.now()
             )
+
+    async def _replayed(self, decided: Sequence[Decided]) -> list[BaseEvent]:
+        """The recorded results of calls a resume answers again, each marked a replay."""
+        events: list[BaseEvent] = []
+        for resolution, ruling in decided:
+            call_id = resolution.gated.call_id
+            try:
+                prior = await self._adapter.ledger.recorded((self._input.thread_id, call_id))
+            except CallInDoubt as error:
+                raise AdapterError(
+                    ErrorCode.CALL_IN_DOUBT, str(error), interrupt_id=resolution.gated.interrupt.id
+                ) from error
+            assert prior is not None  # paused_runs.load found every call settled
+            marker = ruled_marker(
+                replay_marker(resolution, prior), resolution, ruling, self._adapter.now()
+            )
+            events.append(_result(call_id, prior.output, marker))
+        return events
 
     async def _settle(
         self, resolution: Resolution, ruling: Ruling | None
