@@ -5,9 +5,9 @@ ran (`recorded`), then claims, runs and records it (`run_once`): that pair is
 timed here as "first run". A later answer to the same interrupt (a retried
 resume, a second replica, a late deny) costs one `recorded`: "replay". The
 tool is a no-op so only the ledger is timed. "Audited" is the first run with
-the audit note the adapter writes while the tool runs (who answered, when,
-the arguments' hash: `interrupt_widget.ledger.audit_log`); a no-op tool hides none
-of it. Ledgers, run in one process:
+the audit note a run writes once it holds the claim (who answered, when, the
+arguments' hash: `interrupt_widget.ledger.audit_log`). Ledgers, run in one
+process:
 
 - in memory: `ExecutionLedger`, the default until this release, now only by name;
 - SQLite: the default, one file on the local disk (two synced commits per call);
@@ -70,9 +70,9 @@ async def _first(ledger: CallLedger, keys: list[tuple[str, str]]) -> list[float]
 
 
 async def _noted(ledger: AuditedLedger, key: tuple[str, str]) -> str:
-    # As the adapter does: the note is written while the tool runs.
-    _, output = await asyncio.gather(ledger.note_answered(*key, NOTE), _tool())
-    return output
+    # As a run does: noted once the claim is held, before the tool runs.
+    await ledger.note_answered(*key, NOTE)
+    return await _tool()
 
 
 async def _audited(ledger: CallLedger, keys: list[tuple[str, str]]) -> list[float]:

@@ -8,7 +8,7 @@ by the adapter beside it:
   noted when a run ends with interrupts;
 - **answered**: the decision, the payload, who gave it and when, and the
   hash of the arguments it runs with, noted by the run that holds the
-  call's claim while the tool runs (or before the denial is recorded), so
+  call's claim, before the SDK runs the tool (or the denial is recorded), so
   the answer noted is always the one that settled the call;
 - **failed**: the tool raised (its claim is dropped, so a later resume may
   try again and note a new answer).
