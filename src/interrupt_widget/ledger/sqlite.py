@@ -317,6 +317,22 @@ class SQLiteLedger(NotingLedger):
             )
         )
 
+    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+
+    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
+        self._notes.run(sqlite_audit.note_asked, thread_id, asked)
+
+    def _note_answered(self, key: Key, answered: Answered) -> None:
+        self._notes.run(sqlite_audit.note_answered, key, answered)
+
+    def _note_failed(self, key: Key, error: str) -> None:
+        self._notes.run(sqlite_audit.note_failed, key, error, time.time())
+
+    def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
+        with self._connect() as db:
+            notes, claims = sqlite_audit.read(db)
+        return notes, claims, set(self.in_doubt())
+
 
 def _create(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, nor it them
@@ -335,22 +351,6 @@ def _busy(error: sqlite3.Error) -> bool:
 def _reason(error: sqlite3.Error) -> str:
     """What failed, for a client to read: SQLite's own words, which name no path."""
     return f"SQLite: {error}"
-
-    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
-
-    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
-        self._notes.run(sqlite_audit.note_asked, thread_id, asked)
-
-    def _note_answered(self, key: Key, answered: Answered) -> None:
-        self._notes.run(sqlite_audit.note_answered, key, answered)
-
-    def _note_failed(self, key: Key, error: str) -> None:
-        self._notes.run(sqlite_audit.note_failed, key, error, time.time())
-
-    def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
-        with self._connect() as db:
-            notes, claims = sqlite_audit.read(db)
-        return notes, claims, set(self.in_doubt())
 
 
 def _json(answer: Any) -> str | None:
