@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from interrupt_widget.agui.call_agreement import canonical_json
+from interrupt_widget.agui.canonical import spell_as_double
 from interrupt_widget.http.fingerprint import (
     SECRET_ENV,
     Fingerprinter,
@@ -113,7 +113,7 @@ def test_a_version_1_fingerprint_made_before_key_ids_still_verifies(
     signer: Fingerprinter,
 ) -> None:
     # Computed as servers before key ids did, so interrupts open across the upgrade still verify.
-    interrupt = canonical_json(CALL["interrupt"])
+    interrupt = spell_as_double(CALL["interrupt"])
     fields = [CALL[k] for k in ("thread_id", "call_id", "tool_name")]
     message = json.dumps(
         ["interrupt-widget", "v1", *fields, canonical_arguments(CALL["arguments"]), interrupt],

@@ -331,7 +331,7 @@ async def test_an_edited_call_shows_the_arguments_it_ran_with(tmp_path: Path) ->
         Agent(name="payer", model=OfflineModel(), tools=[editable(pay)]), ledger=ledger
     )
     paused = await pause(adapter, "t-edit", "Please pay customer=ACME")
-    edit = {"approved": True, "arguments": {"customer": "ACME Ltd"}}
+    edit = {"approved": True, "editedArgs": {"customer": "ACME Ltd"}}
     await answer(adapter, "t-edit", paused, {"status": "resolved", "payload": edit})
     [entry] = ledger.audit()
     assert entry.outcome == "ran"
