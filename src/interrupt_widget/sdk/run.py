@@ -57,9 +57,10 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.messages import Transcript, content_text
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.ledger.audit_log import answerers
 from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Recorded
 from interrupt_widget.policy.rules import Ruling
-from interrupt_widget.sdk import held_calls, paused_runs
+from interrupt_widget.sdk import audit_notes, held_calls, paused_runs
 from interrupt_widget.sdk.call_results import (
     not_run_answer,
     not_run_output,
@@ -135,6 +136,8 @@ class SDKRun:
         """Call id -> interrupt id of every call this run claimed."""
         self._edited: dict[str, dict[str, Any]] = {}
         self._answers: dict[str, Any] = {}
+        self._by = answerers(input.resume)
+        """Interrupt id -> who answered it, as its resume entry says (for the audit)."""
 
     @property
     def holds_claims(self) -> bool:
@@ -199,8 +202,10 @@ class SDKRun:
                 continue
             if asked:
                 adapter = self._adapter
+                thread_id = self._input.thread_id
+                await audit_notes.asked(adapter.ledger, thread_id, asked, adapter.now())
                 paused = streamed.to_state()
-                await paused_runs.keep(adapter.ledger, adapter.agent, self._input.thread_id, paused)
+                await paused_runs.keep(adapter.ledger, adapter.agent, thread_id, paused)
             yield MessagesSnapshotEvent(messages=self._messages())
             outcome: Any = (
                 RunFinishedInterruptOutcome(interrupts=asked)
@@ -243,6 +248,7 @@ class SDKRun:
             raise
         except UserError as error:
             failed = self._failed_call(error)
+            await self._note_failed(error)
             await self._drop_claims("the tool failed", wait=True)
             if failed is None:
                 raise
@@ -347,6 +353,9 @@ class SDKRun:
             if isinstance(got, Recorded):  # another run claimed it first: its result stands
                 return replay_marker(resolution, got), got.output
             self._claims[call_id] = got
+            await audit_notes.answered(
+                ledger, key, resolution, self._answerer(resolution, ruling), self._adapter.now()
+            )
             self._claimed[call_id] = resolution.gated.interrupt.id
             self._answers[call_id] = resolution.payload
             self._fallback[call_id] = f"{self._tool_name(call_id)} ran inside another tool's run."
@@ -369,6 +378,10 @@ class SDKRun:
         async def settle() -> str:
             nonlocal settled
             settled = True
+            by = self._answerer(resolution, ruling)
+            await audit_notes.answered(
+                self._adapter.ledger, key, resolution, by, self._adapter.now()
+            )
             return output
 
         kept = await self._adapter.ledger.run_once(key, settle, answer=not_run_answer(resolution))
@@ -422,6 +435,17 @@ class SDKRun:
         for claim in claims:
             claim.ran(output)
         await asyncio.gather(*(claim.recorded() for claim in claims))
+
+    def _answerer(self, resolution: Resolution, ruling: Ruling | None) -> str | None:
+        return ruling.by if ruling is not None else self._by.get(resolution.gated.interrupt.id)
+
+    async def _note_failed(self, error: Exception) -> None:
+        """Note the claimed calls whose tool raised `error` as failed, in the audit."""
+        message = str(error)
+        for call_id in self._claims:
+            if message.startswith(f"Error running tool {self._tool_name(call_id)}"):
+                key = (self._input.thread_id, call_id)
+                await audit_notes.failed(self._adapter.ledger, key, message.splitlines()[0])
 
     async def _drop_claims(self, why: str, *, wait: bool = False) -> None:
         claims = list(self._claims.values())
