@@ -129,7 +129,14 @@ async def main() -> None:
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--waiting", type=int, default=500)
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the smallest sizes: check that the bench runs (make bench-smoke), not a figure",
+    )
     args = parser.parse_args()
+    if args.quick:
+        vars(args).update(rows=40, concurrency=4, waiting=20)
     texts = rows(args.rows)
     await through_sdk(texts[:50], args.concurrency)  # warm up the SDK and the model
     sdk = await through_sdk(texts, args.concurrency)

@@ -4,7 +4,10 @@ For each approved call the adapter asks its ledger whether the call already
 ran (`recorded`), then claims, runs and records it (`run_once`): that pair is
 timed here as "first run". A later answer to the same interrupt (a retried
 resume, a second replica, a late deny) costs one `recorded`: "replay". The
-tool is a no-op so only the ledger is timed. Ledgers, run in one process:
+tool is a no-op so only the ledger is timed. "Audited" is the first run with
+the audit note a run writes once it holds the claim (who answered, when, the
+arguments' hash: `interrupt_widget.ledger.audit_log`). Ledgers, run in one
+process:
 
 - in memory: `ExecutionLedger`, the default until this release, now only by name;
 - SQLite: the default, one file on the local disk (two synced commits per call);
@@ -20,14 +23,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from interrupt_widget import SQLiteLedger
+from interrupt_widget.ledger.audit import arguments_sha256
+from interrupt_widget.ledger.audit_log import Answered, AuditedLedger
 from interrupt_widget.ledger.core import CallLedger
 from interrupt_widget.ledger.memory import ExecutionLedger
 
@@ -37,6 +44,15 @@ from postgres_server import binaries, fresh_database, running_postgres
 QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
 ANSWER = {"approved": True, "note": "as the picker sends it"}
+NOTE = Answered(
+    tool="send_invoice",
+    arguments_sha256=arguments_sha256({"customer": "ACME"}),
+    decision="approved",
+    answer=ANSWER,
+    by="view:bench",
+    at=datetime.now(UTC),
+    executed_arguments_sha256=arguments_sha256({"customer": "ACME"}),
+)
 
 
 async def _tool() -> str:
@@ -53,6 +69,23 @@ async def _first(ledger: CallLedger, keys: list[tuple[str, str]]) -> list[float]
     return samples
 
 
+async def _noted(ledger: AuditedLedger, key: tuple[str, str]) -> str:
+    # As a run does: noted once the claim is held, before the tool runs.
+    await ledger.note_answered(*key, NOTE)
+    return await _tool()
+
+
+async def _audited(ledger: CallLedger, keys: list[tuple[str, str]]) -> list[float]:
+    assert isinstance(ledger, AuditedLedger)
+    samples = []
+    for key in keys:
+        start = time.perf_counter()
+        if await ledger.recorded(key) is None:
+            await ledger.run_once(key, functools.partial(_noted, ledger, key), answer=ANSWER)
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
 async def _replay(ledger: CallLedger, keys: list[tuple[str, str]]) -> list[float]:
     samples = []
     for key in keys:
@@ -62,12 +95,15 @@ async def _replay(ledger: CallLedger, keys: list[tuple[str, str]]) -> list[float
     return samples
 
 
-def _row(name: str, first: list[float], replay: list[float], memory: float) -> str:
+def _row(
+    name: str, first: list[float], replay: list[float], audited: list[float], memory: float
+) -> str:
     m = statistics.median(first)
     p95 = statistics.quantiles(first, n=20)[-1]
     return (
         f"{name:<12} first run {m:8.3f} ms (p95 {p95:7.2f}, {m - memory:+8.3f} ms vs memory)"
         f"   replay {statistics.median(replay):7.3f} ms"
+        f"   audited {statistics.median(audited):8.3f} ms"
     )
 
 
@@ -95,11 +131,14 @@ async def main(calls: int) -> None:
         results = {}
         for name, ledger in ledgers.items():
             await _first(ledger, warm)
-            results[name] = (await _first(ledger, keys), await _replay(ledger, keys))
+            first = await _first(ledger, keys)
+            replay = await _replay(ledger, keys)
+            audited = await _audited(ledger, [(t, c + "-audited") for t, c in keys])
+            results[name] = (first, replay, audited)
     memory = statistics.median(results["in memory"][0])
     print(f"{calls} approved calls, a no-op tool; medians")
-    for name, (first, replay) in results.items():
-        print(_row(name, first, replay, memory))
+    for name, (first, replay, audited) in results.items():
+        print(_row(name, first, replay, audited, memory))
     if "PostgreSQL" in results:
         pg, sq = (statistics.median(results[n][0]) for n in ("PostgreSQL", "SQLite"))
         print(f"PostgreSQL / SQLite per approved call: {pg / sq:.2f}x")

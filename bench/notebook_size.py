@@ -32,6 +32,8 @@ from nbclient import NotebookClient
 from interrupt_widget.widgets._bundle import CSS, ESM
 
 ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "notebooks" / "01_quickstart.ipynb"
+"""The smallest tutorial, for a quick check that the bench runs."""
 DEFAULT = ROOT / "notebooks" / "03_headless_and_ci.ipynb"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 TRIVIAL_ESM = 'export default { render({ el }) { el.textContent = "widget"; } };\n'
@@ -104,7 +106,14 @@ def report(path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("notebooks", nargs="*", type=Path, default=[DEFAULT])
-    for path in parser.parse_args().notebooks:
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the quickstart only: check that the bench runs (make bench-smoke), not a figure",
+    )
+    args = parser.parse_args()
+    notebooks = [QUICK] if args.quick else args.notebooks
+    for path in notebooks:
         report(path.resolve())
         sys.stdout.flush()
 

@@ -57,6 +57,10 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
         None,  # stopped
     ],
     "03_headless_and_ci.ipynb": [],
+    "08_your_own_runner.ipynb": [
+        {"transfer_funds": {"approved": True}},
+        {"transfer_funds": {"approved": True}},
+    ],
     "04_custom_forms.ipynb": [
         {"launch_training": {"approved": True, "gpu": "a100", "max_hours": 4}},
         None,  # the standalone question, answered from Python

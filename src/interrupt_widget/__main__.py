@@ -1,4 +1,4 @@
-"""`python -m interrupt_widget serve package.module:agent --port N`."""
+"""`python -m interrupt_widget serve package.module:agent --port N`, and `audit write|verify`."""
 
 from __future__ import annotations
 

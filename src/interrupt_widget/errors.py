@@ -68,6 +68,10 @@ class ErrorCode(StrEnum):
     """A gated call that a resume would run carries no fingerprint."""
     FINGERPRINT_INVALID = "fingerprint_invalid"
     """A gated call's fingerprint does not match its thread, id, tool or arguments."""
+    FINGERPRINT_OTHER_SECRET = "fingerprint_other_secret"
+    """A gated call's fingerprint was made with another server secret (a restart with a new
+    secret, or replicas with different ones): the call is not known to be changed, but it
+    cannot be checked, so nothing ran; ask again."""
     AGENT_FAILED = "agent_failed"
     """The served agent raised instead of ending its stream (the server log has the details)."""
 

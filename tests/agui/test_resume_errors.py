@@ -192,6 +192,7 @@ def test_error_codes_are_stable_strings() -> None:
         "adapter_failed",
         "fingerprint_missing",
         "fingerprint_invalid",
+        "fingerprint_other_secret",
         "agent_failed",
         "unauthorized",
         "malformed_json",

@@ -120,17 +120,6 @@ def test_the_official_typescript_client_pauses_resumes_and_is_refused_a_forgery(
     assert "Monday 3pm" in resumed["finalText"]
 
 
-def test_without_a_secret_the_server_warns_that_a_restart_voids_interrupts() -> None:
-    server = start(["interrupt_widget.examples:meeting_agent"], server_env())
-    try:
-        log = "".join(server.log)
-        assert "restart" in log
-        assert "voids every open interrupt" in log
-    finally:
-        server.process.terminate()
-        server.process.wait(timeout=30)
-
-
 @pytest.mark.parametrize(
     ("target", "message"),
     [

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from interrupt_widget.agui.canonical import spell_as_double
 from interrupt_widget.http.fingerprint import (
     SECRET_ENV,
     Fingerprinter,
@@ -37,7 +41,7 @@ def signer() -> Fingerprinter:
 
 def test_a_fingerprint_verifies_only_for_the_exact_call(signer: Fingerprinter) -> None:
     fingerprint = signer.sign(**CALL)
-    assert fingerprint.startswith("v1.")
+    assert fingerprint.startswith("v2.")
     assert signer.verify(fingerprint, **CALL)
     changes = {
         "thread_id": "thread-2",
@@ -91,3 +95,33 @@ def test_secrets_are_checked_and_read_from_the_environment() -> None:
     assert secret_from_env({SECRET_ENV: "  s3cret-from-env  "}) == "s3cret-from-env"
     assert secret_from_env({SECRET_ENV: "  "}) is None
     assert secret_from_env({}) is None
+
+
+def test_a_fingerprint_names_its_secret_by_a_key_id(signer: Fingerprinter) -> None:
+    fingerprint = signer.sign(**CALL)
+    other = Fingerprinter("another-secret-of-enough-length")
+    assert signer.key_id_of(fingerprint) == signer.key_id != other.key_id
+    assert signer.key_id not in "a-server-secret-of-enough-length"
+    assert other.other_secret(fingerprint)
+    assert not signer.other_secret(fingerprint)
+    # A changed call under this server's own secret is not "another secret".
+    assert not signer.other_secret(fingerprint[:-1])
+    assert not signer.other_secret("v1.abc")
+
+
+def test_a_version_1_fingerprint_made_before_key_ids_still_verifies(
+    signer: Fingerprinter,
+) -> None:
+    # Computed as servers before key ids did, so interrupts open across the upgrade still verify.
+    interrupt = spell_as_double(CALL["interrupt"])
+    fields = [CALL[k] for k in ("thread_id", "call_id", "tool_name")]
+    message = json.dumps(
+        ["interrupt-widget", "v1", *fields, canonical_arguments(CALL["arguments"]), interrupt],
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    mac = hmac.new(b"a-server-secret-of-enough-length", message.encode(), hashlib.sha256)
+    legacy = "v1." + base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode()
+    assert signer.verify(legacy, **CALL)
+    assert not signer.verify(legacy, **{**CALL, "call_id": "call-2"})
+    assert not Fingerprinter("another-secret-of-enough-length").verify(legacy, **CALL)

@@ -116,7 +116,7 @@ async def test_a_paused_run_resumes_over_http_and_the_tool_runs_once(
         (call,) = [c for m in snapshot.messages for c in getattr(m, "tool_calls", None) or []]
         assert call.metadata is not None
         # The same fingerprint on the call the client stores and on the interrupt it answers.
-        assert call.metadata["fingerprint"].startswith("v1.")
+        assert call.metadata["fingerprint"].startswith("v2.")
         assert interrupt.metadata is not None
         assert interrupt.metadata["fingerprint"] == call.metadata["fingerprint"]
         assert agent.executions.count() == 0
@@ -182,7 +182,12 @@ async def test_a_server_with_another_secret_refuses_open_interrupts(agent: Examp
     restarted = asgi_app(agent, token=TOKEN, secret="a-different-secret-after-restart")
     async with in_process(restarted) as client:
         refused = await collect(client, resume_input(events))
-    assert error_of(refused).code == "fingerprint_invalid"
+    error = error_of(refused)
+    # Said as it is: another secret, not a changed call.
+    assert error.code == "fingerprint_other_secret"
+    assert "another server secret" in error.message
+    assert "restarted with a new secret" in error.message
+    assert "changed" not in error.message.replace("not found changed", "")
     assert agent.executions.count() == 0
 
 
@@ -222,7 +227,7 @@ async def test_a_denial_runs_nothing_and_is_still_signed_history(
     )
     snapshot = [e for e in denied if isinstance(e, MessagesSnapshotEvent)][-1]
     calls = [c for m in snapshot.messages for c in getattr(m, "tool_calls", None) or []]
-    assert all(c.metadata and c.metadata["fingerprint"].startswith("v1.") for c in calls)
+    assert all(c.metadata and c.metadata["fingerprint"].startswith("v2.") for c in calls)
 
 
 # --- Bad requests: a 4xx JSON error, never a traceback, nothing run -----------------------

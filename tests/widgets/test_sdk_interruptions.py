@@ -80,7 +80,9 @@ async def test_an_edit_runs_the_edited_call(tmp_path: Path, recorder: CommRecord
     log = tmp_path / "runs.jsonl"
     agent = _bank(log, edit=True)
     result = await Runner.run(agent, "transfer_funds amount=5 to=bob")
-    edit = responders.answers({"transfer_funds": {"approved": True, "arguments": {"to": "carol"}}})
+    edit = responders.answers(
+        {"transfer_funds": {"approved": True, "editedArgs": {"amount": 5, "to": "carol"}}}
+    )
 
     state = await answer_interruptions(result, edit)
     await Runner.run(agent, state)

@@ -41,6 +41,8 @@ from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secr
 from interrupt_widget.http.guard import FingerprintGuard
 from interrupt_widget.http.health import health_of
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
+from interrupt_widget.http.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from interrupt_widget.http.metrics import ServeMetrics, attach_ledger, metered
 from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
 from interrupt_widget.ledger.core import CallLedger
 from interrupt_widget.policy.rules import Policy
@@ -64,6 +66,7 @@ class AppOptions(TypedDict, total=False):
     hooks: Any
     ledger: LedgerSpec
     cors_origins: Sequence[str]
+    metrics: bool
 
 
 DEFAULT_KEEPALIVE_SECONDS = 15.0
@@ -82,6 +85,7 @@ class _Server:
     shutdown_grace: float
     ledger: CallLedger | None = None
     """The served agent's ledger, which `/health` checks (None: it has none)."""
+    metrics: ServeMetrics | None = None
     runs: set[DetachedRun] = field(default_factory=set)
 
 
@@ -277,7 +281,8 @@ def _fingerprint_secret(secret: str | bytes | None) -> tuple[str | bytes, bool]:
 
 
 def _routes(server: _Server) -> list[Route]:
-    """`POST /` runs the agent and streams its events; `GET /health` says "ok"."""
+    """`POST /` runs the agent and streams its events; `GET /health` says "ok";
+    `GET /metrics` shows the metrics when the server counts them."""
 
     async def run(request: Request) -> Response:
         refused = _unauthorized(server, request)
@@ -306,7 +311,18 @@ def _routes(server: _Server) -> list[Route]:
         status, body = await health_of(server.ledger)
         return JSONResponse(body, status_code=status)
 
-    return [Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])]
+    routes = [Route("/", run, methods=["POST"]), Route("/health", health, methods=["GET"])]
+    counted = server.metrics
+    if counted is not None:
+
+        async def scrape(request: Request) -> Response:
+            refused = _unauthorized(server, request)
+            if refused is not None:
+                return refused
+            return Response(counted.exposition(), media_type=METRICS_CONTENT_TYPE)
+
+        routes.append(Route("/metrics", scrape, methods=["GET"]))
+    return routes
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -367,6 +383,7 @@ def asgi_app(
     policy: Policy | None = None,
     cors_origins: Sequence[str] = (),
     hooks: Any = None,
+    metrics: bool = False,
 ) -> Starlette:
     """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
 
@@ -397,6 +414,10 @@ def asgi_app(
     their preflight is answered, `Authorization` and `Content-Type` are allowed
     and the event stream is readable; any other origin gets no CORS header, so
     its browser refuses.
+    `metrics` adds `GET /metrics`: Prometheus counters of the interrupts, the
+    decisions, the time to answer, the tool runs, the calls in doubt and the
+    ledger's errors (`interrupt_widget.http.metrics`), behind the same token as
+    `POST /`.
     """
     origins = cors_allowed_origins(cors_origins)
     _check_limits(token, max_body_bytes, body_timeout)
@@ -412,14 +433,19 @@ def asgi_app(
     )
     if lasting_secret:
         _warn_if_forgetful(served)
+    guarded = FingerprintGuard(served, Fingerprinter(secret))
+    counted = ServeMetrics() if metrics else None
+    if counted is not None:
+        attach_ledger(counted, served)
     server = _Server(
-        agent=FingerprintGuard(served, Fingerprinter(secret)),
+        agent=metered(guarded, counted),
         token=token.strip().encode() if token is not None else None,
         max_body_bytes=max_body_bytes,
         body_timeout=body_timeout,
         keepalive=keepalive,
         shutdown_grace=shutdown_grace,
         ledger=_ledger_of(served),
+        metrics=counted,
     )
     app = Starlette(
         routes=_routes(server),
@@ -428,4 +454,5 @@ def asgi_app(
         middleware=_cors_middleware(origins),
     )
     app.state.runs = server.runs  # the runs in flight, for monitoring and tests
+    app.state.metrics = counted  # what GET /metrics shows (None without metrics)
     return app

@@ -13,6 +13,8 @@ from typing import Any
 from interrupt_widget.http.bind import OPT_OUT_FLAG
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 from interrupt_widget.http.targets import TargetError, load_policy, load_target
+from interrupt_widget.ledger.audit_cli import add_commands as add_audit_commands
+from interrupt_widget.ledger.audit_cli import run as run_audit
 
 LEDGER_ENV = "INTERRUPT_WIDGET_LEDGER"
 """Names the ledger when `--ledger` is not given (as `ledger.choose.LEDGER_ENV`)."""
@@ -49,6 +51,7 @@ def _parser() -> argparse.ArgumentParser:
         "browser; repeat for several",
     )
     serve.add_argument("--log-level", default="info")
+    add_audit_commands(commands)
     return parser
 
 
@@ -73,7 +76,9 @@ def _add_access_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--secret-file",
         type=Path,
-        help="file holding the fingerprint secret (default: $INTERRUPT_WIDGET_SECRET)",
+        help="file holding the fingerprint secret (default: $INTERRUPT_WIDGET_SECRET, else a "
+        "secret made on the first start and kept, mode 0600, beside the per-user ledger, so "
+        "open interrupts survive a restart)",
     )
 
 
@@ -106,13 +111,22 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
         default=1,
         metavar="N",
         help="worker processes (default 1); with more than one, every worker shares one secret "
-        "(--secret-file, $INTERRUPT_WIDGET_SECRET, or one made at start) and one --ledger",
+        "(--secret-file, $INTERRUPT_WIDGET_SECRET, or the kept one) and one --ledger",
+    )
+    serve.add_argument(
+        "--metrics",
+        action="store_true",
+        help="serve Prometheus metrics at GET /metrics (behind --token when one is set): open "
+        "interrupts, decisions by verdict and answerer, time to answer, tool runs, calls in "
+        'doubt, ledger errors; needs pip install "interrupt-widget[metrics]"',
     )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit code."""
     args = _parser().parse_args(argv)
+    if args.command == "audit":
+        return run_audit(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     from interrupt_widget.http.fingerprint import FingerprintSecretError
     from interrupt_widget.http.serve import serve
@@ -152,6 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             body_timeout=args.body_timeout,
             workers=args.workers,
             cors_origins=args.cors_origin,
+            metrics=args.metrics,
         )
     except (FingerprintSecretError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -165,10 +165,20 @@ class FingerprintGuard:
                     f"{what} has no fingerprint: only calls this server interrupted can be "
                     "resumed; send the messages exactly as the last MESSAGES_SNAPSHOT gave them",
                 )
+            if self._fingerprinter.other_secret(_fingerprint_of(call)):
+                return FingerprintProblem(
+                    ErrorCode.FINGERPRINT_OTHER_SECRET,
+                    f"{what} was signed with another server secret than this server's (key "
+                    f"{self._fingerprinter.key_id_of(_fingerprint_of(call))}, this server's is "
+                    f"{self._fingerprinter.key_id}): the server restarted with a new secret, or "
+                    "replicas were given different ones. The call itself was not found changed; "
+                    "nothing was run. Ask again, and keep the secret across restarts "
+                    "(--secret-file, INTERRUPT_WIDGET_SECRET, or serve's kept secret)",
+                )
             return FingerprintProblem(
                 ErrorCode.FINGERPRINT_INVALID,
-                f"{what} does not match its fingerprint: the call or its interrupt was changed, "
-                "moved to another thread, or signed with another server secret; nothing was run",
+                f"{what} does not match its fingerprint: the call or its interrupt was changed "
+                "or moved to another thread; nothing was run",
             )
         return None
 

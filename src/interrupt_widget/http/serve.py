@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from interrupt_widget.http.app import AppOptions, asgi_app
 from interrupt_widget.http.bind import check_bind
+from interrupt_widget.http.fingerprint import secret_from_env
+from interrupt_widget.http.kept_secret import kept_secret
 from interrupt_widget.policy.rules import Policy
 
 if TYPE_CHECKING:
@@ -41,8 +43,10 @@ def serve(
     options (`token`, `secret`, `ledger`, `max_body_bytes`, `body_timeout`,
     `response_schemas`, `expires_in`, `run_config`, `cors_origins`), which pass
     to it as they are. The fingerprint secret comes from `secret`, else
-    `INTERRUPT_WIDGET_SECRET`; with neither, a random one is made and a
-    restart voids the interrupts that are open.
+    `INTERRUPT_WIDGET_SECRET`; with neither, the secret kept in the per-user
+    state folder beside the default ledger (made on the first start, mode
+    0600: `interrupt_widget.http.kept_secret`), so the interrupts open at a
+    restart stay answerable.
 
     Secure by default: a `host` outside the loopback range (`0.0.0.0`, `::`, a
     LAN address) needs a `token`, else `InsecureBindError` (a `ValueError`) is
@@ -70,6 +74,8 @@ def serve(
     check_bind(host, token=options.get("token"), insecure_no_token=insecure_no_token)
     if workers < 1:
         raise ValueError("workers must be at least 1")
+    if options.get("secret") is None and secret_from_env() is None:
+        options["secret"] = kept_secret()
     if workers > 1:
         from interrupt_widget.http.workers import run_workers, worker_config
 

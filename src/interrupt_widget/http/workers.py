@@ -97,6 +97,11 @@ def worker_config(target: object, *, policy: object, **options: Unpack[AppOption
     for name in ("run_config", "hooks"):
         if options.get(name) is not None:
             raise WorkersRefused(f"workers > 1 cannot hand a {name} object to other processes")
+    if options.get("metrics"):
+        raise WorkersRefused(
+            "--metrics counts one process's runs, and with --workers a scrape would reach one "
+            "worker at random: run one server per port (each with --metrics) instead"
+        )
     from interrupt_widget.http.targets import TargetError, load_policy, load_target
 
     try:  # fail here, once, rather than in every worker

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, ClassVar
 
+from interrupt_widget.ledger.audit import Claimed, Note, instant
+from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
 from interrupt_widget.ledger.core import (
     DEFAULT_RETENTION,
     MINE,
@@ -23,7 +25,6 @@ from interrupt_widget.ledger.core import (
     Held,
     Key,
     Look,
-    OnceOnlyLedger,
     Recorded,
     seconds,
 )
@@ -39,7 +40,7 @@ class _Entry:
     finished_at: float | None = None
 
 
-class ExecutionLedger(OnceOnlyLedger):
+class ExecutionLedger(NotingLedger):
     """Outputs of approved calls by (thread id, tool call id), kept `retention` after they ran."""
 
     blocking: ClassVar[bool] = False
@@ -49,6 +50,7 @@ class ExecutionLedger(OnceOnlyLedger):
         self.retention = retention
         """How long a call's record is kept after it ran (pruned as new calls come)."""
         self._entries: dict[Key, _Entry] = {}
+        self._notes: dict[Key, Note] = {}
         self._entries_lock = threading.Lock()
         self._pruned_at = time.time()
 
@@ -63,6 +65,9 @@ class ExecutionLedger(OnceOnlyLedger):
             ]
             for key in old:
                 del self._entries[key]
+            for key in [k for k, n in self._notes.items() if _noted_before(n, cutoff)]:
+                if key not in self._entries:
+                    del self._notes[key]
         return len(old)
 
     def __len__(self) -> int:
@@ -101,6 +106,54 @@ class ExecutionLedger(OnceOnlyLedger):
             entry = self._entries.get(key)
             if entry is not None and entry.output is None:
                 del self._entries[key]
+
+    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+
+    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
+        with self._entries_lock:
+            for call in asked:
+                key = (thread_id, call.call_id)
+                asked_note = Note(
+                    tool=call.tool, arguments_sha256=call.arguments_sha256, asked_at=call.at
+                )
+                self._notes.setdefault(key, asked_note)
+
+    def _note_answered(self, key: Key, answered: Answered) -> None:
+        with self._entries_lock:
+            earlier = self._notes.get(key) or Note()
+            self._notes[key] = Note(
+                tool=answered.tool,
+                arguments_sha256=earlier.arguments_sha256 or answered.arguments_sha256,
+                asked_at=earlier.asked_at,
+                decision=answered.decision,
+                answer=answered.answer,
+                by=answered.by,
+                answered_at=answered.at,
+                executed_arguments_sha256=answered.executed_arguments_sha256,
+            )
+
+    def _note_failed(self, key: Key, error: str) -> None:
+        with self._entries_lock:
+            self._notes[key] = replace(self._notes.get(key) or Note(), error=error)
+
+    def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
+        with self._entries_lock:
+            claims = {
+                key: Claimed(
+                    done=entry.output is not None,
+                    output=entry.output,
+                    answer=entry.answer,
+                    claimed_at=instant(entry.claimed_at),
+                    finished_at=instant(entry.finished_at),
+                )
+                for key, entry in self._entries.items()
+            }
+            return dict(self._notes), claims, set()
+
+
+def _noted_before(note: Note, cutoff: float) -> bool:
+    moment = note.answered_at or note.asked_at
+    return moment is not None and moment.timestamp() < cutoff
 
 
 def _found(entry: _Entry) -> Recorded | Held:

@@ -57,6 +57,9 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from interrupt_widget.errors import LedgerUnavailable
+from interrupt_widget.ledger import postgres_audit
+from interrupt_widget.ledger.audit import Claimed, Note
+from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
 from interrupt_widget.ledger.core import (
     DEFAULT_RETENTION,
     MINE,
@@ -65,7 +68,6 @@ from interrupt_widget.ledger.core import (
     InDoubt,
     Key,
     Look,
-    OnceOnlyLedger,
     Recorded,
     seconds,
 )
@@ -99,7 +101,7 @@ _SCHEMA_LOCK: Final = 0x1D6E_7A11  # serialises CREATE TABLE between servers sta
 _KEY_LOCK: Final = "hashtextextended(%s, 0)"
 
 
-class PostgresLedger(OnceOnlyLedger):
+class PostgresLedger(NotingLedger):
     """A `CallLedger` in a PostgreSQL database, shared by every server that connects to it.
 
     ::
@@ -158,6 +160,7 @@ class PostgresLedger(OnceOnlyLedger):
             ):
                 db.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
                 db.execute(_SCHEMA)
+                db.execute(postgres_audit.AUDIT_SCHEMA)
             self.prune(retention)
         except self._psycopg.Error as exc:
             raise ValueError(
@@ -207,15 +210,17 @@ class PostgresLedger(OnceOnlyLedger):
 
         Claims without a result (running, or in doubt) are kept.
         """
-        return self._attempt(
-            lambda db: (
-                db.execute(
-                    f"DELETE FROM {TABLE} WHERE state = 'done' "
-                    "AND finished_at < now() - make_interval(secs => %s)",
-                    (seconds(older_than),),
-                ).rowcount
-            )
-        )
+
+        def prune(db: psycopg.Connection[Any]) -> int:
+            gone: int = db.execute(
+                f"DELETE FROM {TABLE} WHERE state = 'done' "
+                "AND finished_at < now() - make_interval(secs => %s)",
+                (seconds(older_than),),
+            ).rowcount
+            postgres_audit.prune_notes(db, TABLE, seconds(older_than))
+            return gone
+
+        return self._attempt(prune)
 
     def close(self) -> None:
         """Close the idle connections (claims in flight keep theirs until they finish)."""
@@ -285,6 +290,25 @@ class PostgresLedger(OnceOnlyLedger):
             "AND state = 'claimed'"
         )
         self._finish_claim(key, lambda db: db.execute(sql, (*key, self._owner)))
+
+    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+
+    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
+        with self._connection() as db:
+            postgres_audit.note_asked(db, thread_id, asked)
+
+    def _note_answered(self, key: Key, answered: Answered) -> None:
+        with self._connection() as db:
+            postgres_audit.note_answered(db, key, answered)
+
+    def _note_failed(self, key: Key, error: str) -> None:
+        with self._connection() as db:
+            postgres_audit.note_failed(db, key, error)
+
+    def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
+        with self._connection() as db:
+            notes, claims = postgres_audit.read(db, TABLE)
+        return notes, claims, set(self.in_doubt())
 
     # -- internals ---------------------------------------------------------------------------
 

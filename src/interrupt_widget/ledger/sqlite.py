@@ -69,6 +69,9 @@ from pathlib import Path
 from typing import Any, Final, TypeVar
 
 from interrupt_widget.errors import LedgerUnavailable
+from interrupt_widget.ledger import sqlite_audit
+from interrupt_widget.ledger.audit import Claimed, Note
+from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
 from interrupt_widget.ledger.core import (
     DEFAULT_RETENTION,
     MINE,
@@ -78,7 +81,6 @@ from interrupt_widget.ledger.core import (
     InDoubt,
     Key,
     Look,
-    OnceOnlyLedger,
     Recorded,
     seconds,
 )
@@ -106,7 +108,7 @@ CREATE TABLE IF NOT EXISTS approved_calls (
 """
 
 
-class SQLiteLedger(OnceOnlyLedger):
+class SQLiteLedger(NotingLedger):
     """A `CallLedger` in one SQLite file, shared by every process that opens it.
 
     ::
@@ -143,6 +145,7 @@ class SQLiteLedger(OnceOnlyLedger):
         the ledger counts as unavailable."""
         self._host = socket.gethostname()
         self._owner = f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+        self._notes = sqlite_audit.NoteConnection(self.path)
         try:
             self._attempt(_create)
             self.prune(retention)
@@ -201,13 +204,15 @@ class SQLiteLedger(OnceOnlyLedger):
         Claims without a result (running, or in doubt) are kept.
         """
         cutoff = time.time() - seconds(older_than)
-        return self._attempt(
-            lambda db: (
-                db.execute(
-                    "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
-                ).rowcount
-            )
-        )
+
+        def prune(db: sqlite3.Connection) -> int:
+            gone: int = db.execute(
+                "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
+            ).rowcount
+            sqlite_audit.prune_notes(db, cutoff)
+            return gone
+
+        return self._attempt(prune)
 
     def __repr__(self) -> str:
         return f"SQLiteLedger({str(self.path)!r})"
@@ -312,6 +317,22 @@ class SQLiteLedger(OnceOnlyLedger):
             )
         )
 
+    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+
+    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
+        self._notes.run(sqlite_audit.note_asked, thread_id, asked)
+
+    def _note_answered(self, key: Key, answered: Answered) -> None:
+        self._notes.run(sqlite_audit.note_answered, key, answered)
+
+    def _note_failed(self, key: Key, error: str) -> None:
+        self._notes.run(sqlite_audit.note_failed, key, error, time.time())
+
+    def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
+        with self._connect() as db:
+            notes, claims = sqlite_audit.read(db)
+        return notes, claims, set(self.in_doubt())
+
 
 def _create(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, nor it them
@@ -319,6 +340,7 @@ def _create(db: sqlite3.Connection) -> None:
     columns = {row[1] for row in db.execute("PRAGMA table_info(approved_calls)")}
     if "answer" not in columns:  # a file made before answers were kept
         db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
+    db.execute(sqlite_audit.AUDIT_SCHEMA)  # a file made before notes were kept
 
 
 def _busy(error: sqlite3.Error) -> bool:

@@ -221,7 +221,7 @@ class OpenAIAgentsAdapter:
             check_edit=self._check_edit,
         )
 
-    async def _paused_state(self, thread_id: str, plan: ResumePlan) -> RunState[Any, Any]:
+    async def _paused_state(self, thread_id: str, plan: ResumePlan) -> RunState[Any, Any] | None:
         edits = {
             r.gated.call_id: r.edited_arguments
             for r in plan.resolutions
@@ -244,7 +244,8 @@ class OpenAIAgentsAdapter:
                 f"{self.agent.name!r}: {error}",
                 interrupt_id=waiting[0].interrupt.id,
             ) from error
-        await self._check_tools(state, waiting)
+        if state is not None:
+            await self._check_tools(state, waiting)
         return state
 
     async def _check_tools(self, state: RunState[Any, Any], waiting: list[GatedCall]) -> None:

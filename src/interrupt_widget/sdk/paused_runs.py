@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -23,7 +25,8 @@ from agents import Agent, RunState, ToolApprovalItem
 from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.ledger.core import CallLedger, Key
+from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Key
+from interrupt_widget.ledger.memory import ExecutionLedger
 
 STATE_PREFIX: Final = "sdk-state:"
 """Ledger keys that hold a paused run's state, beside the keys of tool calls."""
@@ -40,15 +43,42 @@ def is_state_key(key: Key) -> bool:
     return key[1].startswith(STATE_PREFIX)
 
 
-async def keep(ledger: CallLedger, thread_id: str, state: RunState[Any, Any]) -> None:
-    """Keep `state` (paused on approvals) for the resume that answers them."""
+LIVE_STATES: Final = 256
+"""How many paused states this process also keeps as objects, for its own resumes."""
+
+_live: OrderedDict[tuple[int, int, Key], RunState[Any, Any]] = OrderedDict()
+"""By (the ledger, the starting agent, the key): a state resumes only with its own agent."""
+_live_lock = threading.Lock()
+
+
+async def keep(
+    ledger: CallLedger, agent: Agent[Any], thread_id: str, state: RunState[Any, Any]
+) -> None:
+    """Keep `state` (paused on approvals) for the resume that answers them.
+
+    Written to the ledger, which every process and replica reads; the object itself is
+    also kept in this process, so its own resume (the common case) skips restoring it.
+    A ledger in memory is read by this process alone: the object is all it keeps.
+    """
     call_ids = [item.call_id for item in state.get_interruptions() if item.call_id]
-    text = state.to_string()
+    key = state_key(thread_id, call_ids)
+    if not isinstance(ledger, ExecutionLedger):
+        text = state.to_string()
 
-    async def write() -> str:
-        return text
+        async def write() -> str:
+            return text
 
-    await ledger.run_once(state_key(thread_id, call_ids), write)
+        await ledger.run_once(key, write)
+    with _live_lock:
+        _live[(id(ledger), id(agent), key)] = state
+        while len(_live) > LIVE_STATES:
+            _live.popitem(last=False)
+
+
+def _take_live(ledger: CallLedger, agent: Agent[Any], key: Key) -> RunState[Any, Any] | None:
+    """The state this process paused under `key`, once: a second resume restores its own."""
+    with _live_lock:
+        return _live.pop((id(ledger), id(agent), key), None)
 
 
 async def load(
@@ -59,29 +89,52 @@ async def load(
     *,
     context: Any,
     edits: Mapping[str, Mapping[str, Any]],
-) -> RunState[Any, Any]:
+) -> RunState[Any, Any] | None:
     """The SDK state of the run paused on `waiting`, checked against them, edits applied.
 
+    None when the state is gone but every waiting call is already settled in the ledger
+    (the same resume given again): nothing runs, so the conversation carries on alone.
     Raises `AdapterError`: `state_unavailable` when this ledger does not hold it,
     `call_mismatch` when the calls it waits on are not the calls shown.
     """
-    found = await ledger.recorded(state_key(thread_id, (g.call_id for g in waiting)))
-    if found is None:
-        raise AdapterError(
-            ErrorCode.STATE_UNAVAILABLE,
-            "The paused run of this conversation is not in this server's ledger (a memory "
-            "ledger in another process, or one that was pruned), so it cannot be resumed: "
-            "nothing ran. Give every process the same ledger (a file or a postgresql:// URL).",
-            interrupt_id=waiting[0].interrupt.id if waiting else None,
-        )
-    data = json.loads(found.output)
-    state = await RunState.from_json(agent, data, context_override=context)
-    _check(state.get_interruptions(), waiting)
-    if not edits:
-        return state
+    key = state_key(thread_id, (g.call_id for g in waiting))
+    live = _take_live(ledger, agent, key)
+    if live is not None:
+        _check(live.get_interruptions(), waiting)
+        if not edits:
+            return live
+        data = live.to_json()
+    else:
+        found = await ledger.recorded(key)
+        if found is None:
+            if await _all_settled(ledger, thread_id, waiting):
+                return None
+            raise AdapterError(
+                ErrorCode.STATE_UNAVAILABLE,
+                "The paused run of this conversation is not in this server's ledger (a "
+                "memory ledger in another process, or one that was pruned), so it cannot be "
+                "resumed: nothing ran. Give every process the same ledger (a file or a "
+                "postgresql:// URL).",
+                interrupt_id=waiting[0].interrupt.id if waiting else None,
+            )
+        data = json.loads(found.output)
+        state = await RunState.from_json(agent, data, context_override=context)
+        _check(state.get_interruptions(), waiting)
+        if not edits:
+            return state
     for call_id, arguments in edits.items():
         rewrite_arguments(data, call_id, json.dumps(arguments, ensure_ascii=False))
     return await RunState.from_json(agent, data, context_override=context)
+
+
+async def _all_settled(ledger: CallLedger, thread_id: str, waiting: Sequence[GatedCall]) -> bool:
+    for gated in waiting:
+        try:
+            if await ledger.recorded((thread_id, gated.call_id)) is None:
+                return False
+        except CallInDoubt:
+            continue  # settled as far as a resume goes: it reports the doubt, runs nothing
+    return True
 
 
 def pending_item(state: RunState[Any, Any], call_id: str) -> ToolApprovalItem:

@@ -57,9 +57,10 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.messages import Transcript, content_text
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.ledger.audit_log import answerers
 from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Recorded
 from interrupt_widget.policy.rules import Ruling
-from interrupt_widget.sdk import decision_spans, held_calls, paused_runs
+from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs
 from interrupt_widget.sdk.call_results import (
     not_run_answer,
     not_run_output,
@@ -136,6 +137,8 @@ class SDKRun:
         """Call id -> interrupt id of every call this run claimed."""
         self._edited: dict[str, dict[str, Any]] = {}
         self._answers: dict[str, Any] = {}
+        self._by = answerers(input.resume)
+        """Interrupt id -> who answered it, as its resume entry says (for the audit)."""
 
     @property
     def holds_claims(self) -> bool:
@@ -147,12 +150,17 @@ class SDKRun:
     ) -> AsyncGenerator[BaseEvent, None]:
         """The run: answers in `decided` applied to the paused `state`, or a fresh start."""
         try:
-            if decided and state is not None:
+            if decided:
                 # Results of calls started in an earlier run follow a snapshot of that run.
                 yield MessagesSnapshotEvent(messages=self._history)
+            if decided and state is not None:
                 await self._decide(state, decided)
                 self._resumed = self._unanswered_calls()
                 self._translator.started_calls.update(self._resumed)
+            elif decided:  # every call was settled before: their results, then the model
+                for event in await self._replayed(decided):
+                    self._transcript.apply(event)
+                    yield event
             async for event in self._rounds(state):
                 yield event
         except asyncio.CancelledError:
@@ -194,9 +202,11 @@ class SDKRun:
                 await self._decide(state, settled)
                 continue
             if asked:
-                await paused_runs.keep(
-                    self._adapter.ledger, self._input.thread_id, streamed.to_state()
-                )
+                adapter = self._adapter
+                thread_id = self._input.thread_id
+                await audit_notes.asked(adapter.ledger, thread_id, asked, adapter.now())
+                paused = streamed.to_state()
+                await paused_runs.keep(adapter.ledger, adapter.agent, thread_id, paused)
             yield MessagesSnapshotEvent(messages=self._messages())
             outcome: Any = (
                 RunFinishedInterruptOutcome(interrupts=asked)
@@ -239,6 +249,7 @@ class SDKRun:
             raise
         except UserError as error:
             failed = self._failed_call(error)
+            await self._note_failed(error)
             await self._drop_claims("the tool failed", wait=True)
             if failed is None:
                 raise
@@ -317,6 +328,24 @@ class SDKRun:
             )
             decision_spans.emit(span, state, self._adapter.run_config_for(self._input.thread_id))
 
+    async def _replayed(self, decided: Sequence[Decided]) -> list[BaseEvent]:
+        """The recorded results of calls a resume answers again, each marked a replay."""
+        events: list[BaseEvent] = []
+        for resolution, ruling in decided:
+            call_id = resolution.gated.call_id
+            try:
+                prior = await self._adapter.ledger.recorded((self._input.thread_id, call_id))
+            except CallInDoubt as error:
+                raise AdapterError(
+                    ErrorCode.CALL_IN_DOUBT, str(error), interrupt_id=resolution.gated.interrupt.id
+                ) from error
+            assert prior is not None  # paused_runs.load found every call settled
+            marker = ruled_marker(
+                replay_marker(resolution, prior), resolution, ruling, self._adapter.now()
+            )
+            events.append(_result(call_id, prior.output, marker))
+        return events
+
     async def _settle(
         self, resolution: Resolution, ruling: Ruling | None
     ) -> tuple[dict[str, Any], str | None]:
@@ -333,6 +362,9 @@ class SDKRun:
             if isinstance(got, Recorded):  # another run claimed it first: its result stands
                 return replay_marker(resolution, got), got.output
             self._claims[call_id] = got
+            await audit_notes.answered(
+                ledger, key, resolution, self._answerer(resolution, ruling), self._adapter.now()
+            )
             self._claimed[call_id] = resolution.gated.interrupt.id
             self._answers[call_id] = resolution.payload
             self._fallback[call_id] = f"{self._tool_name(call_id)} ran inside another tool's run."
@@ -355,6 +387,10 @@ class SDKRun:
         async def settle() -> str:
             nonlocal settled
             settled = True
+            by = self._answerer(resolution, ruling)
+            await audit_notes.answered(
+                self._adapter.ledger, key, resolution, by, self._adapter.now()
+            )
             return output
 
         kept = await self._adapter.ledger.run_once(key, settle, answer=not_run_answer(resolution))
@@ -408,6 +444,17 @@ class SDKRun:
         for claim in claims:
             claim.ran(output)
         await asyncio.gather(*(claim.recorded() for claim in claims))
+
+    def _answerer(self, resolution: Resolution, ruling: Ruling | None) -> str | None:
+        return ruling.by if ruling is not None else self._by.get(resolution.gated.interrupt.id)
+
+    async def _note_failed(self, error: Exception) -> None:
+        """Note the claimed calls whose tool raised `error` as failed, in the audit."""
+        message = str(error)
+        for call_id in self._claims:
+            if message.startswith(f"Error running tool {self._tool_name(call_id)}"):
+                key = (self._input.thread_id, call_id)
+                await audit_notes.failed(self._adapter.ledger, key, message.splitlines()[0])
 
     async def _drop_claims(self, why: str, *, wait: bool = False) -> None:
         claims = list(self._claims.values())

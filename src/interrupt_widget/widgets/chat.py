@@ -69,6 +69,7 @@ from interrupt_widget.errors import (
     UnattendedWait,
 )
 from interrupt_widget.http.remote import RemoteAgent
+from interrupt_widget.ledger.audit_log import with_answerers
 from interrupt_widget.ledger.choose import LedgerSpec
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder, ResponderError
@@ -683,7 +684,9 @@ class AgentChat(anywidget.AnyWidget):
     async def _resume(self, entries: list[ResumeEntry]) -> RunOutcome:
         stop, self._stop_when_answered = self._stop_when_answered, False
         try:
-            run_input = self._thread.resume_input(entries)
+            # Who answered travels with each entry, so the ledger's audit can say.
+            who = {d.interrupt_id: d.by for d in self._decisions}
+            run_input = self._thread.resume_input(with_answerers(entries, who))
         except ResumeRefused as exc:
             self._set_status("error", error_line(exc, "resuming the run"))
             raise

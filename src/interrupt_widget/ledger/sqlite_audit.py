@@ -1,0 +1,166 @@
+"""The SQLite ledger's audit notes: the `call_audit` table beside `approved_calls`.
+
+Created when a ledger opens its file, so a file made before notes were kept
+gains the table on its next open (its earlier calls appear in the audit from
+their claims alone).
+
+Notes go through one connection the ledger keeps open (`NoteConnection`),
+committed with `synchronous=NORMAL`: in WAL mode a process crash keeps them,
+and the claim's or result's synced commit that follows writes them to the
+disk with it. Kept open, it also spares every other connection's close the
+checkpoint SQLite runs when the last connection to a WAL file closes (a
+note on a connection of its own paid that checkpoint's syncs: as much as a
+claim).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final
+
+from interrupt_widget.ledger.audit import Claimed, Note, instant
+from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.core import Key
+
+AUDIT_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS call_audit (
+    thread_id         TEXT NOT NULL,
+    call_id           TEXT NOT NULL,
+    tool              TEXT,
+    arguments_sha256  TEXT,
+    asked_at          REAL,
+    decision          TEXT,
+    answer            TEXT,
+    answered_by       TEXT,
+    answered_at       REAL,
+    executed_sha256   TEXT,
+    failed_at         REAL,
+    error             TEXT,
+    PRIMARY KEY (thread_id, call_id)
+)
+"""
+
+
+class NoteConnection:
+    """The ledger's one connection for notes, opened on first use, shared by its threads."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._finalizer: weakref.finalize[Any, NoteConnection] | None = None
+
+    def run(self, write: Callable[..., None], *args: Any) -> None:
+        """`write(db, *args)` on the note connection (autocommit: each statement commits)."""
+        with self._lock:
+            if self._db is None:
+                db = sqlite3.connect(
+                    self._path, timeout=30.0, isolation_level=None, check_same_thread=False
+                )
+                db.execute("PRAGMA synchronous=NORMAL")
+                self._db = db
+                self._finalizer = weakref.finalize(self, db.close)
+            try:
+                write(self._db, *args)
+            except sqlite3.Error:
+                self.close()  # a broken connection is opened afresh next time
+                raise
+
+    def close(self) -> None:
+        if self._finalizer is not None:
+            self._finalizer()
+        self._db = self._finalizer = None
+
+
+def note_asked(db: sqlite3.Connection, thread_id: str, asked: list[Asked]) -> None:
+    db.executemany(
+        "INSERT INTO call_audit (thread_id, call_id, tool, arguments_sha256, asked_at) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread_id, call_id) DO NOTHING",
+        [(thread_id, a.call_id, a.tool, a.arguments_sha256, a.at.timestamp()) for a in asked],
+    )
+
+
+def note_answered(db: sqlite3.Connection, key: Key, answered: Answered) -> None:
+    db.execute(
+        "INSERT INTO call_audit (thread_id, call_id, tool, arguments_sha256, decision, answer, "
+        "answered_by, answered_at, executed_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (thread_id, call_id) DO UPDATE SET tool = excluded.tool, "
+        "arguments_sha256 = coalesce(call_audit.arguments_sha256, excluded.arguments_sha256), "
+        "decision = excluded.decision, answer = excluded.answer, "
+        "answered_by = excluded.answered_by, answered_at = excluded.answered_at, "
+        "executed_sha256 = excluded.executed_sha256, failed_at = NULL, error = NULL",
+        (
+            *key,
+            answered.tool,
+            answered.arguments_sha256,
+            answered.decision,
+            _json(answered.answer),
+            answered.by,
+            answered.at.timestamp(),
+            answered.executed_arguments_sha256,
+        ),
+    )
+
+
+def note_failed(db: sqlite3.Connection, key: Key, error: str, at: float) -> None:
+    db.execute(
+        "UPDATE call_audit SET failed_at = ?, error = ? WHERE thread_id = ? AND call_id = ?",
+        (at, error, *key),
+    )
+
+
+def prune_notes(db: sqlite3.Connection, cutoff: float) -> None:
+    """Forget notes older than `cutoff` whose call has no claim left (pruned or never made)."""
+    db.execute(
+        "DELETE FROM call_audit WHERE coalesce(answered_at, asked_at, failed_at) < ? "
+        "AND NOT EXISTS (SELECT 1 FROM approved_calls c WHERE c.thread_id = call_audit.thread_id "
+        "AND c.call_id = call_audit.call_id AND c.state = 'claimed')",
+        (cutoff,),
+    )
+
+
+def read(db: sqlite3.Connection) -> tuple[dict[Key, Note], dict[Key, Claimed]]:
+    notes = {
+        (row[0], row[1]): Note(
+            tool=row[2],
+            arguments_sha256=row[3],
+            asked_at=instant(row[4]),
+            decision=row[5],
+            answer=_parsed(row[6]),
+            by=row[7],
+            answered_at=instant(row[8]),
+            executed_arguments_sha256=row[9],
+            error=row[10],
+        )
+        for row in db.execute(
+            "SELECT thread_id, call_id, tool, arguments_sha256, asked_at, decision, answer, "
+            "answered_by, answered_at, executed_sha256, error FROM call_audit"
+        )
+    }
+    claims = {
+        (row[0], row[1]): Claimed(
+            done=row[2] == "done",
+            output=row[3],
+            answer=_parsed(row[4]),
+            claimed_at=instant(row[5]),
+            finished_at=instant(row[6]),
+        )
+        for row in db.execute(
+            "SELECT thread_id, call_id, state, output, answer, claimed_at, finished_at "
+            "FROM approved_calls"
+        )
+    }
+    return notes, claims
+
+
+def _json(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, sort_keys=True, default=str)
+
+
+def _parsed(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
