@@ -179,7 +179,7 @@ def _entry(interrupt: Interrupt, decide: Decide) -> ResumeEntry:
     kind, edit = decide(tool_name(interrupt), arguments if isinstance(arguments, dict) else {})
     payload: dict[str, Any] = {"approved": kind in ("approve", "edit")}
     if kind == "edit":
-        payload["arguments"] = edit
+        payload["editedArgs"] = edit
     return ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload=payload)
 
 
