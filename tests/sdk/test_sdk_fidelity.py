@@ -10,7 +10,9 @@ spans a trace processor saw, and the final text.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,7 @@ from agents import (
     tool_input_guardrail,
     tool_output_guardrail,
 )
+from agents.mcp import MCPServerStdio
 from agents.testing import ScriptedModel, function_call
 from agents.tracing import Span, Trace, TracingProcessor
 
@@ -433,3 +436,43 @@ async def test_nested_approval_in_an_agent_used_as_a_tool_denied(
         _nested, "ask_bank input='transfer_funds amount=5 to=bob'", tmp_path, spans, deny
     )
     assert raw.runs == []
+
+
+MCP_BANK_SERVER = Path(__file__).with_name("mcp_bank_server.py")
+"""The local MCP server the MCP case starts: the `mcp` package's own, over stdio."""
+
+
+@pytest.fixture
+async def mcp_banks(tmp_path: Path) -> AsyncIterator[dict[Path, MCPServerStdio]]:
+    """One local MCP bank server per way of resuming, each writing its runs to that way's log."""
+    async with AsyncExitStack() as stack:
+        servers: dict[Path, MCPServerStdio] = {}
+        for way in (raw_sdk, through_kit):
+            log = tmp_path / f"{way.__name__}.jsonl"
+            server = MCPServerStdio(
+                params={"command": sys.executable, "args": [str(MCP_BANK_SERVER), str(log)]},
+                name="bank",
+                require_approval="always",
+            )
+            servers[log] = await stack.enter_async_context(server)
+        yield servers
+
+
+async def test_a_local_mcp_servers_tool_that_always_requires_approval(
+    tmp_path: Path, spans: Spans, mcp_banks: dict[Path, MCPServerStdio]
+) -> None:
+    # The kit resumes the SDK's paused state from its serialized form in the ledger.
+    def make(log: Path) -> Agent[Any]:
+        return Agent(name="bank", model=OfflineModel(), mcp_servers=[mcp_banks[log]])
+
+    raw, _ = await differential(make, "wire_money amount=5 to=bob", tmp_path, spans)
+    assert raw.runs == [("wire_money", {"amount": 5.0, "to": "bob"})]
+    assert "wired 5.0 to bob" in raw.text
+    assert "run:start:wire_money" in raw.hooks
+    assert "wire_money" in raw.spans
+
+    def deny(_name: str, _args: dict[str, Any]) -> Answer:
+        return ("deny", None)
+
+    denied, _ = await differential(make, "wire_money amount=7 to=eve", tmp_path, spans, deny)
+    assert denied.runs == raw.runs  # the denied call never reached the server
