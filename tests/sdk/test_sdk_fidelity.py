@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from ag_ui.core import (
     BaseEvent,
@@ -46,7 +47,7 @@ from agents.mcp import MCPServerStdio
 from agents.testing import ScriptedModel, function_call
 from agents.tracing import Span, Trace, TracingProcessor
 
-from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, editable
+from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter, asgi_app, editable
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, content_text
 
@@ -152,6 +153,23 @@ async def through_kit(
     agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
 ) -> str:
     adapter = OpenAIAgentsAdapter(agent, ledger="memory", hooks=hooks, context=context)
+    return await _conversation(adapter.run, prompt, decide)
+
+
+async def over_http(
+    agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
+) -> str:
+    """The kit served by `asgi_app` in this process, driven by the package's HTTP client."""
+    assert context is None, "asgi_app takes no run context"
+    app = asgi_app(agent, ledger="memory", hooks=hooks, secret="a-fidelity-test-secret-long-enough")
+    client = AGUIClient("http://bank.test/", transport=httpx.ASGITransport(app=app))
+    return await _conversation(client.run, prompt, decide)
+
+
+async def _conversation(
+    run: Callable[[RunAgentInput], AsyncIterator[BaseEvent]], prompt: str, decide: Decide
+) -> str:
+    """One AG-UI conversation, each interrupt answered by `decide`; the last message's text."""
     messages: list[Any] = [UserMessage(id="u1", content=prompt)]
     resume: list[ResumeEntry] | None = None
     for turn in range(6):
@@ -165,7 +183,7 @@ async def through_kit(
             context=[],
             forwarded_props=None,
         )
-        events: list[BaseEvent] = [event async for event in adapter.run(request)]
+        events: list[BaseEvent] = [event async for event in run(request)]
         assert not isinstance(events[-1], RunErrorEvent), events[-1]
         snapshot = [e for e in events if isinstance(e, MessagesSnapshotEvent)][-1]
         messages = list(snapshot.messages)
@@ -210,11 +228,21 @@ async def observe(
 
 
 async def differential(
-    make: Make, prompt: str, tmp: Path, spans: Spans, decide: Decide = approve_all, **options: Any
+    make: Make,
+    prompt: str,
+    tmp: Path,
+    spans: Spans,
+    decide: Decide = approve_all,
+    *,
+    kit_ways: tuple[Callable[..., Any], ...] = (through_kit,),
+    **options: Any,
 ) -> tuple[Observed, Observed]:
+    """Raw SDK and each kit way on the same agent: all alike; (raw, the last kit way's)."""
     raw = await observe(raw_sdk, make, tmp, prompt, spans, decide, **options)
-    kit = await observe(through_kit, make, tmp, prompt, spans, decide, **options)
-    assert kit == raw
+    kit = raw
+    for way in kit_ways:
+        kit = await observe(way, make, tmp, prompt, spans, decide, **options)
+        assert kit == raw, way.__name__
     return raw, kit
 
 
@@ -279,10 +307,21 @@ def bank(log: Path, *, edit: bool = False, **agent_options: Any) -> Agent[Any]:
 # -- the cases -------------------------------------------------------------------------------------
 
 
+BOTH_KIT_WAYS = (through_kit, over_http)
+"""The adapter in process, and the same served over HTTP by `asgi_app`."""
+
+
 async def test_input_guardrail_blocks_an_approved_call(tmp_path: Path, spans: Spans) -> None:
-    raw, _ = await differential(bank, "transfer_funds amount=5000 to=bob", tmp_path, spans)
+    raw, _ = await differential(
+        bank, "transfer_funds amount=5000 to=bob", tmp_path, spans, kit_ways=BOTH_KIT_WAYS
+    )
     assert raw.runs == []
     assert "over the 1000 limit" in raw.text
+    # The same agent lets a transfer under the limit through, once.
+    small, _ = await differential(
+        bank, "transfer_funds amount=50 to=bob", tmp_path, spans, kit_ways=BOTH_KIT_WAYS
+    )
+    assert small.runs == [("transfer_funds", {"amount": 50.0, "to": "bob"})]
 
 
 async def test_input_guardrail_blocks_an_edited_call(tmp_path: Path, spans: Spans) -> None:
@@ -332,7 +371,9 @@ async def test_an_edit_runs_through_the_sdk_with_the_edited_arguments(
 
 
 async def test_output_guardrail_withholds_the_output(tmp_path: Path, spans: Spans) -> None:
-    raw, kit = await differential(bank, "read_vault name=payroll", tmp_path, spans)
+    raw, kit = await differential(
+        bank, "read_vault name=payroll", tmp_path, spans, kit_ways=BOTH_KIT_WAYS
+    )
     assert raw.runs == [("read_vault", {"name": "payroll"})]
     assert "SECRET" not in kit.text
     assert "withheld" in kit.text
