@@ -5,6 +5,10 @@ own bookkeeping. `serve` loads `bank:agent` (with this folder on the path),
 which reads the file's location from `BANK_RUNS_FILE`; when `BANK_HOLD_FILE`
 names a file, each run, once its line is written, waits for that file to
 disappear, so a test can kill the server while the tool is running.
+
+The tool carries a `tool_input_guardrail` that refuses any transfer over
+`LIMIT`, as a real bank agent's would: the SDK applies it to every approved
+call, so a transfer over the limit never runs whatever a person answers.
 """
 
 from __future__ import annotations
@@ -17,7 +21,14 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agents import Agent, Model, function_tool
+from agents import (
+    Agent,
+    Model,
+    ToolGuardrailFunctionOutput,
+    ToolInputGuardrailData,
+    function_tool,
+    tool_input_guardrail,
+)
 
 from interrupt_widget.sdk.offline_model import OfflineModel
 
@@ -27,6 +38,19 @@ SERVED_ENV = "BANK_SERVED_FILE"
 """When set, every model turn appends the serving process's pid to this file."""
 HOLD_LIMIT_SECONDS = 120.0
 """A held run gives up after this long, so no server a test forgot can run on for ever."""
+LIMIT = 1000
+"""The largest amount the guardrail lets through; the tests' transfers stay below it."""
+REFUSED = f"Refused: transfers over {LIMIT} are not allowed."
+"""What the guardrail tells the model instead of running a transfer over `LIMIT`."""
+
+
+@tool_input_guardrail
+def at_most_limit(data: ToolInputGuardrailData) -> ToolGuardrailFunctionOutput:
+    """Refuse a transfer over `LIMIT`, approved or not."""
+    arguments = json.loads(data.context.tool_arguments or "{}")
+    if float(arguments.get("amount", 0)) > LIMIT:
+        return ToolGuardrailFunctionOutput.reject_content(REFUSED)
+    return ToolGuardrailFunctionOutput.allow()
 
 
 def bank_agent(
@@ -42,7 +66,7 @@ def bank_agent(
     test breaks the ledger's database there, between the call's claim and its result.
     """
 
-    @function_tool(needs_approval=True)
+    @function_tool(needs_approval=True, tool_input_guardrails=[at_most_limit])
     async def transfer_funds(amount: float, to: str) -> str:
         """Send `amount` to `to`; a person approves each transfer."""
         line = json.dumps({"tool": "transfer_funds", "amount": amount, "to": to})

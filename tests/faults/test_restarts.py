@@ -3,7 +3,8 @@
 Each case runs real `serve` processes sharing one fingerprint secret (so open
 interrupts survive the restart) and one ledger: an explicit `--ledger FILE`,
 or the per-user default (found under `XDG_STATE_HOME`). The tool's real runs
-are counted from the file it writes.
+are counted from the file it writes. Its input guardrail refuses a transfer over
+the bank's limit, and a refused call stays unrun across kills and restarts.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pathlib
 
 import pytest
 from ag_ui.core import BaseEvent, RunAgentInput, ToolCallResultEvent
-from bank import HOLD_ENV, runs
+from bank import HOLD_ENV, LIMIT, REFUSED, runs
 from served import Served, server_env
 from steps import ask, error_of, paused, resume
 
@@ -97,3 +98,36 @@ async def test_kill_9_mid_tool_then_a_replay_is_in_doubt_and_runs_nothing(
     assert str(tmp_path) not in error.message  # no server paths for clients
     assert not [e for e in replayed if isinstance(e, ToolCallResultEvent)]
     assert len(runs(runs_file)) == 1
+
+
+@pytest.mark.parametrize("ledger", LEDGERS)
+async def test_an_approved_call_the_guardrail_blocks_never_runs_across_kill_9_and_restarts(
+    tmp_path: pathlib.Path, runs_file: pathlib.Path, ledger: str
+) -> None:
+    first = start(tmp_path, runs_file, ledger)
+    try:
+        over = ask(f"transfer_funds amount={LIMIT * 5} to=mallory")
+        request = resume(*paused(await events_of(first.url, over)))
+        first.kill()  # kill -9 while the call waits for its answer
+    finally:
+        first.stop()
+
+    second = start(tmp_path, runs_file, ledger)
+    try:
+        approved = await events_of(second.url, request)
+        second.kill()  # kill -9 once the refusal has reached the client
+    finally:
+        second.stop()
+    [refused] = [e for e in approved if isinstance(e, ToolCallResultEvent)]
+    assert REFUSED in refused.content
+    assert approved[-1].type.value == "RUN_FINISHED"
+    assert runs(runs_file) == []
+
+    third = start(tmp_path, runs_file, ledger)
+    try:
+        replayed = await events_of(third.url, request)
+    finally:
+        third.stop()
+    results = [e for e in replayed if isinstance(e, ToolCallResultEvent)]
+    assert [r.content for r in results] == [refused.content]
+    assert runs(runs_file) == []

@@ -10,11 +10,14 @@ spans a trace processor saw, and the final text.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from ag_ui.core import (
     BaseEvent,
@@ -40,10 +43,11 @@ from agents import (
     tool_input_guardrail,
     tool_output_guardrail,
 )
+from agents.mcp import MCPServerStdio
 from agents.testing import ScriptedModel, function_call
 from agents.tracing import Span, Trace, TracingProcessor
 
-from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, editable
+from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter, asgi_app, editable
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, content_text
 
@@ -149,6 +153,23 @@ async def through_kit(
     agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
 ) -> str:
     adapter = OpenAIAgentsAdapter(agent, ledger="memory", hooks=hooks, context=context)
+    return await _conversation(adapter.run, prompt, decide)
+
+
+async def over_http(
+    agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
+) -> str:
+    """The kit served by `asgi_app` in this process, driven by the package's HTTP client."""
+    assert context is None, "asgi_app takes no run context"
+    app = asgi_app(agent, ledger="memory", hooks=hooks, secret="a-fidelity-test-secret-long-enough")
+    client = AGUIClient("http://bank.test/", transport=httpx.ASGITransport(app=app))
+    return await _conversation(client.run, prompt, decide)
+
+
+async def _conversation(
+    run: Callable[[RunAgentInput], AsyncIterator[BaseEvent]], prompt: str, decide: Decide
+) -> str:
+    """One AG-UI conversation, each interrupt answered by `decide`; the last message's text."""
     messages: list[Any] = [UserMessage(id="u1", content=prompt)]
     resume: list[ResumeEntry] | None = None
     for turn in range(6):
@@ -162,7 +183,7 @@ async def through_kit(
             context=[],
             forwarded_props=None,
         )
-        events: list[BaseEvent] = [event async for event in adapter.run(request)]
+        events: list[BaseEvent] = [event async for event in run(request)]
         assert not isinstance(events[-1], RunErrorEvent), events[-1]
         snapshot = [e for e in events if isinstance(e, MessagesSnapshotEvent)][-1]
         messages = list(snapshot.messages)
@@ -207,11 +228,21 @@ async def observe(
 
 
 async def differential(
-    make: Make, prompt: str, tmp: Path, spans: Spans, decide: Decide = approve_all, **options: Any
+    make: Make,
+    prompt: str,
+    tmp: Path,
+    spans: Spans,
+    decide: Decide = approve_all,
+    *,
+    kit_ways: tuple[Callable[..., Any], ...] = (through_kit,),
+    **options: Any,
 ) -> tuple[Observed, Observed]:
+    """Raw SDK and each kit way on the same agent: all alike; (raw, the last kit way's)."""
     raw = await observe(raw_sdk, make, tmp, prompt, spans, decide, **options)
-    kit = await observe(through_kit, make, tmp, prompt, spans, decide, **options)
-    assert kit == raw
+    kit = raw
+    for way in kit_ways:
+        kit = await observe(way, make, tmp, prompt, spans, decide, **options)
+        assert kit == raw, way.__name__
     return raw, kit
 
 
@@ -276,10 +307,21 @@ def bank(log: Path, *, edit: bool = False, **agent_options: Any) -> Agent[Any]:
 # -- the cases -------------------------------------------------------------------------------------
 
 
+BOTH_KIT_WAYS = (through_kit, over_http)
+"""The adapter in process, and the same served over HTTP by `asgi_app`."""
+
+
 async def test_input_guardrail_blocks_an_approved_call(tmp_path: Path, spans: Spans) -> None:
-    raw, _ = await differential(bank, "transfer_funds amount=5000 to=bob", tmp_path, spans)
+    raw, _ = await differential(
+        bank, "transfer_funds amount=5000 to=bob", tmp_path, spans, kit_ways=BOTH_KIT_WAYS
+    )
     assert raw.runs == []
     assert "over the 1000 limit" in raw.text
+    # The same agent lets a transfer under the limit through, once.
+    small, _ = await differential(
+        bank, "transfer_funds amount=50 to=bob", tmp_path, spans, kit_ways=BOTH_KIT_WAYS
+    )
+    assert small.runs == [("transfer_funds", {"amount": 50.0, "to": "bob"})]
 
 
 async def test_input_guardrail_blocks_an_edited_call(tmp_path: Path, spans: Spans) -> None:
@@ -329,7 +371,9 @@ async def test_an_edit_runs_through_the_sdk_with_the_edited_arguments(
 
 
 async def test_output_guardrail_withholds_the_output(tmp_path: Path, spans: Spans) -> None:
-    raw, kit = await differential(bank, "read_vault name=payroll", tmp_path, spans)
+    raw, kit = await differential(
+        bank, "read_vault name=payroll", tmp_path, spans, kit_ways=BOTH_KIT_WAYS
+    )
     assert raw.runs == [("read_vault", {"name": "payroll"})]
     assert "SECRET" not in kit.text
     assert "withheld" in kit.text
@@ -433,3 +477,43 @@ async def test_nested_approval_in_an_agent_used_as_a_tool_denied(
         _nested, "ask_bank input='transfer_funds amount=5 to=bob'", tmp_path, spans, deny
     )
     assert raw.runs == []
+
+
+MCP_BANK_SERVER = Path(__file__).with_name("mcp_bank_server.py")
+"""The local MCP server the MCP case starts: the `mcp` package's own, over stdio."""
+
+
+@pytest.fixture
+async def mcp_banks(tmp_path: Path) -> AsyncIterator[dict[Path, MCPServerStdio]]:
+    """One local MCP bank server per way of resuming, each writing its runs to that way's log."""
+    async with AsyncExitStack() as stack:
+        servers: dict[Path, MCPServerStdio] = {}
+        for way in (raw_sdk, through_kit):
+            log = tmp_path / f"{way.__name__}.jsonl"
+            server = MCPServerStdio(
+                params={"command": sys.executable, "args": [str(MCP_BANK_SERVER), str(log)]},
+                name="bank",
+                require_approval="always",
+            )
+            servers[log] = await stack.enter_async_context(server)
+        yield servers
+
+
+async def test_a_local_mcp_servers_tool_that_always_requires_approval(
+    tmp_path: Path, spans: Spans, mcp_banks: dict[Path, MCPServerStdio]
+) -> None:
+    # The kit resumes the SDK's paused state from its serialized form in the ledger.
+    def make(log: Path) -> Agent[Any]:
+        return Agent(name="bank", model=OfflineModel(), mcp_servers=[mcp_banks[log]])
+
+    raw, _ = await differential(make, "wire_money amount=5 to=bob", tmp_path, spans)
+    assert raw.runs == [("wire_money", {"amount": 5.0, "to": "bob"})]
+    assert "wired 5.0 to bob" in raw.text
+    assert "run:start:wire_money" in raw.hooks
+    assert "wire_money" in raw.spans
+
+    def deny(_name: str, _args: dict[str, Any]) -> Answer:
+        return ("deny", None)
+
+    denied, _ = await differential(make, "wire_money amount=7 to=eve", tmp_path, spans, deny)
+    assert denied.runs == raw.runs  # the denied call never reached the server
