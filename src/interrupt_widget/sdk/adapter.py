@@ -85,7 +85,7 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.resume import Resolution, ResumePlan, plan_resume
 from interrupt_widget.errors import AdapterError, ErrorCode, LedgerUnavailable
 from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
-from interrupt_widget.ledger.core import CallLedger
+from interrupt_widget.ledger.core import CallInDoubt, CallLedger
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import paused_runs
 from interrupt_widget.sdk.call_results import instant
@@ -234,6 +234,9 @@ class OpenAIAgentsAdapter:
             )
         except (AdapterError, asyncio.CancelledError):
             raise
+        except (LedgerUnavailable, CallInDoubt) as error:
+            code = _classify(error)[0]
+            raise AdapterError(code, str(error), interrupt_id=waiting[0].interrupt.id) from error
         except Exception as error:  # the SDK could not restore it with this agent
             # The SDK redacts why; listing the agent's tools says it (a tool server down).
             await self.agent.get_all_tools(RunContextWrapper(context=self.context))
@@ -470,6 +473,8 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
         return ErrorCode.MODEL_ERROR, f"{message} {OFFLINE_WAY}"
     if isinstance(error, LedgerUnavailable):
         return ErrorCode.LEDGER_UNAVAILABLE, message
+    if isinstance(error, CallInDoubt):
+        return ErrorCode.CALL_IN_DOUBT, message
     if isinstance(error, UserError) and message.startswith("Error running tool"):
         return ErrorCode.TOOL_ERROR, message
     if isinstance(error, ModelBehaviorError):

@@ -44,8 +44,12 @@ class Claim:
             self._output.set_exception(NotRun(why))
 
     async def recorded(self) -> None:
-        """Wait until the ledger has stored (or dropped) the claim."""
-        with contextlib.suppress(Exception):
+        """Wait until the ledger has stored (or dropped) the claim.
+
+        Raises what the ledger raised storing it (`LedgerUnavailable`, the call then left
+        in doubt): a result the ledger could not keep is never shown as if it were.
+        """
+        with contextlib.suppress(NotRun):
             await asyncio.shield(self._settled)
 
 

@@ -462,7 +462,7 @@ class SDKRun:
         for claim in claims:
             claim.drop(why)
         if wait:  # the ledger has released them before the run reports its error
-            await asyncio.gather(*(claim.recorded() for claim in claims))
+            await asyncio.gather(*(claim.recorded() for claim in claims), return_exceptions=True)
 
     def _failed_call(self, error: UserError) -> AdapterError | None:
         """The error of an approved call whose tool raised (its failure policy re-raises)."""
