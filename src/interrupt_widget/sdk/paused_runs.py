@@ -13,12 +13,13 @@ back to `Runner.run_streamed`: the SDK stays the one executor.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 from agents import Agent, RunState, ToolApprovalItem
 
@@ -43,6 +44,15 @@ def is_state_key(key: Key) -> bool:
     return key[1].startswith(STATE_PREFIX)
 
 
+@runtime_checkable
+class Recording(Protocol):
+    """A ledger that can set a key's record in one write (the SQLite and PostgreSQL ones)."""
+
+    def record(self, thread_id: str, call_id: str, output: str) -> None:
+        """Set the record of (thread id, call id) to `output`."""
+        ...
+
+
 LIVE_STATES: Final = 256
 """How many paused states this process also keeps as objects, for its own resumes."""
 
@@ -62,7 +72,11 @@ async def keep(
     """
     call_ids = [item.call_id for item in state.get_interruptions() if item.call_id]
     key = state_key(thread_id, call_ids)
-    if not isinstance(ledger, ExecutionLedger):
+    if isinstance(ledger, Recording):
+        # One upsert, not a claim and a result: a process killed while writing a state
+        # leaves nothing in doubt, and the next pause on the same calls writes it again.
+        await asyncio.to_thread(ledger.record, key[0], key[1], state.to_string())
+    elif not isinstance(ledger, ExecutionLedger):
         text = state.to_string()
 
         async def write() -> str:
