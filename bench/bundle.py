@@ -190,7 +190,9 @@ def main() -> int:
         and not remote
     )
     print("result            " + ("within the goal" if ok else "OVER THE GOAL"))
-    return 0 if ok else 1
+    # A quick run checks that the bench runs and that nothing is imported from the network;
+    # the sizes are figures for `make bench` to hold to its goals.
+    return 0 if ok or (args.quick and not remote) else 1
 
 
 if __name__ == "__main__":
