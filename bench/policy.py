@@ -62,7 +62,7 @@ def per_call(adapter: OpenAIAgentsAdapter, calls: list[tuple[Any, list[Any]]]) -
     samples = []
     for interrupt, messages in calls:
         start = time.perf_counter()
-        adapter._settle([interrupt], messages)
+        adapter.settle([interrupt], messages)
         samples.append((time.perf_counter() - start) * 1000)
     return samples
 
