@@ -209,7 +209,7 @@ def test_a_remote_chat_refuses_a_policy() -> None:
     with pytest.raises(TypeError, match="policy and hooks belong to the remote"):
         AgentChat(RemoteAgent("http://127.0.0.1:9/"), policy=starter_policy())
     adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()))
-    with pytest.raises(TypeError, match="give the policy to the adapter"):
+    with pytest.raises(TypeError, match="give the policy and hooks to the adapter"):
         AgentChat(adapter.agent, adapter=adapter, policy=starter_policy())
 
 

@@ -178,5 +178,5 @@ def test_decisions_frame_without_pandas_names_the_install_line(
     monkeypatch.setitem(sys.modules, "pandas", None)  # as if pandas were not installed
     with pytest.raises(ImportError, match=r"pip install 'interrupt-widget\[pandas\]'"):
         decisions_frame(DECISIONS)
-    project = tomllib.loads((pathlib.Path(__file__).parent.parent / "pyproject.toml").read_text())
+    project = tomllib.loads((pathlib.Path(__file__).parents[2] / "pyproject.toml").read_text())
     assert "pandas" in project["project"]["optional-dependencies"]
