@@ -436,7 +436,7 @@ def asgi_app(
     guarded = FingerprintGuard(served, Fingerprinter(secret))
     counted = ServeMetrics() if metrics else None
     if counted is not None:
-        attach_ledger(counted, served)
+        attach_ledger(counted, _ledger_of(served))
     server = _Server(
         agent=metered(guarded, counted),
         token=token.strip().encode() if token is not None else None,

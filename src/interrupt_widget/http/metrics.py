@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from ag_ui.core import (
     BaseEvent,
@@ -49,7 +49,8 @@ from ag_ui.core import (
 from interrupt_widget.agui.interrupts import INTERRUPT_KEY, gated_calls, tool_name
 from interrupt_widget.agui.run_handle import AGUIAgent, RunHandle, as_run_handle
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.ledger.audit_log import answerers
+from interrupt_widget.ledger.audit_log import NotingLedger, answerers
+from interrupt_widget.ledger.core import CallLedger
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
@@ -262,9 +263,7 @@ def metered(agent: AGUIAgent, metrics: ServeMetrics | None) -> AGUIAgent:
     return agent if metrics is None else MeteredAgent(agent, metrics)
 
 
-def attach_ledger(metrics: ServeMetrics, served: Any) -> None:
+def attach_ledger(metrics: ServeMetrics, ledger: CallLedger | None) -> None:
     """Count the audit notes the served adapter's ledger fails to write."""
-    ledger = getattr(served, "ledger", None)
-    listeners = getattr(ledger, "note_error_listeners", None)
-    if isinstance(listeners, list):
-        listeners.append(metrics.note_ledger_error)
+    if isinstance(ledger, NotingLedger):
+        ledger.note_error_listeners.append(metrics.note_ledger_error)
