@@ -35,8 +35,8 @@ $(BUNDLE) &: $(JS_SOURCES) | $(STAMP)
 build: $(BUNDLE)
 
 lint: setup
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check --no-cache src tests bench
+	$(BIN)/ruff format --no-cache --check src tests bench
 	$(BIN)/mypy
 	npm run typecheck
 	npm run lint

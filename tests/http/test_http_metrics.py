@@ -22,9 +22,9 @@ from ag_ui.core import (
     UserMessage,
 )
 from agents import Agent
-from audit_scenarios import send_invoice, wipe_disk
 from prometheus_client.parser import text_string_to_metric_families
 
+from audit_scenarios import send_invoice, wipe_disk
 from interrupt_widget import OfflineModel, Policy, SQLiteLedger, deny
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.client import AGUIClient

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from audit_scenarios import every_outcome
 
+from audit_scenarios import every_outcome
 from interrupt_widget import AgentChat, SQLiteLedger
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.http.cli import main
@@ -317,8 +317,8 @@ def test_audit_write_from_the_command_line(
 
 async def test_an_edited_call_shows_the_arguments_it_ran_with(tmp_path: Path) -> None:
     from agents import Agent, function_tool
-    from audit_scenarios import answer, pause
 
+    from audit_scenarios import answer, pause
     from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, editable
 
     @function_tool(needs_approval=True)

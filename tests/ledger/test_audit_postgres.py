@@ -8,9 +8,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from audit_scenarios import every_outcome
 from test_audit import check_every_outcome
 
+from audit_scenarios import every_outcome
 from interrupt_widget.ledger.audit_chain import verify_chain
 from interrupt_widget.ledger.postgres import TABLE, PostgresLedger
 from interrupt_widget.ledger.postgres_audit import AUDIT_TABLE
