@@ -7,7 +7,7 @@
 import type { AnyModel } from "@anywidget/types";
 import type { AnswerResultMessage } from "../picker/protocol";
 import type { ModuleLoader } from "../picker/renderers";
-import { answerMessage, type ItemResult, newViewId, parseMessage, rememberMessage } from "./protocol";
+import { answerMessage, type ItemResult, newViewId, parseMessage, rememberMessage, settleMessage } from "./protocol";
 import { type InboxEvent, type InboxState, initialState, type Rule, reduce, shown, viewOf } from "./state";
 import { createInboxDom } from "./view";
 
@@ -41,19 +41,24 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
   };
   const itemOf = (interruptId: string): string =>
     Object.values(state.items).find((i) => i.interrupt.id === interruptId && i.id === state.open)?.id ?? "";
+  const firstResult = async (results: Promise<ItemResult[]>): Promise<AnswerResultMessage> => {
+    const [result] = await results;
+    return {
+      type: "answer_result",
+      requestId: "",
+      ok: result?.ok ?? false,
+      error: result?.error ?? "",
+      errors: result?.errors ?? [],
+    };
+  };
 
   const dom = createInboxDom(
     el,
     {
-      async answer(interruptId, status, payload): Promise<AnswerResultMessage> {
-        const [result] = await answer([itemOf(interruptId)], status, payload);
-        return {
-          type: "answer_result",
-          requestId: "",
-          ok: result?.ok ?? false,
-          error: result?.error ?? "",
-          errors: result?.errors ?? [],
-        };
+      answer: (interruptId, status, payload) => firstResult(answer([itemOf(interruptId)], status, payload)),
+      settle(interruptId, ran, output) {
+        const id = itemOf(interruptId);
+        return firstResult(send(settleMessage(id, ran, output, viewId), [id]));
       },
       checked() {},
       filter: (change) => dispatch({ type: "filter", ...change }),

@@ -18,6 +18,8 @@ export interface Item {
   expiresAt: string | null;
   /** Why the last answer to it was refused, or "". */
   error: string;
+  /** What is known of an approved call that may have run (settled, not answered), or "". */
+  doubt?: string;
 }
 
 export interface ItemResult {
@@ -40,6 +42,12 @@ export const newRequestId = (): string => `${Date.now().toString(36)}-${++sequen
 
 export function answerMessage(ids: string[], status: AnswerStatus, payload: unknown, viewId: string) {
   return { type: "answer", requestId: newRequestId(), ids, status, payload, viewId };
+}
+
+/** A person's word on a call in doubt: it ran (`output`, its result) or it did not. */
+export function settleMessage(id: string, ran: boolean, output: string | undefined, viewId: string) {
+  const message = { type: "settle", requestId: newRequestId(), id, ran, viewId };
+  return ran ? { ...message, output } : message;
 }
 
 export function rememberMessage(id: string, field: string | null, op: "eq" | "le", viewId: string) {

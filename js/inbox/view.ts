@@ -56,6 +56,7 @@ export function cardOf(item: Item, state: InboxState, renderers: Record<string, 
     error: state.refused[item.id] || item.error,
     remaining: expires,
     renderer: renderers[item.tool] ?? renderers[item.interrupt.reason] ?? null,
+    doubt: item.doubt || null,
   };
 }
 

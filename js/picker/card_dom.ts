@@ -28,6 +28,8 @@ export interface ViewActions {
   answer(interruptId: string, status: AnswerStatus, payload: unknown): Promise<AnswerResultMessage>;
   /** Report problems the browser found before sending (empty list clears them). */
   checked(interruptId: string, errors: FieldError[]): void;
+  /** Send a person's word on a call in doubt: it ran (with its result) or it did not. */
+  settle(interruptId: string, ran: boolean, output?: string): Promise<AnswerResultMessage>;
 }
 
 /** What a card needs from the picker that holds it. */
@@ -87,6 +89,70 @@ function drawChanges(into: HTMLElement, found: Change[]): void {
   );
 }
 
+interface Part {
+  root: HTMLElement;
+  update(card: CardView, closed: boolean): void;
+}
+
+const ASK: Record<"ran" | "not", [string, string]> = {
+  ran: [
+    "Record this text as the call's result? The tool will not run; the agent reads it.",
+    "Confirm: record this result",
+  ],
+  not: ["Run the call now? Only if you checked that it did not run, or it may happen twice.", "Confirm: run it now"],
+};
+
+/** A call that may have run: what is known, and two answers that each ask to be confirmed. */
+function doubtPart(ctx: CardContext, id: string): Part {
+  const known = h("p", "iw-doubt-known");
+  const ran = button("It ran: record this result", "");
+  const notRun = button("It did not run: run it now", "");
+  const choices = h("div", "iw-actions", ran, notRun);
+  const output = h("textarea", { id: `${ctx.idPrefix}-result`, rows: 3 });
+  const result = h("label", { class: "iw-field", for: output.id }, "What the call returned", output);
+  const question = h("p", "iw-doubt-ask");
+  const confirm = button("", "iw-primary");
+  const back = button("Back", "");
+  const problem = h("p", { class: "iw-card-error", role: "alert" });
+  const confirming = h("div", "iw-hidden", result, question, problem, h("div", "iw-actions", confirm, back));
+  const root = h(
+    "div",
+    { class: "iw-doubt", role: "group", "aria-label": "This call may have run" },
+    h("strong", {}, "May have run"),
+    known,
+    choices,
+    confirming,
+  );
+  let said: boolean | null = null;
+  const choose = (choice: boolean | null): void => {
+    said = choice;
+    choices.classList.toggle("iw-hidden", choice !== null);
+    confirming.classList.toggle("iw-hidden", choice === null);
+    result.classList.toggle("iw-hidden", choice !== true);
+    [question.textContent, confirm.textContent] = choice ? ASK.ran : ASK.not;
+    problem.textContent = "";
+    (choice === null ? ran : choice ? output : confirm).focus();
+  };
+  ran.addEventListener("click", () => choose(true));
+  notRun.addEventListener("click", () => choose(false));
+  back.addEventListener("click", () => choose(null));
+  confirm.addEventListener("click", () => {
+    if (said === null) return;
+    if (said && !output.value.trim()) problem.textContent = "Say what the call returned.";
+    else void ctx.actions.settle(id, said, said ? output.value : undefined);
+  });
+  return {
+    root,
+    update(view: CardView, closed: boolean): void {
+      root.classList.toggle("iw-hidden", !view.doubt || view.phase === "decided" || closed);
+      known.textContent = view.doubt ?? "";
+      for (const b of [ran, notRun, confirm, back]) b.disabled = view.phase === "pending";
+      const refused = [view.error, ...(view.fieldErrors[""] ?? [])].find(Boolean);
+      if (refused) problem.textContent = refused;
+    },
+  };
+}
+
 function countdownText(card: CardView, closed: boolean): string {
   if (card.phase === "decided" || closed || card.remaining === null) return "";
   if (card.remaining <= 0) return "Expired: it can only be cancelled";
@@ -136,7 +202,8 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     h("div", "iw-actions", primary, deny, cancel),
   );
   const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
-  root.append(form, decision);
+  const doubt = doubtPart(ctx, id);
+  root.append(form, doubt.root, decision);
 
   const send = (status: AnswerStatus, payload: unknown): void => {
     void actions.answer(id, status, payload);
@@ -238,7 +305,8 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
       const editable = phase === "open" && !closed;
       root.classList.toggle("iw-decided", phase === "decided");
       root.setAttribute("data-phase", phase);
-      form.classList.toggle("iw-hidden", phase === "decided" || closed);
+      form.classList.toggle("iw-hidden", phase === "decided" || closed || view.doubt !== null);
+      doubt.update(view, closed);
       for (const field of fields) for (const c of field.controls) (c as HTMLInputElement).disabled = !editable;
       primary.disabled = !editable;
       if (deny) deny.disabled = !editable;

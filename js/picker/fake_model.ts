@@ -33,6 +33,7 @@ export class FakeModel {
       errors: {},
       renderers: {},
       calls: kitCalls(interrupts),
+      doubts: {},
       ...extra,
     };
   }

@@ -3,7 +3,7 @@
 // model, obtained from the widget manager). Returns the cleanup.
 
 import type { AnyModel } from "@anywidget/types";
-import { type AnswerResultMessage, answerMessage, newViewId, parseAnswerResult } from "./protocol";
+import { type AnswerResultMessage, answerMessage, newViewId, parseAnswerResult, settleMessage } from "./protocol";
 import type { ModuleLoader } from "./renderers";
 import { initialState, type ModelState, type PickerEvent, type PickerState, reduce, viewOf } from "./state";
 import type { PickerModel } from "./types";
@@ -37,6 +37,7 @@ const DEFAULTS: ModelState = {
   errors: {},
   renderers: {},
   calls: {},
+  doubts: {},
 };
 const TRAITS = Object.keys(DEFAULTS) as Array<keyof ModelState>;
 
@@ -62,15 +63,20 @@ export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, optio
     }
   };
 
+  const send = (interruptId: string, message: { requestId: string }): Promise<AnswerResultMessage> => {
+    const reply = new Promise<AnswerResultMessage>((resolve) => waiting.set(message.requestId, resolve));
+    dispatch({ type: "sent", interruptId, requestId: message.requestId });
+    model.send(message);
+    return reply;
+  };
   const dom = createPickerDom(
     el,
     {
       answer(interruptId, status, payload) {
-        const message = answerMessage(interruptId, status, payload, viewId);
-        const reply = new Promise<AnswerResultMessage>((resolve) => waiting.set(message.requestId, resolve));
-        dispatch({ type: "sent", interruptId, requestId: message.requestId });
-        model.send(message);
-        return reply;
+        return send(interruptId, answerMessage(interruptId, status, payload, viewId));
+      },
+      settle(interruptId, ran, output) {
+        return send(interruptId, settleMessage(interruptId, ran, output, viewId));
       },
       checked(interruptId, errors) {
         dispatch({ type: "checked", interruptId, errors });

@@ -16,6 +16,16 @@ export interface AnswerMessage {
   viewId?: string;
 }
 
+/** View -> Python: a person's word on a call in doubt (it ran, with its result; or it did not). */
+export interface SettleMessage {
+  type: "settle";
+  requestId: string;
+  interruptId: string;
+  ran: boolean;
+  output?: string;
+  viewId?: string;
+}
+
 /** Python -> every view: the verdict on one `AnswerMessage`. */
 export interface AnswerResultMessage {
   type: "answer_result";
@@ -32,16 +42,31 @@ const random = (): string => Math.random().toString(36).slice(2, 10);
 /** An id for one mounted view (letters, digits and '-', as Python accepts). */
 export const newViewId = (): string => `view-${random()}`;
 
-/** One answer from view `viewId`, under a request id unique across the views of one page. */
+/** A request id unique across the views of one page. */
+function newRequestId(): string {
+  sequence += 1;
+  return `${Date.now().toString(36)}-${sequence}-${random()}`;
+}
+
+/** One answer from view `viewId`. */
 export function answerMessage(
   interruptId: string,
   status: AnswerStatus,
   payload: unknown,
   viewId: string,
 ): AnswerMessage {
-  sequence += 1;
-  const requestId = `${Date.now().toString(36)}-${sequence}-${random()}`;
-  return { type: "answer", requestId, interruptId, status, payload, viewId };
+  return { type: "answer", requestId: newRequestId(), interruptId, status, payload, viewId };
+}
+
+/** One settle from view `viewId`: `output` is given only for a call that ran. */
+export function settleMessage(
+  interruptId: string,
+  ran: boolean,
+  output: string | undefined,
+  viewId: string,
+): SettleMessage {
+  const message: SettleMessage = { type: "settle", requestId: newRequestId(), interruptId, ran, viewId };
+  return ran ? { ...message, output } : message;
 }
 
 function isFieldError(value: unknown): value is FieldError {

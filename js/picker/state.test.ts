@@ -20,6 +20,7 @@ const model = (extra: Partial<ModelState> = {}): ModelState => ({
   errors: {},
   renderers: {},
   calls: { a: { name: "pay", arguments: { amount: 5, to: { iban: "X" } } } },
+  doubts: {},
   ...extra,
 });
 const T0 = Date.parse("2026-12-02T10:00:00Z");

@@ -8,7 +8,7 @@ import type { AnswerRecord, FieldError, PickerModel, PickerStatus, WireInterrupt
 
 export type ModelState = Pick<
   PickerModel,
-  "interrupts" | "answers" | "status" | "error" | "errors" | "renderers" | "calls"
+  "interrupts" | "answers" | "status" | "error" | "errors" | "renderers" | "calls" | "doubts"
 >;
 
 export interface PickerState {
@@ -52,6 +52,8 @@ export interface CardView {
   remaining: number | null;
   /** ES module source replacing the built-in form, if any. */
   renderer: string | null;
+  /** What is known of an approved call that may have run, or null: it is settled, not answered. */
+  doubt: string | null;
 }
 
 export interface PickerView {
@@ -174,6 +176,7 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
     error: phase === "decided" ? "" : (refusal?.error ?? ""),
     remaining,
     renderer: model.renderers[title] ?? model.renderers[interrupt.reason] ?? null,
+    doubt: record ? null : (model.doubts?.[id] ?? null),
   };
 }
 

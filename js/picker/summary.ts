@@ -66,7 +66,13 @@ function verdictOf(record: AnswerRecord, proposal: Record<string, unknown>): Omi
   return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details };
 }
 
+/** What a person said of a call that was in doubt. */
+const SETTLED = { ran: "It had run: result recorded", not_run: "It had not run: running it now" };
+
 /** How `record` reads; `proposal`, the call's arguments, tells an edit's changes from the rest. */
 export function decisionOf(record: AnswerRecord, viewId?: string, proposal: unknown = undefined): Decision {
-  return { ...verdictOf(record, asRecord(proposal) ?? {}), by: answeredBy(record.by, viewId) };
+  const read = verdictOf(record, asRecord(proposal) ?? {});
+  const settled = record.settled ? SETTLED[record.settled] : undefined;
+  const verdict = settled ? `${read.verdict}. ${settled}` : read.verdict;
+  return { ...read, verdict, by: answeredBy(record.by, viewId) };
 }

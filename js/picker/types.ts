@@ -54,6 +54,8 @@ export interface AnswerRecord {
   payload: unknown;
   by: string;
   at: string;
+  /** For a call that was in doubt: what the person said of it. */
+  settled?: "ran" | "not_run";
 }
 
 /** A reason an answer was refused; `path` is a JSON pointer into the payload. */
@@ -75,6 +77,9 @@ export interface PickerModel {
   renderers: Record<string, string>;
   /** interruptId -> the tool it asks about and its arguments, named by Python (`tool_name`). */
   calls: Record<string, ToolCallOf>;
+  /** interruptId -> what is known of an approved call that may have run (its run ended
+   * before recording a result); answered with a settle message, not an answer. */
+  doubts: Record<string, string>;
 }
 
 /** Which tool an interrupt asks about, with which arguments (left out when it carries none). */

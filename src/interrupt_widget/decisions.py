@@ -65,6 +65,12 @@ class Decision:
     ran_with: Any = None
     """For `replayed`: the answer payload the call actually ran with (None if unknown);
     `executed_arguments` then says what that run used."""
+    settled: str | None = None
+    """For an approved call left in doubt (its run ended before recording a result), what
+    the person who settled it said: `ran` (its result given by hand, `settled_output`, is
+    what the model reads; it never ran again) or `not_run` (it ran then, once)."""
+    settled_output: str | None = None
+    """For `settled="ran"`: the result the person recorded."""
 
 
 def with_outcomes(
@@ -122,6 +128,8 @@ def decisions_for(
                 reason=interrupt.reason,
                 tool_call_id=interrupt.tool_call_id,
                 executed_arguments=_executed(interrupt, status, payload, by),
+                settled=record.get("settled"),
+                settled_output=record.get("output"),
             )
         )
     return out

@@ -63,6 +63,7 @@ from interrupt_widget.errors import (
     AnswerRefused,
     CallMismatch,
     ChatRunError,
+    ErrorCode,
     InterruptsOpen,
     ResumeRefused,
     ThreadBusy,
@@ -75,6 +76,7 @@ from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder, ResponderError
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
 from interrupt_widget.sdk.offline_model import OfflineModel, has_openai_credentials
+from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import (
     ConversationThread,
     OutcomeKind,
@@ -457,7 +459,26 @@ class AgentChat(anywidget.AnyWidget):
     def _ask_again(self) -> None:
         self._open_picker(self._thread.interrupts)
         self._set_status("waiting", _waiting_line(self._thread.interrupts, self._thread.messages))
+        doubts = self._doubts()
+        if doubts:  # a call of the saved chat's was left in doubt
+            self._offer_settling(doubts)
+            self._set_status("waiting", DOUBT_LINE)
         self._let_responder_answer()
+
+    def _doubts(self) -> dict[str, Offer]:
+        """The open calls the ledger holds in doubt, with what is known (blocking: a read)."""
+        ledger = doubt_ledger(self._thread.adapter)
+        if ledger is None:
+            return {}
+        thread = self._thread
+        return doubts_to_offer(ledger, thread.thread_id, thread.interrupts, self._decisions)
+
+    def _offer_settling(self, doubts: dict[str, Offer]) -> None:
+        """Show `doubts` as "may have run" on their cards, each settled by a person's word."""
+        ledger = doubt_ledger(self._thread.adapter)
+        if ledger is not None:
+            settle = settler(ledger, self._thread.thread_id, doubts)
+            self._picker.offer_settling({k: o.text for k, o in doubts.items()}, settle)
 
     @classmethod
     def remote(cls, url: str, *, token: str | None = None, **chat_options: Any) -> AgentChat:
@@ -641,6 +662,11 @@ class AgentChat(anywidget.AnyWidget):
                 # A resume that failed before its calls got results (a server that went
                 # away): ask again, so the answer can be given once the cause is fixed.
                 self._open_picker(self._thread.interrupts)
+                in_doubt = outcome.code == ErrorCode.CALL_IN_DOUBT.value
+                doubts = await asyncio.to_thread(self._doubts) if in_doubt else {}
+                if doubts:
+                    self._offer_settling(doubts)
+                    self._set_status("error", f"{DOUBT_LINE}. {error_line(outcome.error, doing)}")
             raise ChatRunError(outcome.error or "the run failed", code=outcome.code)
         if outcome.kind == "cancelled":
             self._set_status("cancelled", "Stopped.")
@@ -854,6 +880,13 @@ class AgentChat(anywidget.AnyWidget):
             return self._loop
         self._loop = loop
         return loop
+
+
+DOUBT_LINE = (
+    "A call may have run already: say on its card whether it did (It ran: record this "
+    "result, or It did not run: run it now)"
+)
+"""The status line while a call left in doubt waits for a person's word."""
 
 
 OFFLINE_FALLBACK_NOTE = (

@@ -42,12 +42,15 @@ from interrupt_widget.agui.interrupts import (
 )
 from interrupt_widget.agui.wire import interrupts_from_wire, json_pointer, to_wire
 from interrupt_widget.errors import AnswerError, AnswerRefused
+from interrupt_widget.ledger.doubt import NotInDoubt
+from interrupt_widget.sdk.settling import Settler
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
     AnswerResult,
     AnswerStatus,
     ProtocolError,
+    SettleRequest,
     answer_result_to_wire,
     errors_to_wire,
     parse_front_end_message,
@@ -103,6 +106,9 @@ class InterruptPicker(anywidget.AnyWidget):
     `tool_arguments` read them, so every view names a call as Python does; `shown` holds
     the card's `[name, text]` rows in the canonical spelling the interrupt's message
     uses. Both are left out when the interrupt carries no arguments."""
+    doubts = traitlets.Dict().tag(sync=True)
+    """`{interruptId: what is known}`: approved calls left in doubt (their run ended before
+    recording a result, so they may have run). Each is answered with `settle`, not `resolve`."""
 
     def __init__(
         self,
@@ -159,6 +165,7 @@ class InterruptPicker(anywidget.AnyWidget):
                 self.interrupts = [to_wire(i) for i in parsed]
                 self.calls = self._read_calls(parsed, messages)
                 self.answers = {}
+                self.doubts = {}
                 self.errors = {}
                 self.error = ""
                 self.status = "waiting"
@@ -190,6 +197,7 @@ class InterruptPicker(anywidget.AnyWidget):
         self._entries: list[ResumeEntry] | None = None
         self._unsettled: list[ResumeEntry] | None = None
         self._armed = False
+        self._settler: Settler | None = None
         # With no running loop, expiry is still checked on each answer and in wait().
         with contextlib.suppress(RuntimeError):
             self._arm_expiry(asyncio.get_running_loop())
@@ -216,6 +224,32 @@ class InterruptPicker(anywidget.AnyWidget):
         """Abandon an interrupt (the only answer an expired one accepts)."""
         try:
             self._record(interrupt_id, "cancelled", None, by=by)
+        finally:
+            self._settle()
+
+    def offer_settling(self, doubts: Mapping[str, str], settler: Settler) -> None:
+        """Show the calls in doubt (`{interrupt id: what is known}`) on their cards, with the
+        two answers `settle` takes; `settler` records each in the owner's ledger."""
+        with self._lock:
+            unknown = sorted(set(doubts) - set(self._by_id))
+            if unknown:
+                raise ValueError(f"no such interrupt open here: {', '.join(unknown)}")
+            self._settler = settler
+            self.doubts = {**self.doubts, **doubts}
+
+    def settle(
+        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
+    ) -> None:
+        """Settle a call in doubt, as the two answers on its card do.
+
+        `ran=True` with `output`: the call ran (its effect was checked) and `output` is its
+        result, recorded in the ledger for the model to read; it never runs again.
+        `ran=False`: it did not run; the resume runs it now, once, through the ledger.
+        Either is the call's answer (recorded as a decision); refused with `AnswerRefused`
+        when the call is not in doubt, and nothing changes when the ledger cannot be reached.
+        """
+        try:
+            self._settle_doubt(interrupt_id, ran, output, by)
         finally:
             self._settle()
 
@@ -330,6 +364,12 @@ class InterruptPicker(anywidget.AnyWidget):
                 raise AnswerRefused("the answers were already submitted; nothing was changed")
             interrupt = self._target(interrupt_id)
             label = self._names[interrupt.id]
+            if interrupt.id in self.doubts and interrupt.id not in self._recorded:
+                raise AnswerRefused(
+                    f"{label} may have run already (its run ended before recording a result): "
+                    f"say whether it did with settle({interrupt.id!r}, ran=True, output=...) "
+                    f"or settle({interrupt.id!r}, ran=False); nothing was changed"
+                )
             earlier = self._recorded.get(interrupt.id)
             if earlier is not None and earlier["by"] == ANSWERED_BY_EXPIRY:
                 raise AnswerRefused(
@@ -348,6 +388,36 @@ class InterruptPicker(anywidget.AnyWidget):
                 self._check_resolvable(interrupt, payload)
             self._store(interrupt, status, payload, by=by)
             self._submit_if_complete()
+
+    def _settle_doubt(self, interrupt_id: str, ran: bool, output: str | None, by: str) -> None:
+        with self._lock:
+            settler = self._settler
+            if interrupt_id not in self.doubts or settler is None:
+                raise AnswerRefused(f"{interrupt_id!r} is not a call in doubt; nothing was changed")
+            interrupt = self._by_id[interrupt_id]
+            label = self._names[interrupt_id]
+            if ran and (not isinstance(output, str) or not output.strip()):
+                raise self._refusal(interrupt, f"{label}: say what the call returned")
+            if not ran and output is not None:
+                raise self._refusal(interrupt, f"{label}: a call that did not run has no output")
+            try:
+                payload = settler(interrupt, ran, output, by)
+            except NotInDoubt as exc:  # settled elsewhere: it is answered as usual again
+                self.doubts = {k: v for k, v in self.doubts.items() if k != interrupt_id}
+                raise self._refusal(interrupt, f"{label}: {exc}") from None
+            except Exception as exc:  # the ledger unreachable: nothing changed
+                raise self._refusal(interrupt, f"{label}: {exc}") from None
+            with self.hold_sync():
+                self.doubts = {k: v for k, v in self.doubts.items() if k != interrupt_id}
+                settled = {"settled": "ran", "output": output} if ran else {"settled": "not_run"}
+                self._store(interrupt, "resolved", payload, by=by, **settled)
+            self._submit_if_complete()
+
+    def _refusal(self, interrupt: Interrupt, message: str) -> AnswerRefused:
+        """`AnswerRefused(message)`, shown on the card of `interrupt`."""
+        self.errors = {**self.errors, interrupt.id: [{"path": "", "message": message}]}
+        self.error = message
+        return AnswerRefused(message)
 
     def _target(self, interrupt_id: str | None) -> Interrupt:
         if interrupt_id is not None:
@@ -384,9 +454,11 @@ class InterruptPicker(anywidget.AnyWidget):
             self.error = message
             raise AnswerRefused(message, problems)
 
-    def _store(self, interrupt: Interrupt, status: AnswerStatus, payload: Any, *, by: str) -> None:
+    def _store(
+        self, interrupt: Interrupt, status: AnswerStatus, payload: Any, *, by: str, **more: Any
+    ) -> None:
         at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        record = {"status": status, "payload": payload, "by": by, "at": at}
+        record = {"status": status, "payload": payload, "by": by, "at": at, **more}
         self._recorded[interrupt.id] = record
         with self.hold_sync():
             self.answers = {**self.answers, interrupt.id: record}
@@ -468,7 +540,10 @@ class InterruptPicker(anywidget.AnyWidget):
                 self.send(answer_result_to_wire(AnswerResult(exc.request_id, False, str(exc))))
             return
         try:
-            self._record(request.interrupt_id, request.status, request.payload, by=request.by)
+            if isinstance(request, SettleRequest):
+                self._settle_doubt(request.interrupt_id, request.ran, request.output, request.by)
+            else:
+                self._record(request.interrupt_id, request.status, request.payload, by=request.by)
         except AnswerRefused as exc:
             reply = AnswerResult(request.request_id, False, str(exc), exc.errors)
         else:
@@ -488,6 +563,10 @@ def _decision(record: Mapping[str, Any] | None) -> str:
     if record is None:
         return "waiting for an answer"
     said = _verdict_text(record)
+    if record.get("settled") == "ran":
+        said += "; it had run, its result recorded by hand"
+    elif record.get("settled") == "not_run":
+        said += "; it had not run, so it runs now"
     return f"{said}, replayed (it had already run)" if record.get("outcome") == "replayed" else said
 
 

@@ -14,6 +14,14 @@ Front end -> Python::
 `viewId` names the view that sent it (one per mounted view); the answer is then
 recorded as by `view:<viewId>`, so every view can tell its own answer from another's.
 
+A person's word on a call in doubt (its run ended before recording a result)::
+
+    {"type": "settle", "requestId": str, "interruptId": str, "ran": bool,
+     "output"?: str, "viewId"?: str}
+
+`ran` true: the call ran and `output` is its result, as the person read it; false:
+it did not run, so the resume runs it now.
+
 Python -> front end, once per request::
 
     {"type": "answer_result", "requestId": str, "ok": bool, "error": str,
@@ -80,29 +88,52 @@ class AnswerResult:
     """Per-field reasons (JSON pointers), shown beside the fields."""
 
 
-def parse_front_end_message(content: Any) -> AnswerRequest:
+@dataclass(frozen=True)
+class SettleRequest:
+    """A person's word on a call in doubt, sent by a view."""
+
+    request_id: str
+    """Chosen by the view; echoed in the reply."""
+    interrupt_id: str
+    """The interrupt whose approved call is in doubt."""
+    ran: bool
+    """True: it ran, and `output` is its result. False: it did not run; run it now."""
+    output: str | None = None
+    """The call's result as the person gives it (only when `ran`)."""
+    view_id: str | None = None
+    """The view that sent it."""
+
+    @property
+    def by(self) -> str:
+        """Who settled it, as for an answer."""
+        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+
+
+def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest:
     """The typed request in a front-end custom message, or `ProtocolError`."""
     if not isinstance(content, Mapping):
         raise ProtocolError("a picker message must be a JSON object")
     raw_request_id = content.get("requestId")
     request_id = raw_request_id if isinstance(raw_request_id, str) else None
     kind = content.get("type")
-    if kind != "answer":
+    if kind not in ("answer", "settle"):
         raise ProtocolError(f"unknown picker message type {kind!r}", request_id=request_id)
     if request_id is None:
-        raise ProtocolError("an answer needs a string requestId")
+        raise ProtocolError(f"{kind!r} needs a string requestId")
     interrupt_id = content.get("interruptId")
     if not isinstance(interrupt_id, str) or not interrupt_id:
-        raise ProtocolError("an answer needs a string interruptId", request_id=request_id)
+        raise ProtocolError(f"{kind!r} needs a string interruptId", request_id=request_id)
+    view_id = content.get("viewId")
+    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
+        raise ProtocolError(
+            "a viewId must be 1-64 letters, digits, '-' or '_'", request_id=request_id
+        )
+    if kind == "settle":
+        return _settle_request(content, request_id, interrupt_id, view_id)
     status = content.get("status")
     if status not in _STATUSES:
         raise ProtocolError(
             "an answer's status must be 'resolved' or 'cancelled'", request_id=request_id
-        )
-    view_id = content.get("viewId")
-    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
-        raise ProtocolError(
-            "an answer's viewId must be 1-64 letters, digits, '-' or '_'", request_id=request_id
         )
     resolved: AnswerStatus = "resolved" if status == "resolved" else "cancelled"
     return AnswerRequest(
@@ -112,6 +143,19 @@ def parse_front_end_message(content: Any) -> AnswerRequest:
         payload=content.get("payload") if resolved == "resolved" else None,
         view_id=view_id,
     )
+
+
+def _settle_request(
+    content: Mapping[str, Any], request_id: str, interrupt_id: str, view_id: str | None
+) -> SettleRequest:
+    ran, output = content.get("ran"), content.get("output")
+    if not isinstance(ran, bool):
+        raise ProtocolError("a settle needs ran: true or false", request_id=request_id)
+    if ran and not isinstance(output, str):
+        raise ProtocolError("a call that ran needs its output, as text", request_id=request_id)
+    if not ran and output is not None:
+        raise ProtocolError("a call that did not run has no output", request_id=request_id)
+    return SettleRequest(request_id, interrupt_id, ran, output if ran else None, view_id)
 
 
 def answer_result_to_wire(result: AnswerResult) -> dict[str, Any]:

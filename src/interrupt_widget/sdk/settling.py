@@ -1,0 +1,127 @@
+"""What a chat or a batch row offers for its approved calls left in doubt.
+
+After a run that ended with `call_in_doubt` (or when a saved conversation comes
+back), the open interrupts whose calls the adapter's ledger holds in doubt are
+shown as "may have run", each with what is known: who approved it, when. A
+person's word on one (`ledger.doubt.settle_doubt`) is then the call's answer:
+the earlier approval is given again, and the resume either reads the recorded
+result or runs the call once.
+
+Only an in-process `OpenAIAgentsAdapter` with a ledger that can be settled
+(SQLite, PostgreSQL) offers this; a remote agent's calls are settled where it
+is served.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ag_ui.core import Interrupt
+
+from interrupt_widget.agui.interrupts import verdict
+from interrupt_widget.decisions import Decision
+from interrupt_widget.ledger.doubt import DoubtLedger, doubted, settle_doubt
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+
+__all__ = ["Approval", "Offer", "Settler", "doubt_ledger", "doubts_to_offer", "settler"]
+
+Settler = Callable[[Interrupt, bool, str | None, str], Any]
+"""Records a person's word on a call in doubt (`ran`, `output`, `by`) and returns the
+answer payload the call resumes with."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    """The approval a call in doubt ran on: given again when a person settles it."""
+
+    payload: Any
+    """The answer payload (with `editedArgs` when it was edited)."""
+    by: str
+    """Who approved it."""
+    at: str
+    """When (ISO 8601)."""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What the card of a call in doubt shows, and the approval settling it gives again."""
+
+    text: str
+    approval: Approval
+
+
+def doubt_ledger(adapter: object) -> DoubtLedger | None:
+    """The ledger of an in-process adapter whose calls in doubt can be settled, else None."""
+    ledger = adapter.ledger if isinstance(adapter, OpenAIAgentsAdapter) else None
+    return ledger if isinstance(ledger, DoubtLedger) else None
+
+
+def doubts_to_offer(
+    ledger: DoubtLedger,
+    thread_id: str,
+    interrupts: Iterable[Interrupt],
+    decisions: Sequence[Decision],
+) -> dict[str, Offer]:
+    """`{interrupt id: offer}` for the open calls the ledger holds in doubt.
+
+    Blocking (a read of the ledger). The approval comes from this conversation's decisions,
+    else from the ledger's audit notes (the process that approved it may be gone). A call
+    with no approval on record is not offered: settling gives that approval again (an edit
+    included), never a new one.
+    """
+    by_call = {i.tool_call_id: i for i in interrupts if i.tool_call_id}
+    found = doubted(ledger, thread_id, by_call)
+    noted = _noted_approvals(ledger, thread_id, found) if found else {}
+    offered: dict[str, Offer] = {}
+    for call_id in sorted(found):
+        interrupt = by_call[call_id]
+        approval = _decided(decisions, interrupt.id) or noted.get(call_id)
+        if approval is not None:
+            offered[interrupt.id] = Offer(doubt_text(approval), approval)
+    return offered
+
+
+def doubt_text(approval: Approval) -> str:
+    """What a card in doubt says: who approved the call and when, and what is not known."""
+    return (
+        f"Approved by {approval.by} at {approval.at}. Its run ended before its result was "
+        "recorded, so it may have run. Check whether its effect happened, then say so: "
+        "it will not run again unless you say it did not run."
+    )
+
+
+def settler(ledger: DoubtLedger, thread_id: str, offers: dict[str, Offer]) -> Settler:
+    """The picker's `Settler` for one conversation: record the word, give the approval again."""
+
+    def settle(interrupt: Interrupt, ran: bool, output: str | None, _by: str) -> Any:
+        offer = offers.get(interrupt.id)
+        if offer is None or interrupt.tool_call_id is None:  # offered only with both
+            raise ValueError("no approval of this call is on record")
+        settle_doubt(ledger, (thread_id, interrupt.tool_call_id), ran=ran, output=output)
+        return offer.approval.payload
+
+    return settle
+
+
+def _decided(decisions: Sequence[Decision], interrupt_id: str) -> Approval | None:
+    """The latest decision on `interrupt_id` in this conversation, when it approved the call."""
+    for decision in reversed(decisions):
+        if decision.interrupt_id == interrupt_id:
+            approved = verdict(decision.status, decision.payload, decision.by) == "approved"
+            return Approval(decision.payload, decision.by, decision.at) if approved else None
+    return None
+
+
+def _noted_approvals(ledger: DoubtLedger, thread_id: str, calls: set[str]) -> dict[str, Approval]:
+    """The approvals the ledger's audit notes hold for `calls` of `thread_id`."""
+    return {
+        entry.call_id: Approval(
+            entry.answer,
+            entry.by or "an unnamed client",
+            entry.answered_at.isoformat() if entry.answered_at else "an unknown time",
+        )
+        for entry in ledger.audit()
+        if entry.thread_id == thread_id and entry.call_id in calls and entry.decision == "approved"
+    }
