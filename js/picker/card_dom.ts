@@ -136,6 +136,9 @@ function doubtPart(ctx: CardContext, id: string): Part {
   ran.addEventListener("click", () => choose(true));
   notRun.addEventListener("click", () => choose(false));
   back.addEventListener("click", () => choose(null));
+  output.addEventListener("input", () => {
+    problem.textContent = "";
+  });
   confirm.addEventListener("click", () => {
     if (said === null) return;
     if (said && !output.value.trim()) problem.textContent = "Say what the call returned.";

@@ -70,7 +70,7 @@ async def test_it_ran_records_the_given_result_and_never_runs_it_again(tmp_path:
     [interrupt] = again.interrupts
     assert again.status_line == DOUBT_LINE
     assert "may have run" in again.picker.doubts[interrupt.id]
-    assert "Approved by responder:approve_all" in again.picker.doubts[interrupt.id]
+    assert "Approved by responder approve_all" in again.picker.doubts[interrupt.id]
     with pytest.raises(AnswerRefused, match="may have run already"):
         again.picker.resolve(
             {"approved": True}
