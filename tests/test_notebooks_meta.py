@@ -84,6 +84,10 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
         {"transfer_funds": {"approved": True}},  # the invoice the policy leaves to a person
     ],
     "07_batch_approvals.ipynb": [],  # answered from Python through the inbox
+    "09_operations.ipynb": [
+        {"send_invoice": {"approved": True}},
+        None,  # approved by the notebook once another process died in the call
+    ],
 }
 
 # Facts checked in the kernel once every cell ran: expression -> expected value.
@@ -103,6 +107,11 @@ AFTERWARDS: dict[str, dict[str, Any]] = {
         "[t['amount'] for t in read_journal(journal)]": [2500.0, 60.0, 1200.0],
         "[d.by for d in live.decisions]": ["policy:small transfers to known payees", "user"],
         "chat.decisions[0].executed_arguments['amount']": 2500,
+    },
+    "09_operations.ipynb": {
+        "ran()": ["ACME", "Hooli"],
+        "[d.settled for d in chat.decisions][-1]": "ran",
+        "ledger.in_doubt()": [],
     },
     "04_custom_forms.ipynb": {
         "[dataset for dataset, _ in launched]": ["churn", "fraud"],
