@@ -257,6 +257,42 @@ describe("the mounted inbox", () => {
     }
   });
 
+  it("shows a call in doubt on its card, and settles it only once the answer is confirmed", () => {
+    const known = "Approved by user at 2026-12-03T23:00:00Z. It may have run.";
+    const model = mount([item(1, "send_invoice", { doubt: known })]);
+    const list = el.querySelector<HTMLElement>(".iw-list");
+    for (const k of ["j", "e"]) list?.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+    const card = el.querySelector(".iw-card");
+    const doubt = card?.querySelector(".iw-doubt");
+    expect(doubt?.classList.contains("iw-hidden")).toBe(false);
+    expect(doubt?.querySelector("strong")?.textContent).toBe("May have run");
+    expect(doubt?.querySelector(".iw-doubt-known")?.textContent).toBe(known);
+    const sent = model.sent.length;
+    button("It ran: record this result").click();
+    button("Confirm: record this result").click(); // no result given: asked for, nothing sent
+    expect(model.sent.length).toBe(sent);
+    button("Back").click();
+    button("It did not run: run it now").click();
+    expect(model.sent.length).toBe(sent); // not before the confirmation
+    button("Confirm: run it now").click();
+    expect(model.last()).toMatchObject({ type: "settle", id: item(1).id, ran: false });
+    expect(model.last()).not.toHaveProperty("output");
+    model.emit("msg:custom", {
+      type: "answer_result",
+      requestId: model.last().requestId,
+      results: [{ id: item(1).id, ok: false, verdict: "", error: "send_invoice: not in doubt any more", errors: [] }],
+    });
+    expect(card?.textContent).toContain("not in doubt any more");
+    button("Back").click();
+    button("It ran: record this result").click();
+    const output = card?.querySelector("textarea");
+    if (!output) throw new Error("no result field");
+    output.value = "<b>INV-7</b> sent";
+    button("Confirm: record this result").click();
+    expect(model.last()).toMatchObject({ type: "settle", id: item(1).id, ran: true, output: "<b>INV-7</b> sent" });
+    expect(typeof model.last().viewId).toBe("string");
+  });
+
   it("draws agent text as text, never as markup", () => {
     mount([item(1, "<img src=x onerror=alert(1)>")]);
     expect(el.querySelector("img")).toBeNull();

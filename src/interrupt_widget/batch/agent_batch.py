@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 from typing import Any, Protocol, get_args
 
-from ag_ui.core import RunAgentInput, UserMessage
+from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
 
 from interrupt_widget import responders as _responders
@@ -42,6 +42,7 @@ from interrupt_widget.ledger.core import CallInDoubt, CallLedger
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import ConversationThread, RunOutcome, new_id
 
 
@@ -323,21 +324,24 @@ class AgentBatch:
                         self.adapter, thread_id=thread_id, messages=messages, interrupts=interrupts
                     )
                     outcome = RunOutcome("interrupt", "", tuple(interrupts))
-            restored = saved is not None
-            while outcome.kind == "interrupt":
-                if restored:
-                    restored = False  # asked again as saved: nothing new to keep
+            # Asked again as saved (nothing new to keep), or after a call was left in doubt:
+            # either may hold calls in doubt, to be settled by a person.
+            again = saved is not None
+            while True:
+                if outcome.kind == "interrupt":
+                    if not again:
+                        step += 1
+                        await self._keep(row, step, outcome)
+                    asked = outcome.interrupts
+                elif self._may_settle(outcome):
+                    asked, again = tuple(row.thread.interrupts), True
                 else:
-                    step += 1
-                    await row_records.save_step(
-                        self.ledger, thread_id, step, row.thread.messages, list(outcome.interrupts)
-                    )
-                answered = row.ask(
-                    outcome.interrupts, expires_in=self._expires_in, on_expiry=self._on_expiry
-                )
-                if self.responder is not None:
-                    self.responder.respond(row)
-                entries = await answered
+                    break
+                doubts = await self._doubts(row, asked) if again else {}
+                if outcome.kind != "interrupt" and not doubts:
+                    break  # in doubt, with nothing a person can settle here: it failed
+                again = False
+                entries = await self._answers(row, asked, doubts)
                 async with slots:
                     run_input = row.thread.resume_input(entries)
                     outcome = await self._run(row, run_input, stop_once_answered=self._stopping)
@@ -356,6 +360,40 @@ class AgentBatch:
             return
         if first is not None and first != json.loads(json.dumps(_record_of(row))):
             _apply_record(row, first)  # another run of this batch finished the row first
+
+    async def _keep(self, row: BatchRow, step: int, outcome: RunOutcome) -> None:
+        """Save the row's conversation as it stops to ask (step `step`), for a later run."""
+        thread = row.thread
+        interrupts = list(outcome.interrupts)
+        await row_records.save_step(
+            self.ledger, thread.thread_id, step, thread.messages, interrupts
+        )
+
+    def _may_settle(self, outcome: RunOutcome) -> bool:
+        """Whether a row whose resume ended so asks again, for its calls in doubt."""
+        in_doubt = outcome.kind == "error" and outcome.code == ErrorCode.CALL_IN_DOUBT.value
+        return in_doubt and not self._stopping and doubt_ledger(self.adapter) is not None
+
+    async def _doubts(self, row: BatchRow, asked: tuple[Interrupt, ...]) -> dict[str, Offer]:
+        """The calls of `asked` the ledger holds in doubt, with what is known of each."""
+        ledger = doubt_ledger(self.adapter)
+        if ledger is None:
+            return {}
+        thread_id, known = row.thread.thread_id, list(row.decisions)
+        return await asyncio.to_thread(doubts_to_offer, ledger, thread_id, asked, known)
+
+    def _answers(
+        self, row: BatchRow, asked: tuple[Interrupt, ...], doubts: dict[str, Offer]
+    ) -> asyncio.Future[list[ResumeEntry]]:
+        """Ask `asked` of the row: its calls in doubt wait for a person, the rest for anyone."""
+        answered = row.ask(asked, expires_in=self._expires_in, on_expiry=self._on_expiry)
+        ledger = doubt_ledger(self.adapter)
+        if doubts and ledger is not None:
+            settle = settler(ledger, row.thread.thread_id, doubts)
+            row.offer_settling({k: o.text for k, o in doubts.items()}, settle)
+        elif self.responder is not None:  # only a person can say whether a call ran
+            self.responder.respond(row)
+        return answered
 
     async def _run(
         self, row: BatchRow, run_input: Any, *, stop_once_answered: bool = False

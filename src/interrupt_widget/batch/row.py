@@ -9,6 +9,11 @@ batch, which resumes the thread (the thread takes them once; the adapter's
 ledger runs each approved call once). Responders answer a row as they answer a
 picker (`open_interrupts`, `resolve`, `cancel`).
 
+An approved call left in doubt (its run ended before recording a result, so it
+may have run) is offered for settling as in a picker (`offer_settling`): it is
+answered with `settle` (it ran, with its result; or it did not, so it runs now),
+never with `resolve` or `cancel`, and never by a responder.
+
 A row holds no widget: a batch of a thousand rows opens no comm per row. Rows
 are read and answered on the kernel's event loop (the inbox hands clicks over
 to it).
@@ -40,6 +45,8 @@ from interrupt_widget.agui.interrupts import (
 )
 from interrupt_widget.decisions import Decision, decisions_for
 from interrupt_widget.errors import AnswerError, AnswerRefused
+from interrupt_widget.ledger.doubt import NotInDoubt
+from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.thread import ConversationThread
 
 RowStatus = Literal["pending", "running", "waiting", "done", "failed", "cancelled"]
@@ -70,6 +77,9 @@ class Waiting:
     """When an unanswered interrupt gets its default answer (ISO 8601), or None."""
     error: str = ""
     """Why the last answer given to it was refused, or empty."""
+    doubt: str = ""
+    """What is known of its approved call when that call may have run (it is settled, not
+    answered: `BatchRow.settle`), or empty."""
 
 
 class BatchRow:
@@ -112,6 +122,8 @@ class BatchRow:
         self._answered: asyncio.Future[list[ResumeEntry]] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._expiry_answer: ExpiryAnswer = "cancel"
+        self._doubts: dict[str, str] = {}
+        self._settler: Settler | None = None
 
     # -- what a picker offers a responder --------------------------------------------------
 
@@ -129,6 +141,7 @@ class BatchRow:
         """
         interrupt = self._target(interrupt_id)
         label = tool_name(interrupt, self.thread.messages)
+        self._check_not_in_doubt(interrupt, label)
         if is_expired(interrupt):
             raise self._refuse(
                 interrupt, f"{label} expired at {interrupt.expires_at}; it can only be cancelled"
@@ -146,7 +159,59 @@ class BatchRow:
 
     def cancel(self, interrupt_id: str | None = None, *, by: str = "python") -> None:
         """Abandon an interrupt: its tool does not run (the only answer an expired one takes)."""
-        self._store(self._target(interrupt_id), "cancelled", None, by)
+        interrupt = self._target(interrupt_id)
+        self._check_not_in_doubt(interrupt, tool_name(interrupt, self.thread.messages))
+        self._store(interrupt, "cancelled", None, by)
+
+    # -- calls in doubt --------------------------------------------------------------------
+
+    @property
+    def doubts(self) -> dict[str, str]:
+        """`{interrupt id: what is known}`: the open approved calls that may have run (their
+        run ended before recording a result). Each is answered with `settle`."""
+        return dict(self._doubts)
+
+    def offer_settling(self, doubts: Mapping[str, str], settler: Settler) -> None:
+        """Show the calls in doubt (`{interrupt id: what is known}`) as such, each answered by
+        `settle`; `settler` records the word in the batch's ledger. They never expire."""
+        unknown = sorted(set(doubts) - {i.id for i in self.open_interrupts})
+        if unknown:
+            raise ValueError(f"row {self.key}: no such interrupt open: {', '.join(unknown)}")
+        self._settler = settler
+        self._doubts.update(doubts)
+        for interrupt_id in doubts:  # approved before: no deadline settles it for a person
+            self._deadlines.pop(interrupt_id, None)
+        self._on_change(self)
+
+    def settle(
+        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
+    ) -> None:
+        """Settle a call in doubt, as the two answers on its card in the inbox do.
+
+        `ran=True` with `output`: it ran (its effect was checked) and `output` is its result,
+        recorded in the ledger for the model to read; it never runs again. `ran=False`: it did
+        not run; the resume runs it now, once, through the ledger. Either is the call's
+        answer (a decision with `settled`). Raises `AnswerRefused`, changing nothing, when
+        the call is not in doubt, the word says too little or too much, or the ledger cannot
+        be reached; a call settled elsewhere meanwhile is answered as usual from then on.
+        """
+        settler = self._settler
+        if interrupt_id not in self._doubts or settler is None:
+            raise AnswerRefused(
+                f"row {self.key}: {interrupt_id!r} is not a call in doubt; nothing was changed"
+            )
+        _check_by(by)
+        interrupt = self._target(interrupt_id)
+        label = tool_name(interrupt, self.thread.messages)
+        try:
+            payload, settled = settled_answer(settler, interrupt, label, ran, output, by)
+        except NotInDoubt as exc:  # settled elsewhere: it is answered as usual again
+            del self._doubts[interrupt_id]
+            raise self._refuse(interrupt, str(exc)) from None
+        except AnswerRefused as exc:
+            raise self._refuse(interrupt, str(exc)) from None
+        del self._doubts[interrupt_id]
+        self._store(interrupt, "resolved", payload, by, **settled)
 
     # -- what the inbox reads --------------------------------------------------------------
 
@@ -161,6 +226,7 @@ class BatchRow:
                 since=self._since,
                 expires_at=self._deadlines.get(i.id),
                 error=self._refused.get(i.id, ""),
+                doubt=self._doubts.get(i.id, ""),
             )
             for i in self.open_interrupts
         ]
@@ -179,6 +245,7 @@ class BatchRow:
         self._asked = list(interrupts)
         self._recorded = {}
         self._refused = {}
+        self._doubts, self._settler = {}, None
         self._since = time.time()
         self._expiry_answer = on_expiry
         self._deadlines = {}
@@ -227,6 +294,14 @@ class BatchRow:
                 return interrupt
         raise AnswerRefused(f"row {self.key}: no open interrupt {interrupt_id!r}")
 
+    def _check_not_in_doubt(self, interrupt: Interrupt, label: str) -> None:
+        if interrupt.id in self._doubts:
+            raise AnswerRefused(
+                f"row {self.key}: {label} may have run already (its run ended before recording "
+                f"a result): say whether it did with settle({interrupt.id!r}, ran=True, "
+                f"output=...) or settle({interrupt.id!r}, ran=False); nothing was changed"
+            )
+
     def _refuse(
         self, interrupt: Interrupt, message: str, problems: list[AnswerError] | None = None
     ) -> AnswerRefused:
@@ -234,11 +309,11 @@ class BatchRow:
         self._on_change(self)
         return AnswerRefused(message, problems)
 
-    def _store(self, interrupt: Interrupt, status: str, payload: Any, by: str) -> None:
-        if not isinstance(by, str) or not by:
-            raise ValueError("`by` must name who answered, e.g. 'responder:approve_all'")
+    def _store(self, interrupt: Interrupt, status: str, payload: Any, by: str, **more: Any) -> None:
+        _check_by(by)
         at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        self._recorded[interrupt.id] = {"status": status, "payload": payload, "by": by, "at": at}
+        record = {"status": status, "payload": payload, "by": by, "at": at, **more}
+        self._recorded[interrupt.id] = record
         self._refused.pop(interrupt.id, None)
         if not self.open_interrupts:
             self._submit()
@@ -283,3 +358,8 @@ class BatchRow:
         if later and self.open_interrupts:
             delay = (min(later) - now).total_seconds()
             self._timer = asyncio.get_running_loop().call_later(delay, self._expire)
+
+
+def _check_by(by: object) -> None:
+    if not isinstance(by, str) or not by:
+        raise ValueError("`by` must name who answered, e.g. 'responder:approve_all'")

@@ -23,10 +23,19 @@ from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.interrupts import verdict
 from interrupt_widget.decisions import Decision
-from interrupt_widget.ledger.doubt import DoubtLedger, doubted, settle_doubt
+from interrupt_widget.errors import AnswerRefused
+from interrupt_widget.ledger.doubt import DoubtLedger, NotInDoubt, doubted, settle_doubt
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
-__all__ = ["Approval", "Offer", "Settler", "doubt_ledger", "doubts_to_offer", "settler"]
+__all__ = [
+    "Approval",
+    "Offer",
+    "Settler",
+    "doubt_ledger",
+    "doubts_to_offer",
+    "settled_answer",
+    "settler",
+]
 
 Settler = Callable[[Interrupt, bool, str | None, str], Any]
 """Records a person's word on a call in doubt (`ran`, `output`, `by`) and returns the
@@ -121,6 +130,31 @@ def settler(ledger: DoubtLedger, thread_id: str, offers: dict[str, Offer]) -> Se
         return offer.approval.payload
 
     return settle
+
+
+def settled_answer(
+    settle: Settler, interrupt: Interrupt, label: str, ran: bool, output: str | None, by: str
+) -> tuple[Any, dict[str, Any]]:
+    """Check a person's word on a call in doubt, then record it through `settle`.
+
+    What a picker and a batch row both do with `settle(interrupt_id, ran=..., output=...)`.
+    Returns the payload the call resumes with and what its answer record adds (`settled`,
+    and `output` when it ran). Raises `AnswerRefused` when the word says too little (no
+    result for a call that ran) or too much (a result for one that did not), or when the
+    ledger cannot be reached: nothing changed then. Raises `NotInDoubt` when the call is
+    not in doubt any more (settled elsewhere): the caller drops the doubt.
+    """
+    if ran and (not isinstance(output, str) or not output.strip()):
+        raise AnswerRefused(f"{label}: say what the call returned")
+    if not ran and output is not None:
+        raise AnswerRefused(f"{label}: a call that did not run has no output")
+    try:
+        payload = settle(interrupt, ran, output, by)
+    except NotInDoubt as exc:
+        raise NotInDoubt(f"{label}: {exc}") from None
+    except Exception as exc:  # the ledger unreachable: nothing changed
+        raise AnswerRefused(f"{label}: {exc}") from None
+    return payload, ({"settled": "ran", "output": output} if ran else {"settled": "not_run"})
 
 
 def _decided(decisions: Sequence[Decision], interrupt_id: str) -> Approval | None:

@@ -7,6 +7,11 @@ once, the decision is recorded). A bulk answer is one answer per call: a call
 whose schema refuses it (a required field) keeps waiting, shows why on its
 line, and the others are answered.
 
+A call left in doubt (approved, its run ended before recording a result, so it
+may have run) shows as such, and only a person's word settles it (`settle`
+from its card: it ran, with its result, or it did not, so it runs now); bulk
+answers and remembered rules pass it by, saying so.
+
 The list reaches the front end as messages (`inbox_protocol.py`): the whole list
 when a view asks, then only what changed, merged into at most one message every
 `FLUSH_SECONDS`. Traits hold the small state a redrawn view needs: the counts per
@@ -50,6 +55,7 @@ from interrupt_widget.widgets.inbox_protocol import (
     Hello,
     ProtocolError,
     Remember,
+    Settle,
     answer_result_to_wire,
     parse_front_end_message,
 )
@@ -62,8 +68,22 @@ _log = logging.getLogger(__name__)
 FLUSH_SECONDS: Final = 0.1
 """The longest a change waits before it goes to the front end, merged with the others."""
 
+MAY_HAVE_RUN: Final = (
+    "may have run already: say on its card whether it did (It ran: record this result, "
+    "or It did not run: run it now); not answered"
+)
+"""Why a bulk answer passes a call in doubt by."""
+
 ARGS_LINE_LIMIT: Final = 160
 """How long the one-line arguments of a call may be in the list (the card shows them all)."""
+
+
+class _Answerer(Picker, Protocol):
+    """A batch row or a chat's picker: answered as a responder answers, and settled."""
+
+    def settle(
+        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
+    ) -> None: ...
 
 
 class _Source(Protocol):
@@ -71,7 +91,7 @@ class _Source(Protocol):
 
     def waiting(self) -> list[Waiting]: ...
 
-    def answerer(self, key: str) -> Picker: ...
+    def answerer(self, key: str) -> _Answerer: ...
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]: ...
 
@@ -85,7 +105,7 @@ class _BatchSource:
     def waiting(self) -> list[Waiting]:
         return self.batch.waiting()
 
-    def answerer(self, key: str) -> Picker:
+    def answerer(self, key: str) -> _Answerer:
         return self.batch.row(key)
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
@@ -105,7 +125,8 @@ class _ChatSource:
 
     def waiting(self) -> list[Waiting]:
         picker = self.chat.picker
-        if picker is None or self.chat.status != "waiting":
+        # A chat whose resume found a call in doubt ended in error, and waits all the same.
+        if picker is None or (self.chat.status != "waiting" and not picker.doubts):
             return []
         now = time.time()
         found = []
@@ -119,11 +140,12 @@ class _ChatSource:
                     arguments=tool_arguments(interrupt),
                     since=since,
                     expires_at=interrupt.expires_at,
+                    doubt=str(picker.doubts.get(interrupt.id) or ""),
                 )
             )
         return found
 
-    def answerer(self, key: str) -> Picker:
+    def answerer(self, key: str) -> _Answerer:
         picker = self.chat.picker
         if picker is None:
             raise AnswerRefused(f"chat {key} asks nothing now")
@@ -138,7 +160,8 @@ class _ChatSource:
         return lambda: self.chat.unobserve(changed, names=["status", "picker"])
 
     def counts(self) -> dict[str, int]:
-        status = self.chat.status
+        picker = self.chat.picker
+        status = "waiting" if picker is not None and picker.doubts else self.chat.status
         mapped = {"idle": "pending", "error": "failed"}.get(status, status)
         return {mapped: 1}
 
@@ -296,6 +319,9 @@ class Inbox(anywidget.AnyWidget):
         outcomes = []
         for n, waiting in targets:
             item = _item_id(n, waiting)
+            if waiting.doubt:  # only a person's word on whether it ran settles it
+                outcomes.append((waiting, AnswerOutcome(item, False, "", MAY_HAVE_RUN)))
+                continue
             answerer = self._sources[n].answerer(waiting.key)
             try:
                 if status == "cancelled":
@@ -332,7 +358,7 @@ class Inbox(anywidget.AnyWidget):
             return
         for n, waiting in self._waiting():
             rule = self._rules.match(waiting.tool, waiting.arguments)
-            if rule is None or is_expired(waiting.interrupt):
+            if rule is None or is_expired(waiting.interrupt) or waiting.doubt:
                 continue
             answered = self._answer(
                 [(n, waiting)], "resolved", {"approved": True}, f"{RULE_BY}{rule.name}"
@@ -384,8 +410,11 @@ class Inbox(anywidget.AnyWidget):
         cached = self._wired.get(item_id)
         if cached is None or cached[0] is not waiting.interrupt:
             cached = (waiting.interrupt, _item(n, waiting))
-        elif cached[1]["error"] != waiting.error:
-            cached = (waiting.interrupt, {**cached[1], "error": waiting.error})
+        elif (cached[1]["error"], cached[1]["doubt"]) != (waiting.error, waiting.doubt):
+            cached = (
+                waiting.interrupt,
+                {**cached[1], "error": waiting.error, "doubt": waiting.doubt},
+            )
         self._wired[item_id] = cached
         return cached[1]
 
@@ -428,6 +457,25 @@ class Inbox(anywidget.AnyWidget):
             self.send(answer_result_to_wire(message.request_id, outcomes))
         elif isinstance(message, Forget):
             self.forget(message.name)
+        elif isinstance(message, Settle):
+            self.send(answer_result_to_wire(message.request_id, self._settle(message)))
+
+    def _settle(self, message: Settle) -> list[AnswerOutcome]:
+        """A view's word on a call in doubt, given to the row (or picker) that asked."""
+        targets = self._items([message.id])
+        if not targets:
+            return _gone([message.id], targets)
+        n, waiting = targets[0]
+        try:
+            self._sources[n].answerer(waiting.key).settle(
+                waiting.interrupt.id, ran=message.ran, output=message.output, by=message.by
+            )
+        except AnswerRefused as exc:
+            outcome = AnswerOutcome(message.id, False, "", str(exc), exc.errors)
+        else:
+            outcome = AnswerOutcome(message.id, True, "approved")
+        self._refresh()
+        return [outcome]
 
     def _items(self, ids: Iterable[str]) -> list[tuple[int, Waiting]]:
         wanted = set(ids)
@@ -457,6 +505,7 @@ def _item(n: int, waiting: Waiting) -> dict[str, Any]:
         "since": int(waiting.since * 1000),
         "expiresAt": waiting.expires_at,
         "error": waiting.error,
+        "doubt": waiting.doubt,
     }
 
 

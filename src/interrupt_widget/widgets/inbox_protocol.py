@@ -15,6 +15,12 @@ Front end -> Python::
     {"type": "remember", "requestId": str, "id": str, "field"?: str,
      "op"?: "eq" | "le", "viewId"?: str}
     {"type": "forget", "requestId": str, "name": str}
+    {"type": "settle", "requestId": str, "id": str, "ran": bool, "output"?: str,
+     "viewId"?: str}
+
+`settle` is a person's word on a call in doubt (its run ended before recording a
+result): `ran` true, it ran and `output` is its result; false, it did not run, so
+it runs now. It is answered with an `answer_result`, as an answer is.
 
 Python -> front end::
 
@@ -25,8 +31,9 @@ Python -> front end::
                   "errors": [{"path", "message"}]}]}
 
 An `Item` is one waiting call: `{"id", "key", "tool", "args", "interrupt", "since",
-"expiresAt", "error"}` (`args` the arguments as one compact line, `interrupt` the
-AG-UI interrupt as camelCase JSON for the card, `since` milliseconds since the epoch).
+"expiresAt", "error", "doubt"}` (`args` the arguments as one compact line, `interrupt` the
+AG-UI interrupt as camelCase JSON for the card, `since` milliseconds since the epoch,
+`doubt` what is known of a call that may have run, or "").
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ __all__ = [
     "Hello",
     "ProtocolError",
     "Remember",
+    "Settle",
     "answer_result_to_wire",
     "parse_front_end_message",
 ]
@@ -106,6 +114,25 @@ class Forget:
 
 
 @dataclass(frozen=True)
+class Settle:
+    """A person's word on one call in doubt: it ran (with its result) or it did not."""
+
+    request_id: str
+    id: str
+    """The item settled."""
+    ran: bool
+    """True: it ran, and `output` is its result. False: it did not run; run it now."""
+    output: str | None = None
+    """The call's result as the person gives it (only when `ran`)."""
+    view_id: str | None = None
+
+    @property
+    def by(self) -> str:
+        """Recorded as by `view:<id>`, or `user`, as an answer."""
+        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+
+
+@dataclass(frozen=True)
 class AnswerOutcome:
     """What one item got."""
 
@@ -117,7 +144,7 @@ class AnswerOutcome:
     errors: list[AnswerError] = field(default_factory=list)
 
 
-FrontEndMessage = Hello | Answer | Remember | Forget
+FrontEndMessage = Hello | Answer | Remember | Forget | Settle
 
 
 def parse_front_end_message(content: Any) -> FrontEndMessage:
@@ -157,7 +184,22 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
         if not isinstance(name, str) or not name:
             raise ProtocolError("forget needs a rule name", request_id=raw_id)
         return Forget(raw_id, name)
+    if kind == "settle":
+        return _settle(content, raw_id, view_id)
     raise ProtocolError(f"unknown inbox message type {kind!r}", request_id=raw_id)
+
+
+def _settle(content: Mapping[str, Any], request_id: str, view_id: str | None) -> Settle:
+    item, ran, output = content.get("id"), content.get("ran"), content.get("output")
+    if not isinstance(item, str) or not item:
+        raise ProtocolError("settle needs an item id", request_id=request_id)
+    if not isinstance(ran, bool):
+        raise ProtocolError("settle needs ran: true or false", request_id=request_id)
+    if ran and not isinstance(output, str):
+        raise ProtocolError("a call that ran needs its output, as text", request_id=request_id)
+    if not ran and output is not None:
+        raise ProtocolError("a call that did not run has no output", request_id=request_id)
+    return Settle(request_id, item, ran, output if ran else None, view_id)
 
 
 def answer_result_to_wire(request_id: str, outcomes: list[AnswerOutcome]) -> dict[str, Any]:

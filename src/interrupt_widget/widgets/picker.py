@@ -43,7 +43,7 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.wire import interrupts_from_wire, json_pointer, to_wire
 from interrupt_widget.errors import AnswerError, AnswerRefused
 from interrupt_widget.ledger.doubt import NotInDoubt
-from interrupt_widget.sdk.settling import Settler
+from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
@@ -396,20 +396,15 @@ class InterruptPicker(anywidget.AnyWidget):
                 raise AnswerRefused(f"{interrupt_id!r} is not a call in doubt; nothing was changed")
             interrupt = self._by_id[interrupt_id]
             label = self._names[interrupt_id]
-            if ran and (not isinstance(output, str) or not output.strip()):
-                raise self._refusal(interrupt, f"{label}: say what the call returned")
-            if not ran and output is not None:
-                raise self._refusal(interrupt, f"{label}: a call that did not run has no output")
             try:
-                payload = settler(interrupt, ran, output, by)
+                payload, settled = settled_answer(settler, interrupt, label, ran, output, by)
             except NotInDoubt as exc:  # settled elsewhere: it is answered as usual again
                 self.doubts = {k: v for k, v in self.doubts.items() if k != interrupt_id}
-                raise self._refusal(interrupt, f"{label}: {exc}") from None
-            except Exception as exc:  # the ledger unreachable: nothing changed
-                raise self._refusal(interrupt, f"{label}: {exc}") from None
+                raise self._refusal(interrupt, str(exc)) from None
+            except AnswerRefused as exc:
+                raise self._refusal(interrupt, str(exc)) from None
             with self.hold_sync():
                 self.doubts = {k: v for k, v in self.doubts.items() if k != interrupt_id}
-                settled = {"settled": "ran", "output": output} if ran else {"settled": "not_run"}
                 self._store(interrupt, "resolved", payload, by=by, **settled)
             self._submit_if_complete()
 
