@@ -260,6 +260,7 @@ describe("the mounted inbox", () => {
   it("shows a call in doubt on its card, and settles it only once the answer is confirmed", () => {
     const known = "Approved by user at 2026-12-03T23:00:00Z. It may have run.";
     const model = mount([item(1, "send_invoice", { doubt: known })]);
+    expect(el.querySelector(".iw-item.iw-in-doubt .iw-expiry")?.textContent).toBe("May have run");
     const list = el.querySelector<HTMLElement>(".iw-list");
     for (const k of ["j", "e"]) list?.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
     const card = el.querySelector(".iw-card");

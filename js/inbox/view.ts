@@ -148,7 +148,9 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
   };
   const drawLine = (row: RowView): HTMLElement => {
     const found = line(row.item);
-    const values = [row.item.tool, row.item.args, row.item.key, row.waited, row.expiry, row.error];
+    // A call in doubt has no deadline: what it waits for is a person's word on whether it ran.
+    const expiry = row.item.doubt ? "May have run" : row.expiry;
+    const values = [row.item.tool, row.item.args, row.item.key, row.waited, expiry, row.error];
     const key = [...values, row.selected, row.current, row.pending].join("\u0000");
     if (key !== found.shown) {
       found.shown = key;
@@ -161,6 +163,7 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
       found.root.classList.toggle("iw-current", row.current);
       found.root.classList.toggle("iw-pending", row.pending);
       found.root.classList.toggle("iw-refused", Boolean(row.error));
+      found.root.classList.toggle("iw-in-doubt", Boolean(row.item.doubt));
     }
     return found.root;
   };

@@ -186,6 +186,23 @@ async def test_a_settle_that_says_too_little_or_too_much_changes_nothing(
     assert len(SQLiteLedger(tmp_path / "calls.db").in_doubt()) == 1
     batch.cancel()
     await batch
+    assert runs_of(tmp_path / "runs") == []
+
+
+async def test_a_batch_stopped_with_a_call_in_doubt_offers_it_again_on_its_next_run(
+    tmp_path: Path, recorder: CommRecorder
+) -> None:
+    _die_mid_call(tmp_path, "before")
+    batch = await _rerun(tmp_path)
+    interrupt_id = batch.waiting()[0].interrupt.id
+    batch.cancel()  # the call in doubt is not settled by stopping: it stays in doubt
+    [stopped] = await batch
+    assert (stopped.status, stopped.code) == ("failed", "call_in_doubt")
+    again = await _rerun(tmp_path)
+    assert list(again.row(0).doubts) == [interrupt_id]
+    again.row(0).settle(interrupt_id, ran=False, by="user")
+    [result] = await again
+    assert (result.status, runs_of(tmp_path / "runs")) == ("done", ["ACME"])
 
 
 async def test_a_call_settled_elsewhere_meanwhile_is_not_overwritten(

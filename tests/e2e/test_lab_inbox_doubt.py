@@ -33,6 +33,7 @@ def test_it_did_not_run_runs_the_call_once_after_the_confirmation(
     inbox = notebook.output(0)
     kernel = notebook.kernel()
     expect(inbox.locator(".iw-item")).to_have_count(1, timeout=60_000)
+    expect(inbox.locator(".iw-item.iw-in-doubt")).to_contain_text("May have run")
     rows = inbox.locator(".iw-list")
     rows.focus()
     rows.press("j")

@@ -351,9 +351,15 @@ class AgentBatch:
             row.set_status("failed")
         else:
             _end(row, outcome)
+        await self._record_end(row)
+
+    async def _record_end(self, row: BatchRow) -> None:
+        """Keep how the row ended, for good, unless a person can still settle its call."""
+        if row.code == ErrorCode.CALL_IN_DOUBT and doubt_ledger(self.adapter) is not None:
+            return  # left in doubt (the batch stopped): the next run offers settling again
         try:
             first = await row_records.write(
-                self.ledger, thread_id, ROW_OUTCOME_CALL, _record_of(row)
+                self.ledger, row.thread.thread_id, ROW_OUTCOME_CALL, _record_of(row)
             )
         except Exception:  # the outcome stands; a later run of the batch runs the row again
             _log.exception("could not record how row %s ended", row.key)
