@@ -73,7 +73,7 @@ async def _in_doubt_after_an_approval(tmp_path: Path) -> tuple[AgentBatch, str]:
     await batch_until(batch, lambda: bool(batch.waiting()) and bool(batch.waiting()[0].doubt))
     assert row.status == "waiting"
     assert list(row.doubts) == [interrupt.id]
-    assert "Approved by user" in row.doubts[interrupt.id]
+    assert "Approved in the widget" in row.doubts[interrupt.id]
     return batch, interrupt.id
 
 
@@ -87,7 +87,7 @@ async def test_a_rerun_after_a_crash_after_the_effect_records_the_given_result(
     row = batch.row(0)
     [waiting] = batch.waiting()
     assert "may have run" in waiting.doubt
-    assert "Approved by responder:approve_all" in waiting.doubt  # from the ledger's notes
+    assert "Approved by responder approve_all" in waiting.doubt  # from the ledger's notes
     with pytest.raises(AnswerRefused, match="may have run already"):
         row.resolve({"approved": True})
     with pytest.raises(AnswerRefused, match="may have run already"):
