@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 
@@ -44,6 +46,23 @@ def billing_agent(runs: Path) -> Agent:
 def runs_of(runs: Path) -> list[str]:
     """The customers invoiced, one per real run of the tool."""
     return runs.read_text(encoding="utf-8").splitlines() if runs.exists() else []
+
+
+def claimed_by_the_dead(db: Path, thread_id: str, call_id: str) -> None:
+    """The row a process leaves in a SQLite ledger when it dies between claim and result
+    (as kill -9 leaves it): the call is in doubt."""
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "INSERT INTO approved_calls (thread_id, call_id, state, owner, owner_host, owner_pid, "
+            "claimed_at) VALUES (?, ?, 'claimed', 'gone', ?, ?, 0)",
+            (thread_id, call_id, os.uname().nodename, int(gone.stdout)),
+        )
 
 
 async def _approve_and_die(save: Path, ledger: Path, runs: Path) -> None:

@@ -9,7 +9,6 @@ with no result. Runs are counted from the file the tool writes.
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from crash_agent import billing_agent, runs_of
+from crash_agent import billing_agent, claimed_by_the_dead, runs_of
 from crash_batch import billing_batch
 from interrupt_widget import AgentBatch, AgentChat, Inbox, SQLiteLedger, responders
 from interrupt_widget.errors import AnswerRefused, ChatRunError
@@ -45,22 +44,6 @@ async def _rerun(tmp_path: Path, **options: Any) -> AgentBatch:
     return batch
 
 
-def _claimed_by_the_dead(db: Path, thread_id: str, call_id: str) -> None:
-    """The row a process leaves when it dies between claim and result (as kill -9 leaves it)."""
-    gone = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    with sqlite3.connect(db) as connection:
-        connection.execute(
-            "INSERT INTO approved_calls (thread_id, call_id, state, owner, owner_host, owner_pid, "
-            "claimed_at) VALUES (?, ?, 'claimed', 'gone', ?, ?, 0)",
-            (thread_id, call_id, os.uname().nodename, int(gone.stdout)),
-        )
-
-
 async def _in_doubt_after_an_approval(tmp_path: Path) -> tuple[AgentBatch, str]:
     """A batch whose row's approval, given here, found its call in doubt: the row asks again."""
     batch = billing_batch(tmp_path / "calls.db", tmp_path / "runs").start()
@@ -68,7 +51,7 @@ async def _in_doubt_after_an_approval(tmp_path: Path) -> tuple[AgentBatch, str]:
     row = batch.row(0)
     interrupt = row.open_interrupts[0]
     assert interrupt.tool_call_id is not None
-    _claimed_by_the_dead(tmp_path / "calls.db", row.thread.thread_id, interrupt.tool_call_id)
+    claimed_by_the_dead(tmp_path / "calls.db", row.thread.thread_id, interrupt.tool_call_id)
     row.resolve({"approved": True}, by="user")
     await batch_until(batch, lambda: bool(batch.waiting()) and bool(batch.waiting()[0].doubt))
     assert row.status == "waiting"
@@ -232,7 +215,7 @@ async def test_an_inbox_over_a_chat_settles_the_chat_s_call_in_doubt(
     await until(chat, lambda: chat.status == "waiting")
     [interrupt] = chat.interrupts
     assert interrupt.tool_call_id is not None
-    _claimed_by_the_dead(tmp_path / "calls.db", chat.thread.thread_id, interrupt.tool_call_id)
+    claimed_by_the_dead(tmp_path / "calls.db", chat.thread.thread_id, interrupt.tool_call_id)
     inbox = Inbox(chat)  # made before the doubt: it follows the chat
     chat.picker.resolve({"approved": True}, by="user")
     assert chat.last_run is not None

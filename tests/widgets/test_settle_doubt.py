@@ -8,19 +8,21 @@ counted from the file the tool writes.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
-import sqlite3
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agents import set_tracing_disabled
 
-from crash_agent import billing_agent, runs_of
+from crash_agent import billing_agent, claimed_by_the_dead, runs_of
 from interrupt_widget import SQLiteLedger
+from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.errors import AnswerRefused, LedgerUnavailable
 from interrupt_widget.testing import recording_comms, until
 from interrupt_widget.widgets.chat import DOUBT_LINE, AgentChat, ChatRunError
@@ -104,28 +106,12 @@ async def test_it_did_not_run_runs_it_once_now(tmp_path: Path) -> None:
     assert (decision.settled, decision.outcome, decision.settled_output) == ("not_run", "ran", None)
 
 
-def _claimed_by_the_dead(db: Path, thread_id: str, call_id: str) -> None:
-    """The row a process leaves when it dies between claim and result (as kill -9 leaves it)."""
-    gone = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    with sqlite3.connect(db) as connection:
-        connection.execute(
-            "INSERT INTO approved_calls (thread_id, call_id, state, owner, owner_host, owner_pid, "
-            "claimed_at) VALUES (?, ?, 'claimed', 'gone', ?, ?, 0)",
-            (thread_id, call_id, os.uname().nodename, int(gone.stdout)),
-        )
-
-
 async def _in_doubt_after_a_click(tmp_path: Path) -> tuple[AgentChat, str, Path]:
     """A chat whose approval, clicked here, found its call in doubt: the card offers settling."""
     chat, db = await _paused(tmp_path)
     [interrupt] = chat.interrupts
     assert interrupt.tool_call_id is not None
-    _claimed_by_the_dead(db, chat.thread.thread_id, interrupt.tool_call_id)
+    claimed_by_the_dead(db, chat.thread.thread_id, interrupt.tool_call_id)
     chat.picker.resolve({"approved": True}, by="user")
     run = chat.last_run
     assert run is not None
@@ -235,3 +221,36 @@ async def test_a_view_settles_through_its_message_and_bad_messages_are_answered(
     assert runs_of(tmp_path / "runs") == ["ACME"]
     assert chat.decisions[-1].by == "view:view-1"
     json.dumps(chat.picker.answers)  # what the views are sent stays plain JSON
+
+
+async def test_a_question_that_expires_in_doubt_waits_and_is_not_resumed_again_and_again(
+    tmp_path: Path,
+) -> None:
+    with recording_comms():
+        chat = AgentChat(
+            billing_agent(tmp_path / "runs"), ledger=str(tmp_path / "calls.db"), expires_in=0.5
+        )
+    chat.send(ASK)
+    await until(chat, lambda: chat.status == "waiting")
+    [interrupt] = chat.interrupts
+    assert interrupt.tool_call_id is not None
+    claimed_by_the_dead(tmp_path / "calls.db", chat.thread.thread_id, interrupt.tool_call_id)
+    chat.picker.resolve({"approved": True}, by="user")
+    assert chat.last_run is not None
+    with pytest.raises(ChatRunError):
+        await chat.last_run
+    runs = len(chat.thread.runs)
+    assert interrupt.expires_at is not None
+    deadline = datetime.fromisoformat(interrupt.expires_at.replace("Z", "+00:00"))
+    # The deadline is wall time, with nothing to observe before it; then let a resume
+    # that the expiry would start happen, if one does.
+    await asyncio.sleep((deadline - datetime.now(UTC)).total_seconds() + 0.3)
+    assert is_expired(interrupt)
+    assert len(chat.thread.runs) == runs  # no resume by itself, let alone one after another
+    assert list(chat.picker.doubts) == [interrupt.id]
+    with pytest.raises(AnswerRefused, match=r"expired .* stays in doubt"):
+        chat.picker.settle(interrupt.id, ran=False)
+    assert SQLiteLedger(tmp_path / "calls.db").in_doubt() == [
+        (chat.thread.thread_id, interrupt.tool_call_id)
+    ]
+    assert runs_of(tmp_path / "runs") == []

@@ -21,6 +21,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt
 
+from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.agui.interrupts import verdict
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import AnswerRefused
@@ -140,10 +141,16 @@ def settled_answer(
     What a picker and a batch row both do with `settle(interrupt_id, ran=..., output=...)`.
     Returns the payload the call resumes with and what its answer record adds (`settled`,
     and `output` when it ran). Raises `AnswerRefused` when the word says too little (no
-    result for a call that ran) or too much (a result for one that did not), or when the
-    ledger cannot be reached: nothing changed then. Raises `NotInDoubt` when the call is
+    result for a call that ran) or too much (a result for one that did not), when the
+    question expired (no resume would be taken), or when the ledger cannot be reached:
+    nothing changed then. Raises `NotInDoubt` when the call is
     not in doubt any more (settled elsewhere): the caller drops the doubt.
     """
+    if is_expired(interrupt):  # its resume would be refused after the ledger changed
+        raise AnswerRefused(
+            f"{label} expired at {interrupt.expires_at}, so no answer resumes it; the call "
+            "stays in doubt: settle it on the ledger (record or release)"
+        )
     if ran and (not isinstance(output, str) or not output.strip()):
         raise AnswerRefused(f"{label}: say what the call returned")
     if not ran and output is not None:

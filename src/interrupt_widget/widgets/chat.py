@@ -660,8 +660,10 @@ class AgentChat(anywidget.AnyWidget):
             self._set_status("error", error_line(outcome.error, doing))
             if self._thread.interrupts:
                 # A resume that failed before its calls got results (a server that went
-                # away): ask again, so the answer can be given once the cause is fixed.
-                self._open_picker(self._thread.interrupts)
+                # away): ask again, so the answer can be given once the cause is fixed;
+                # never by itself (an expired question cancelling at once would resume
+                # into the same failure, again and again).
+                self._open_picker(self._thread.interrupts, expire=False)
                 in_doubt = outcome.code == ErrorCode.CALL_IN_DOUBT.value
                 doubts = await asyncio.to_thread(self._doubts) if in_doubt else {}
                 if doubts:
@@ -760,9 +762,11 @@ class AgentChat(anywidget.AnyWidget):
         _log.warning("AgentChat: %s %s", waiting, UNATTENDED_HINT)
         self._unattended.set()
 
-    def _open_picker(self, interrupts: tuple[Interrupt, ...] | list[Interrupt]) -> None:
+    def _open_picker(
+        self, interrupts: tuple[Interrupt, ...] | list[Interrupt], *, expire: bool = True
+    ) -> None:
         # Refuses bad interrupts before changing anything; the conversation names their calls.
-        self._picker.reset(interrupts, self._thread.messages)
+        self._picker.reset(interrupts, self._thread.messages, expire=expire)
         self._asked = frozenset(i.id for i in interrupts)
         self.set_trait("picker", self._picker)
 

@@ -146,10 +146,18 @@ class InterruptPicker(anywidget.AnyWidget):
         self._settle()
 
     def reset(
-        self, interrupts: Iterable[Interrupt | Mapping[str, Any]], messages: Iterable[Message] = ()
+        self,
+        interrupts: Iterable[Interrupt | Mapping[str, Any]],
+        messages: Iterable[Message] = (),
+        *,
+        expire: bool = True,
     ) -> None:
         """Ask about `interrupts` (from the conversation `messages`) instead: answers,
         errors and status start afresh.
+
+        `expire=False` asks again after a failed resume: an interrupt past its deadline
+        then waits for a person's Cancel instead of cancelling itself, which would resume
+        at once and, while the cause lasts, fail again and again.
 
         One picker can serve question after question (the chat reuses its own:
         marimo creates a widget's front end only while a cell runs). A view
@@ -169,7 +177,7 @@ class InterruptPicker(anywidget.AnyWidget):
                 self.errors = {}
                 self.error = ""
                 self.status = "waiting"
-            self._begin(parsed)
+            self._begin(parsed, expire=expire)
             self._sweep_expired()
         self._settle()
 
@@ -189,8 +197,9 @@ class InterruptPicker(anywidget.AnyWidget):
             calls[interrupt.id] = call
         return calls
 
-    def _begin(self, parsed: list[Interrupt]) -> None:
+    def _begin(self, parsed: list[Interrupt], *, expire: bool = True) -> None:
         """Start asking about `parsed` (under the lock, or before anyone else can call)."""
+        self._expiring = expire
         self._order = parsed
         self._by_id = {i.id: i for i in parsed}
         self._recorded: dict[str, dict[str, Any]] = {}
@@ -484,11 +493,13 @@ class InterruptPicker(anywidget.AnyWidget):
     def _sweep_expired(self) -> None:
         """Cancel every unanswered interrupt whose time ran out."""
         with self._lock:
-            if self._entries is not None:
+            if self._entries is not None or not self._expiring:
                 return
             now = datetime.now(UTC)
             for interrupt in self._order:
-                if interrupt.id not in self._recorded and is_expired(interrupt, now):
+                # A call in doubt waits for a person's word on it, deadline or not.
+                waiting = interrupt.id not in self._recorded and interrupt.id not in self.doubts
+                if waiting and is_expired(interrupt, now):
                     self._store(interrupt, "cancelled", None, by=ANSWERED_BY_EXPIRY)
             self._submit_if_complete()
 
@@ -512,7 +523,7 @@ class InterruptPicker(anywidget.AnyWidget):
 
     def _arm_expiry(self, loop: asyncio.AbstractEventLoop) -> None:
         with self._lock:
-            if self._armed or self._entries is not None:
+            if self._armed or self._entries is not None or not self._expiring:
                 return
             self._armed = True
             now = datetime.now(UTC)
