@@ -151,14 +151,20 @@ async def _all_settled(ledger: CallLedger, thread_id: str, waiting: Sequence[Gat
     return True
 
 
-def pending_item(state: RunState[Any, Any], call_id: str) -> ToolApprovalItem:
-    """The state's approval item for `call_id`."""
-    for item in state.get_interruptions():
-        if item.call_id == call_id:
-            return item
-    raise AdapterError(
-        ErrorCode.CALL_MISMATCH, f"The paused run does not wait on call {call_id!r}; nothing ran."
-    )
+def pending_items(state: RunState[Any, Any]) -> dict[str, ToolApprovalItem]:
+    """The state's approval items by call id (read once: the SDK builds them on each ask)."""
+    return {item.call_id: item for item in state.get_interruptions() if item.call_id}
+
+
+def pending_item(pending: Mapping[str, ToolApprovalItem], call_id: str) -> ToolApprovalItem:
+    """The approval item for `call_id` among `pending`, or `call_mismatch`."""
+    item = pending.get(call_id)
+    if item is None:
+        raise AdapterError(
+            ErrorCode.CALL_MISMATCH,
+            f"The paused run does not wait on call {call_id!r}; nothing ran.",
+        )
+    return item
 
 
 def _check(pending: Sequence[ToolApprovalItem], waiting: Sequence[GatedCall]) -> None:

@@ -303,8 +303,9 @@ class SDKRun:
 
     async def _decide(self, state: RunState[Any, Any], decided: Sequence[Decided]) -> None:
         """Apply each answer to the SDK's state, through the ledger, before the SDK resumes."""
+        pending = paused_runs.pending_items(state)
         for resolution, ruling in decided:
-            item = paused_runs.pending_item(state, resolution.gated.call_id)
+            item = paused_runs.pending_item(pending, resolution.gated.call_id)
             try:
                 marker, rejection = await self._settle(resolution, ruling)
             except CallInDoubt as error:
