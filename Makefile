@@ -82,12 +82,14 @@ test-faults: setup
 	$(BIN)/pytest -q -p no:cacheprovider tests/faults
 
 ## Each notebook in its own kernel, offline, with no person: one with a decision file beside it
-## (NAME.decisions.json) is answered by replaying that file, any other by approve_all. Each
+## (NAME.decisions.json) is answered by replaying that file, one that answers its questions
+## itself (metadata interrupt_widget.answers_itself) by nobody else, any other by approve_all. Each
 ## records its approved calls in a ledger of its own in a temporary folder, never the user's.
 test-nb: setup
 	@set -e; ledgers=$$(mktemp -d); trap 'rm -rf "$$ledgers"' EXIT; for nb in notebooks/*.ipynb; do \
 	  recorded="$${nb%.ipynb}.decisions.json"; \
-	  if [ -f "$$recorded" ]; then responder="replay:$(CURDIR)/$$recorded"; else responder=approve_all; fi; \
+	  if [ -f "$$recorded" ]; then responder="replay:$(CURDIR)/$$recorded"; \
+	  elif grep -q '"answers_itself": true' "$$nb"; then responder=; else responder=approve_all; fi; \
 	  echo "== $$nb (INTERRUPT_WIDGET_RESPONDER=$$responder)"; \
 	  OPENAI_API_KEY= INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_RESPONDER="$$responder" \
 	  INTERRUPT_WIDGET_LEDGER="$$ledgers/$$(basename "$$nb" .ipynb).db" \

@@ -3,7 +3,10 @@
 Runs `N` transfers (`to` = `acct-<n>`) through `AgentBatch` with every call approved,
 four at a time, on the ledger `INTERRUPT_WIDGET_LEDGER` names. Each real run of the
 tool appends a line to RUNS; the run to `STUCK` then never returns, so the process
-can be killed in the middle of it. At the end it prints each row's status and code.
+can be killed in the middle of it. A row whose call an earlier, killed run left in
+doubt waits for a person's word: once nothing else moves, this process says the call
+ran (its line is in RUNS), as the operator who checked would. At the end it prints
+each row's status, code, whether it replayed, and whether its call was in doubt.
 """
 
 from __future__ import annotations
@@ -13,10 +16,12 @@ import json
 import os
 import pathlib
 import sys
+from typing import Any
 
 from agents import Agent, function_tool, set_tracing_disabled
 
 from interrupt_widget import AgentBatch, OfflineModel, responders
+from interrupt_widget.testing import batch_until
 
 
 def main(runs: pathlib.Path, stuck: str, count: int) -> None:
@@ -34,12 +39,23 @@ def main(runs: pathlib.Path, stuck: str, count: int) -> None:
     agent = Agent(name="payouts", tools=[transfer_funds], model=OfflineModel())
     rows = [f"transfer_funds amount={n + 1} to=acct-{n}" for n in range(count)]
     batch = AgentBatch(agent, rows, concurrency=4, responder=responders.approve_all())
-    results = asyncio.run(_all(batch))
-    print(json.dumps([[r.key, r.status, r.code, r.replayed] for r in results]))
+    results, doubted = asyncio.run(_all(batch))
+    print(json.dumps([[r.key, r.status, r.code, r.replayed, r.key in doubted] for r in results]))
 
 
-async def _all(batch: AgentBatch) -> tuple[object, ...]:
-    return await batch
+async def _all(batch: AgentBatch) -> tuple[tuple[Any, ...], set[str]]:
+    batch.start()
+    settled = ("done", "failed", "cancelled")
+    await batch_until(
+        batch,
+        lambda: all(row.status in settled or row.doubts for row in batch.rows),
+        timeout=300,
+    )
+    doubted = {row.key for row in batch.rows if row.doubts}
+    for row in batch.rows:
+        for interrupt_id in list(row.doubts):
+            row.settle(interrupt_id, ran=True, output="Sent (checked by hand).", by="operator")
+    return await batch, doubted
 
 
 if __name__ == "__main__":
