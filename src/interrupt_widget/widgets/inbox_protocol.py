@@ -38,17 +38,18 @@ AG-UI interrupt as camelCase JSON for the card, `since` milliseconds since the e
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.errors import AnswerError
 from interrupt_widget.widgets.picker_protocol import (
-    VIEW_PREFIX,
     AnswerStatus,
     ProtocolError,
+    answered_by,
     errors_to_wire,
+    settle_word,
+    view_id_of,
 )
 
 __all__ = [
@@ -63,7 +64,6 @@ __all__ = [
     "parse_front_end_message",
 ]
 
-_VIEW_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 RuleOp: TypeAlias = Literal["eq", "le"]
 
 
@@ -86,7 +86,7 @@ class Answer:
     @property
     def by(self) -> str:
         """Recorded as by `view:<id>`, or `user` from a view that names none (as the picker)."""
-        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+        return answered_by(self.view_id)
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ class Remember:
 
     @property
     def by(self) -> str:
-        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+        return answered_by(self.view_id)
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class Settle:
     @property
     def by(self) -> str:
         """Recorded as by `view:<id>`, or `user`, as an answer."""
-        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+        return answered_by(self.view_id)
 
 
 @dataclass(frozen=True)
@@ -157,9 +157,7 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
     raw_id = content.get("requestId")
     if not isinstance(raw_id, str) or not raw_id:
         raise ProtocolError(f"an inbox {kind!r} message needs a string requestId")
-    view_id = content.get("viewId")
-    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
-        raise ProtocolError("viewId must be 1-64 letters, digits, '-' or '_'", request_id=raw_id)
+    view_id = view_id_of(content, raw_id)
     if kind == "answer":
         ids = content.get("ids")
         if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
@@ -190,16 +188,11 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
 
 
 def _settle(content: Mapping[str, Any], request_id: str, view_id: str | None) -> Settle:
-    item, ran, output = content.get("id"), content.get("ran"), content.get("output")
+    item = content.get("id")
     if not isinstance(item, str) or not item:
         raise ProtocolError("settle needs an item id", request_id=request_id)
-    if not isinstance(ran, bool):
-        raise ProtocolError("settle needs ran: true or false", request_id=request_id)
-    if ran and not isinstance(output, str):
-        raise ProtocolError("a call that ran needs its output, as text", request_id=request_id)
-    if not ran and output is not None:
-        raise ProtocolError("a call that did not run has no output", request_id=request_id)
-    return Settle(request_id, item, ran, output if ran else None, view_id)
+    ran, output = settle_word(content, request_id)
+    return Settle(request_id, item, ran, output, view_id)
 
 
 def answer_result_to_wire(request_id: str, outcomes: list[AnswerOutcome]) -> dict[str, Any]:

@@ -71,7 +71,7 @@ class AnswerRequest:
     @property
     def by(self) -> str:
         """Who answered, as the picker records it: `view:<id>`, or `user` from an unnamed view."""
-        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+        return answered_by(self.view_id)
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class SettleRequest:
     @property
     def by(self) -> str:
         """Who settled it, as for an answer."""
-        return f"{VIEW_PREFIX}{self.view_id}" if self.view_id else "user"
+        return answered_by(self.view_id)
 
 
 def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest:
@@ -123,13 +123,10 @@ def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest:
     interrupt_id = content.get("interruptId")
     if not isinstance(interrupt_id, str) or not interrupt_id:
         raise ProtocolError(f"{kind!r} needs a string interruptId", request_id=request_id)
-    view_id = content.get("viewId")
-    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
-        raise ProtocolError(
-            "a viewId must be 1-64 letters, digits, '-' or '_'", request_id=request_id
-        )
+    view_id = view_id_of(content, request_id)
     if kind == "settle":
-        return _settle_request(content, request_id, interrupt_id, view_id)
+        ran, output = settle_word(content, request_id)
+        return SettleRequest(request_id, interrupt_id, ran, output, view_id)
     status = content.get("status")
     if status not in _STATUSES:
         raise ProtocolError(
@@ -145,9 +142,24 @@ def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest:
     )
 
 
-def _settle_request(
-    content: Mapping[str, Any], request_id: str, interrupt_id: str, view_id: str | None
-) -> SettleRequest:
+def answered_by(view_id: str | None) -> str:
+    """Who answered from a view: `view:<viewId>`, or `user` from a view that names no id."""
+    return f"{VIEW_PREFIX}{view_id}" if view_id else "user"
+
+
+def view_id_of(content: Mapping[str, Any], request_id: str) -> str | None:
+    """The message's `viewId`, checked (letters, digits, '-' or '_'), or None."""
+    view_id = content.get("viewId")
+    if view_id is not None and not (isinstance(view_id, str) and _VIEW_ID.fullmatch(view_id)):
+        raise ProtocolError(
+            "a viewId must be 1-64 letters, digits, '-' or '_'", request_id=request_id
+        )
+    return view_id
+
+
+def settle_word(content: Mapping[str, Any], request_id: str) -> tuple[bool, str | None]:
+    """`(ran, output)` of a settle message: a call that ran has its output, as text; one
+    that did not has none."""
     ran, output = content.get("ran"), content.get("output")
     if not isinstance(ran, bool):
         raise ProtocolError("a settle needs ran: true or false", request_id=request_id)
@@ -155,7 +167,7 @@ def _settle_request(
         raise ProtocolError("a call that ran needs its output, as text", request_id=request_id)
     if not ran and output is not None:
         raise ProtocolError("a call that did not run has no output", request_id=request_id)
-    return SettleRequest(request_id, interrupt_id, ran, output if ran else None, view_id)
+    return ran, output if ran else None
 
 
 def answer_result_to_wire(result: AnswerResult) -> dict[str, Any]:
