@@ -254,3 +254,17 @@ async def test_a_question_that_expires_in_doubt_waits_and_is_not_resumed_again_a
         (chat.thread.thread_id, interrupt.tool_call_id)
     ]
     assert runs_of(tmp_path / "runs") == []
+
+
+async def test_a_second_word_on_a_settled_call_is_refused_and_the_call_runs_once(
+    tmp_path: Path,
+) -> None:
+    chat, interrupt_id, _ = await _in_doubt_after_a_click(tmp_path)
+    chat.picker.settle(interrupt_id, ran=False, by="view:first")
+    with pytest.raises(AnswerRefused, match="not a call in doubt"):
+        chat.picker.settle(interrupt_id, ran=True, output="It ran after all.", by="view:second")
+    assert chat.last_run is not None
+    result = await chat.last_run
+    assert runs_of(tmp_path / "runs") == ["ACME"]
+    assert "It ran after all." not in result.text
+    assert [d.by for d in chat.decisions if d.settled] == ["view:first"]
