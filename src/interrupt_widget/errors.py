@@ -112,6 +112,13 @@ class ErrorCode(StrEnum):
     INVALID_EDIT = "invalid_edit"
     """Edited arguments break the tool's parameter schema (or come without an approval)."""
 
+    # Replaying a recorded model (`Cassette`).
+    CASSETTE_MISMATCH = "cassette_mismatch"
+    """The model was asked something its cassette did not record (replay only): the message
+    names the turn and the first field that differs, and how to record again."""
+    CASSETTE_MISSING = "cassette_missing"
+    """Replay only, and the cassette's file does not exist."""
+
 
 class AdapterError(Exception):
     """A run that cannot go on; the adapter turns it into RUN_ERROR with `code`."""
@@ -198,6 +205,25 @@ class ResponderError(RuntimeError):
 
 class PolicyError(ValueError):
     """A policy rule raised while `policy.evaluate` put recorded decisions to it."""
+
+
+class CassetteMissing(LookupError):
+    """A cassette set to replay only (`mode="none"`) has no file; the message says how to record."""
+
+
+class CassetteMismatch(LookupError):
+    """The model was asked something its cassette did not record, in a mode that may not record.
+
+    The message names the turn and the first difference in words (`turn 2: tool
+    delete_rows: parameter dry_run added`) and the command that records again.
+    """
+
+    def __init__(self, message: str, *, turn: int | None = None, difference: str = "") -> None:
+        super().__init__(message)
+        self.turn = turn
+        """The recorded turn closest to the request (1 is the cassette's first), if any."""
+        self.difference = difference
+        """The first difference from that turn, in words."""
 
 
 class UnattendedWait(RuntimeWarning):

@@ -200,24 +200,8 @@ class OfflineModel(Model):
     ) -> AsyncIterator[TResponseStreamEvent]:
         """The reply as the Responses API streams it: word by word, then `response.completed`."""
         digest, plan = self._plan(input, tools)
-        outputs = _output_items(digest, plan)
-        response = _response(digest, [], "in_progress")
-        seq = _Counter()
-        yield ResponseCreatedEvent(
-            type="response.created", response=response, sequence_number=seq()
-        )
-        for index, item in enumerate(outputs):
-            if isinstance(item, ResponseOutputMessage):
-                async for event in _stream_message(item, index, seq):
-                    yield event
-            elif isinstance(item, ResponseFunctionToolCall):
-                for event in _stream_call(item, index, seq):
-                    yield event
-        yield ResponseCompletedEvent(
-            type="response.completed",
-            response=_response(digest, outputs, "completed"),
-            sequence_number=seq(),
-        )
+        async for event in response_stream(f"resp_{digest}", _output_items(digest, plan)):
+            yield event
 
     def _plan(
         self, input: str | list[TResponseInputItem], tools: Sequence[Tool]
@@ -469,9 +453,52 @@ def _output_items(digest: str, plan: _Plan) -> list[TResponseOutputItem]:
     return items
 
 
-def _response(digest: str, output: list[TResponseOutputItem], status: Any) -> Response:
+async def response_stream(
+    response_id: str, outputs: Sequence[TResponseOutputItem]
+) -> AsyncIterator[TResponseStreamEvent]:
+    """`outputs` as the Responses API streams them: text word by word, then `response.completed`.
+
+    Messages and function calls stream their parts; any other item is added and done whole.
+    """
+    seq = _Counter()
+    yield ResponseCreatedEvent(
+        type="response.created",
+        response=_response(response_id, [], "in_progress"),
+        sequence_number=seq(),
+    )
+    for index, item in enumerate(outputs):
+        if (
+            isinstance(item, ResponseOutputMessage)
+            and len(item.content) == 1
+            and isinstance(item.content[0], ResponseOutputText)
+        ):
+            async for event in _stream_message(item, index, seq):
+                yield event
+        elif isinstance(item, ResponseFunctionToolCall):
+            for event in _stream_call(item, index, seq):
+                yield event
+        else:
+            for kind in (ResponseOutputItemAddedEvent, ResponseOutputItemDoneEvent):
+                yield kind.model_validate(
+                    {
+                        "type": "response.output_item.added"
+                        if kind is ResponseOutputItemAddedEvent
+                        else "response.output_item.done",
+                        "item": item,
+                        "output_index": index,
+                        "sequence_number": seq(),
+                    }
+                )
+    yield ResponseCompletedEvent(
+        type="response.completed",
+        response=_response(response_id, list(outputs), "completed"),
+        sequence_number=seq(),
+    )
+
+
+def _response(response_id: str, output: list[TResponseOutputItem], status: Any) -> Response:
     return Response(
-        id=f"resp_{digest}",
+        id=response_id,
         created_at=0,
         model="offline",
         object="response",
