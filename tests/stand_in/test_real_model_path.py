@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -20,11 +19,10 @@ from ag_ui.core import (
     UserMessage,
 )
 from agents.models import openai_provider
-from responses_server import ResponsesStandIn
+from responses_server import KEY, ResponsesStandIn
 
 from interrupt_widget import OpenAIAgentsAdapter, default_model
 from interrupt_widget.examples import meeting_agent
-from interrupt_widget.http.serve import running_server
 from interrupt_widget.testing import assert_valid_stream
 
 ASK = "Book a call with Alice about the Q3 roadmap"
@@ -32,16 +30,17 @@ SLOT = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label":
 
 
 @pytest.fixture
-async def stand_in(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[ResponsesStandIn]:
-    server = ResponsesStandIn()
+def stand_in(
+    openai_stand_in: ResponsesStandIn, monkeypatch: pytest.MonkeyPatch
+) -> ResponsesStandIn:
     # The SDK keeps one HTTP client per process, bound to the loop it was made on;
     # each test has its own loop, so each gets its own client.
     monkeypatch.setattr(openai_provider, "_http_client", None)
-    async with running_server(server.app) as url:
-        monkeypatch.setenv("OPENAI_API_KEY", "stand-in-key")
-        monkeypatch.setenv("OPENAI_BASE_URL", url + "v1")
-        monkeypatch.delenv("INTERRUPT_WIDGET_MODEL", raising=False)
-        yield server
+    assert openai_stand_in.base_url is not None
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", openai_stand_in.base_url)
+    monkeypatch.delenv("INTERRUPT_WIDGET_MODEL", raising=False)
+    return openai_stand_in
 
 
 async def _run(adapter: OpenAIAgentsAdapter, request: RunAgentInput) -> list[Any]:
@@ -82,6 +81,7 @@ async def test_the_quickstart_through_the_sdk_responses_model(
     text = "".join(e.delta for e in events if isinstance(e, TextMessageContentEvent))
     assert said in text
     assert agent.executions.count("schedule_meeting") == runs
-    assert len(stand_in.requests) == 2  # the pause and the reply, both over HTTP
-    assert stand_in.requests[0]["model"] == default_model()
-    assert [t["name"] for t in stand_in.requests[0]["tools"]] == ["schedule_meeting"]
+    # The pause and the reply, both over HTTP.
+    assert [r.path for r in stand_in.requests] == ["/v1/responses"] * 2
+    assert stand_in.requests[0].body["model"] == default_model()
+    assert [t["name"] for t in stand_in.requests[0].body["tools"]] == ["schedule_meeting"]
