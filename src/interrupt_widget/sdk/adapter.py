@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -83,12 +84,19 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
 )
 from interrupt_widget.agui.resume import Resolution, ResumePlan, plan_resume
-from interrupt_widget.errors import AdapterError, ErrorCode, LedgerUnavailable
+from interrupt_widget.errors import (
+    AdapterError,
+    CassetteMismatch,
+    CassetteMissing,
+    ErrorCode,
+    LedgerUnavailable,
+)
 from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
 from interrupt_widget.ledger.core import CallInDoubt, CallLedger
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import paused_runs
 from interrupt_widget.sdk.call_results import instant
+from interrupt_widget.sdk.cassette import Cassette, cassette_from, tap_models
 from interrupt_widget.sdk.decision_spans import ASKED_AT_KEY
 from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
 from interrupt_widget.sdk.offline_model import OFFLINE_WAY, is_missing_credentials
@@ -126,9 +134,16 @@ class OpenAIAgentsAdapter:
         policy: Policy | None = None,
         hooks: RunHooks[Any] | None = None,
         trace_arguments: bool = False,
+        cassette: Cassette | str | os.PathLike[str] | None = None,
     ) -> None:
         self.agent = agent
         """The starting agent of every run."""
+        self.cassette = cassette_from(cassette)
+        """Where the model's answers are recorded and replayed (`Cassette`; a path makes one;
+        None: `$INTERRUPT_WIDGET_CASSETTE`'s, if set); None: the model is asked each time."""
+        if self.cassette is not None:
+            # Models held as instances answer through the cassette of the run that asks them.
+            tap_models(agent, bound=None)
         self.edits: dict[str, EditSpec] = declared_edits(agent)
         """What a person may change per editable tool name (`editable`)."""
         self.response_schemas: dict[str, Mapping[str, Any]] = answer_fields(agent, response_schemas)
@@ -181,7 +196,13 @@ class OpenAIAgentsAdapter:
         config = self.run_config or RunConfig()
         if config.group_id is None:
             config = dataclasses.replace(config, group_id=thread_id)
+        if self.cassette is not None:
+            config = self.cassette.run_config(config)
         return config
+
+    def model_calls(self) -> contextlib.AbstractContextManager[None]:
+        """Where this adapter's model calls go in the current context: its cassette, if any."""
+        return self.cassette.active() if self.cassette is not None else contextlib.nullcontext()
 
     async def _events(
         self, input: RunAgentInput, handle: AdapterRun
@@ -475,6 +496,10 @@ def _classify(error: Exception) -> tuple[ErrorCode, str]:
         return ErrorCode.LEDGER_UNAVAILABLE, message
     if isinstance(error, CallInDoubt):
         return ErrorCode.CALL_IN_DOUBT, message
+    if isinstance(error, CassetteMismatch):
+        return ErrorCode.CASSETTE_MISMATCH, message
+    if isinstance(error, CassetteMissing):
+        return ErrorCode.CASSETTE_MISSING, message
     if isinstance(error, UserError) and message.startswith("Error running tool"):
         return ErrorCode.TOOL_ERROR, message
     if isinstance(error, ModelBehaviorError):

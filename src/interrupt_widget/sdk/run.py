@@ -13,6 +13,7 @@ recorded result instead of running, and the results carry who decided.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import AsyncGenerator, Iterable, Sequence
 from datetime import datetime, timedelta
@@ -89,6 +90,7 @@ class RunSettings(Protocol):
 
     def now(self) -> datetime: ...
     def run_config_for(self, thread_id: str) -> RunConfig: ...
+    def model_calls(self) -> contextlib.AbstractContextManager[None]: ...
     def interrupt_for(self, item: ToolApprovalItem, expires_at: str | None) -> Interrupt: ...
     def settle(
         self, interrupts: list[Interrupt], messages: list[Message]
@@ -230,7 +232,7 @@ class SDKRun:
             hooks=adapter.hooks,
         )
         # The SDK's run task copies this context: the answers reach the tools it runs.
-        with answering(self._answers):
+        with answering(self._answers), adapter.model_calls():
             # The offline model's ids also depend on the message ids, not on words alone.
             streamed = with_message_ids((m.id for m in conversation), start)
         self._handle._attach(streamed)
