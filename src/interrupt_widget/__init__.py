@@ -18,6 +18,8 @@ from .errors import (
     AGUIStreamError,
     AnswerRefused,
     CallMismatch,
+    CassetteMismatch,
+    CassetteMissing,
     ChatRunError,
     ErrorCode,
     InterruptsOpen,
@@ -33,6 +35,7 @@ from .ledger.postgres import PostgresLedger
 from .ledger.sqlite import CallInDoubt, SQLiteLedger
 from .policy.rules import Policy, approve, ask, deny
 from .sdk.adapter import AdapterRun, OpenAIAgentsAdapter
+from .sdk.cassette import Cassette
 from .sdk.edits import editable
 from .sdk.offline_model import OfflineModel, default_model
 from .sdk.response_schema import with_response_schema
@@ -62,6 +65,9 @@ __all__: list[str] = [
     "CallInDoubt",
     "CallMismatch",
     "CannotWaitHere",
+    "Cassette",
+    "CassetteMismatch",
+    "CassetteMissing",
     "ChatRunError",
     "ErrorCode",
     "Inbox",
