@@ -166,12 +166,10 @@ def completion(model: str, response: ModelResponse, tokens: tuple[int, int]) -> 
         for call in reply.calls
     ]
     message = ChatCompletionMessage(
-        role="assistant",
-        content=reply.text,
-        refusal=None,
-        annotations=[],
-        tool_calls=tool_calls or None,
+        role="assistant", content=reply.text, refusal=None, annotations=[]
     )
+    if tool_calls:  # set only when there are some: the real API leaves the key out
+        message.tool_calls = tool_calls
     choice = completion_types.Choice(
         index=0, message=message, logprobs=None, finish_reason=reply.finish_reason
     )
