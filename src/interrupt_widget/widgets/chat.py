@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import pathlib
 import warnings
 from collections.abc import Awaitable, Callable, Generator, Mapping
@@ -75,6 +76,7 @@ from interrupt_widget.ledger.choose import LedgerSpec
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder, ResponderError
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
+from interrupt_widget.sdk.cassette import Cassette, cassette_from
 from interrupt_widget.sdk.offline_model import OfflineModel, has_openai_credentials
 from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import (
@@ -221,6 +223,7 @@ def _agent_and_adapter(
     policy: Policy | None,
     ledger: LedgerSpec,
     hooks: RunHooks[Any] | None,
+    cassette: Cassette | str | os.PathLike[str] | None = None,
 ) -> tuple[Any, AGUIAgent, bool]:
     """The chat's agent (with `model` swapped in), the AG-UI agent that runs it, and
     whether it runs on `OfflineModel` because no key is set and the agent names no model."""
@@ -240,15 +243,20 @@ def _agent_and_adapter(
             or policy is not None
             or ledger is not None
             or hooks is not None
+            or cassette is not None
         ):
             raise TypeError(
-                "model, expires_in, response_schemas, ledger, policy and hooks belong to the "
+                "model, expires_in, response_schemas, ledger, policy, hooks and cassette belong "
+                "to the "
                 "remote server's agent; set them where it is served"
             )
         return agent, agent, False
     if model is not None:
         agent = agent.clone(model=model)
-    offline = uses_default_model(agent) and not has_openai_credentials()
+    tape = cassette_from(cassette)
+    # A cassette that replays answers for the model, whatever the agent names.
+    replaying = tape is not None and not tape.records
+    offline = uses_default_model(agent) and not has_openai_credentials() and not replaying
     adapter = OpenAIAgentsAdapter(
         agent,
         response_schemas=response_schemas,
@@ -257,6 +265,7 @@ def _agent_and_adapter(
         policy=policy,
         hooks=hooks,
         run_config=_offline_config() if offline else None,
+        cassette=tape,
     )
     return agent, adapter, offline
 
@@ -378,6 +387,7 @@ class AgentChat(anywidget.AnyWidget):
         policy: Policy | None = None,
         ledger: LedgerSpec = None,
         hooks: RunHooks[Any] | None = None,
+        cassette: Cassette | str | os.PathLike[str] | None = None,
         _state: Mapping[str, Any] | None = None,
     ) -> None:
         """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).
@@ -392,6 +402,8 @@ class AgentChat(anywidget.AnyWidget):
         twice (a stale save, a second chat on one conversation) runs once; a path, a
         `postgresql://` URL, `"memory"` or a ledger object name another.
         `hooks` (the SDK's `RunHooks`) go to every run, resumed ones included.
+        `cassette` (a `Cassette`, or a path for one; else `INTERRUPT_WIDGET_CASSETTE`'s)
+        records the model's answers once and replays them, so the chat runs with no key.
         `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
         that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
 
@@ -411,6 +423,7 @@ class AgentChat(anywidget.AnyWidget):
             policy=policy,
             ledger=ledger,
             hooks=hooks,
+            cassette=cassette,
         )
         self.offline_for_want_of_a_key = offline
         """True when the chat runs the agent on `OfflineModel` because no key is set."""
