@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
@@ -42,6 +43,7 @@ from interrupt_widget.ledger.core import CallInDoubt, CallLedger
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.cassette import Cassette
 from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import ConversationThread, RunOutcome, new_id
 
@@ -122,6 +124,7 @@ class AgentBatch:
         response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
         renderers: Mapping[str, Any] | None = None,
         adapter: AGUIAgent | None = None,
+        cassette: Cassette | str | os.PathLike[str] | None = None,
     ) -> None:
         """`inputs`: a list of strings, a list of dicts, or a pandas DataFrame.
 
@@ -133,13 +136,16 @@ class AgentBatch:
         `AgentChat`; `responder` (else `INTERRUPT_WIDGET_RESPONDER`) answers every row's
         questions with no person. `expires_in` gives each question a deadline, after which
         it is cancelled (`on_expiry="cancel"`) or denied (`"deny"`): its call never runs.
+        `cassette` records the model's answers once and replays them (as for `AgentChat`).
         """
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if on_expiry not in get_args(ExpiryAnswer):
             raise ValueError(f"on_expiry must be 'cancel' or 'deny', got {on_expiry!r}")
-        if adapter is not None and (policy is not None or model is not None):
-            raise TypeError("give the policy and the model to the adapter you pass")
+        if adapter is not None and (
+            policy is not None or model is not None or cassette is not None
+        ):
+            raise TypeError("give the policy, the model and the cassette to the adapter you pass")
         self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls and finished rows are recorded."""
         if adapter is None:
@@ -151,7 +157,7 @@ class AgentBatch:
             expiry = expires_in if on_expiry == "cancel" else None
             adapter = OpenAIAgentsAdapter(
                 agent, response_schemas=response_schemas, expires_in=expiry, ledger=self.ledger,
-                policy=policy,
+                policy=policy, cassette=cassette,
             )  # fmt: skip
         self.adapter = adapter
         """The AG-UI agent every row runs on."""
