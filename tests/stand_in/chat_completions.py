@@ -23,6 +23,7 @@ from openai.types.chat import (
     ChatCompletionChunk,
     ChatCompletionMessage,
     ChatCompletionMessageFunctionToolCall,
+    ChatCompletionMessageToolCallUnion,
 )
 from openai.types.chat import chat_completion as completion_types
 from openai.types.chat import chat_completion_chunk as chunk_types
@@ -157,7 +158,7 @@ def _usage(tokens: tuple[int, int]) -> CompletionUsage:
 def completion(model: str, response: ModelResponse, tokens: tuple[int, int]) -> ChatCompletion:
     """The non-streamed answer: one choice whose message holds the text and the tool calls."""
     reply = _reply(response)
-    tool_calls = [
+    tool_calls: list[ChatCompletionMessageToolCallUnion] = [
         ChatCompletionMessageFunctionToolCall(
             id=call.call_id,
             type="function",
