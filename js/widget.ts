@@ -1,5 +1,6 @@
 // The bundle's entry: one ES module for every widget of the kit, dispatching on
-// the model's `kind` trait to the view that draws it. The stylesheets imported
+// the model's `kind` trait to the view that draws it; `initialize` tells Python a
+// front end holds the model (attached.ts). The stylesheets imported
 // here become `static/widget.css`, which anywidget's `_css` loads: into the
 // document in JupyterLab, into the widget's shadow root in marimo. They come
 // first, so the Markdown replies' rules (chat/markdown.css) follow them.
@@ -7,6 +8,7 @@
 import "./picker/style.css";
 import "./chat/style.css";
 import type { AnyModel, RenderProps } from "@anywidget/types";
+import { initialize } from "./attached";
 import { type ChatModel, mountChat } from "./chat/index";
 import { mountPicker, type PickerModel } from "./picker/index";
 
@@ -20,4 +22,4 @@ function render({ model, el }: RenderProps): () => void {
   };
 }
 
-export default { render };
+export default { initialize, render };

@@ -2,6 +2,7 @@
 // Traits hold what a freshly drawn view needs; custom messages carry the stream
 // (Python -> JS) and user actions (JS -> Python, never trait + save_changes).
 
+import type { AttachedMessage } from "../attached";
 import { asRecord } from "../json";
 
 /** An AG-UI event as camelCase wire JSON. Only the fields the transcript reads are typed. */
@@ -47,7 +48,11 @@ export type ToFrontEnd =
   | { type: "prompt_result"; requestId: string; ok: boolean; error?: string };
 
 /** JS -> Python. */
-export type ToKernel = { type: "prompt"; text: string; requestId: string } | { type: "stop" } | { type: "hello" };
+export type ToKernel =
+  | { type: "prompt"; text: string; requestId: string }
+  | { type: "stop" }
+  | { type: "hello" }
+  | AttachedMessage;
 
 export function isToFrontEnd(msg: unknown): msg is ToFrontEnd {
   const fields = asRecord(msg);

@@ -2,6 +2,7 @@
 // `interrupt_widget/widgets/inbox_protocol.py`. The list arrives as a snapshot
 // (after this view's `hello`) and then as deltas; answers go out by `model.send`.
 
+import type { AttachedMessage } from "../attached";
 import { asRecord, str } from "../json";
 import type { AnswerStatus, FieldError, WireInterrupt } from "../picker/types";
 
@@ -53,6 +54,15 @@ export function settleMessage(id: string, ran: boolean, output: string | undefin
 export function rememberMessage(id: string, field: string | null, op: "eq" | "le", viewId: string) {
   return { type: "remember", requestId: newRequestId(), id, field, op, viewId };
 }
+
+/** JS -> Python: every message an inbox's front end sends. */
+export type ToKernel =
+  | { type: "hello" }
+  | AttachedMessage
+  | ReturnType<typeof answerMessage>
+  | ReturnType<typeof settleMessage>
+  | ReturnType<typeof rememberMessage>
+  | { type: "forget"; requestId: string; name: string };
 
 function isItem(value: unknown): value is Item {
   const r = asRecord(value);

@@ -2,6 +2,7 @@
 // `interrupt_widget/widgets/picker_protocol.py`. User actions go through `model.send`
 // (never trait + save_changes: ipykernel 7.4 stalls a widget's later saves).
 
+import type { AttachedMessage } from "../attached";
 import { asRecord, str } from "../json";
 import type { AnswerStatus, FieldError } from "./types";
 
@@ -25,6 +26,9 @@ export interface SettleMessage {
   output?: string;
   viewId?: string;
 }
+
+/** JS -> Python: every message a picker's front end sends. */
+export type ToKernel = AnswerMessage | SettleMessage | AttachedMessage;
 
 /** Python -> every view: the verdict on one `AnswerMessage`. */
 export interface AnswerResultMessage {

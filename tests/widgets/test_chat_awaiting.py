@@ -1,7 +1,7 @@
 """Awaiting a chat's run: never cancels the run, and a callback for front ends that cannot wait.
 
 (marimo's refusal to await a run that needs a click is tested in a real marimo kernel,
-in ``tests/e2e/test_marimo.py``.)
+in ``tests/e2e/test_marimo.py``; a wait nobody can answer, in ``test_unattended.py``.)
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import asyncio
 
 import pytest
 
-from interrupt_widget import CannotWaitHere, UnattendedWait
+from interrupt_widget import CannotWaitHere
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.testing import CommRecorder, until
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
-from interrupt_widget.widgets.chat import AgentChat, ChatResult, ChatRun
+from interrupt_widget.widgets.chat import AgentChat, ChatRun
 
 BOOK = "Book a call with Alice about the Q3 roadmap"
 APPROVE = {
@@ -68,38 +68,3 @@ def test_the_marimo_message_says_why_and_what_to_do_instead() -> None:
     assert "one message at a time" in message
     assert "Nothing was cancelled" in message
     assert message.endswith("call `run.add_done_callback(fn)`.")
-
-
-async def test_a_question_nobody_can_answer_says_how_to_set_a_responder(
-    recorder: CommRecorder,
-) -> None:
-    chat = AgentChat(meeting_agent(OfflineModel()))
-    chat.responder = None
-    chat.unattended_after = 0.05
-    run = chat.send(BOOK)
-
-    async def awaited() -> ChatResult:
-        return await run
-
-    waiting = asyncio.ensure_future(awaited())  # as the cell that awaits the run
-    await until(chat, lambda: "no responder is set" in chat.status_line, names=["status_line"])
-    assert chat.status_line.startswith("Waiting for your answer: schedule_meeting. ")
-    assert chat.status == "waiting"
-    chat.picker.resolve(APPROVE)
-    with pytest.warns(UnattendedWait, match="INTERRUPT_WIDGET_RESPONDER=approve_all"):
-        result = await waiting
-    assert "Tue 8 Jan" in result.text
-
-
-async def test_a_question_shown_in_a_view_waits_quietly(recorder: CommRecorder) -> None:
-    chat = AgentChat(meeting_agent(OfflineModel()))
-    chat.responder = None
-    chat.unattended_after = 0  # the notice, were it due, would come on the next loop turn
-    recorder.of(chat).deliver({"type": "hello"})  # a view opened: a person may answer
-    run = chat.send(BOOK)
-    await until(chat, lambda: chat.status == "waiting")
-    for _ in range(5):
-        await asyncio.sleep(0)  # let those loop turns pass
-    assert chat.status_line == "Waiting for your answer: schedule_meeting"
-    chat.picker.resolve(APPROVE)
-    await run

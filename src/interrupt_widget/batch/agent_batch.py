@@ -23,9 +23,9 @@ import json
 import logging
 import os
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
-from datetime import timedelta
-from typing import Any, Protocol, get_args
+from dataclasses import asdict, dataclass, fields, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol, TypeVar, get_args
 
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
@@ -39,7 +39,7 @@ from interrupt_widget.batch.row import BatchRow, ExpiryAnswer, RowStatus, Waitin
 from interrupt_widget.decisions import Decision, result_markers, settled_decisions, with_outcomes
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
-from interrupt_widget.ledger.core import CallInDoubt, CallLedger
+from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Recorded
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
@@ -47,12 +47,18 @@ from interrupt_widget.sdk.cassette import Cassette
 from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import ConversationThread, RunOutcome, new_id
 
+_T = TypeVar("_T")
+
 
 class BatchView(Protocol):
     """What a batch shows as: the inbox widget (`widgets/inbox.py`), which registers itself
     with `show_batches_with`, since a batch sits below the widgets and imports none."""
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any: ...
+
+    async def _attended(self, work: asyncio.Future[_T]) -> _T:
+        """`work`, or `UnattendedWait` when its questions wait and no front end holds the view."""
+        ...
 
 
 _views: list[Callable[[AgentBatch], BatchView]] = []
@@ -91,7 +97,9 @@ class RowResult:
     code: str | None = None
     """The run's error code (an `ErrorCode` value), when it gave one."""
     replayed: bool = False
-    """True when this is the outcome an earlier run of the batch recorded."""
+    """True when its gated calls' results came from the ledger rather than a run: the row is
+    the outcome an earlier run of the batch recorded, or a call of it had run before (each
+    such decision's `replay_note` says when it ran, and who approved it)."""
 
 
 class AgentBatch:
@@ -197,13 +205,22 @@ class AgentBatch:
         return self
 
     def __await__(self) -> Generator[Any, None, tuple[RowResult, ...]]:
-        """Every row's result, once every row has finished (starts the batch if needed)."""
+        """Every row's result, once every row has finished (starts the batch if needed).
+
+        Never cancels the runs. With no front end to show the inbox (nbval, nbconvert) and no
+        responder, it raises `UnattendedWait` once a question has waited the inbox's
+        `unattended_after` seconds; the rows keep waiting for their answers.
+        """
         return self._finished().__await__()
 
     async def _finished(self) -> tuple[RowResult, ...]:
         self.start()
         assert self._task is not None
-        return await asyncio.shield(self._task)
+        if not _views:
+            return await asyncio.shield(self._task)
+        # Through the inbox, built now if it was not shown: a front end creates its model and
+        # says so; with none (nbval, nbconvert), a question nobody can answer fails the await.
+        return await self.inbox._attended(self._task)
 
     def cancel(self) -> None:
         """Stop the batch: running rows end cancelled at their next safe point, waiting rows'
@@ -252,9 +269,13 @@ class AgentBatch:
         return self._by_key[str(key)]
 
     def frame(self) -> Any:
-        """A pandas DataFrame: the inputs, then key, status, text, decisions, error and code."""
-        import pandas as pd
-
+        """A pandas DataFrame: the inputs, then key, status, replayed, text, decisions, error
+        and code (`replayed`: as `RowResult.replayed`). Without pandas, `results` holds the same.
+        """
+        try:
+            import pandas as pd
+        except ImportError:
+            raise ImportError(PANDAS_MISSING) from None
         records = []
         for row in self.rows:
             result = _result(row)
@@ -262,6 +283,7 @@ class AgentBatch:
             record.update(
                 key=row.key,
                 status=result.status,
+                replayed=result.replayed,
                 text=result.text,
                 decisions=[_decision_line(d) for d in result.decisions],
                 error=result.error,
@@ -315,6 +337,7 @@ class AgentBatch:
             found = await row_records.read(self.ledger, thread_id, ROW_OUTCOME_CALL)
             if found is not None:
                 _apply_record(row, found)
+                await self._when_ran(row)
                 return
             saved = await row_records.last_step(self.ledger, thread_id)
             async with slots:
@@ -372,6 +395,22 @@ class AgentBatch:
             return
         if first is not None and first != json.loads(json.dumps(_record_of(row))):
             _apply_record(row, first)  # another run of this batch finished the row first
+            await self._when_ran(row)
+
+    async def _when_ran(self, row: BatchRow) -> None:
+        """Mark the calls of a row replayed from its record: when each ran, who approved it."""
+        ledger = self.adapter.ledger if isinstance(self.adapter, OpenAIAgentsAdapter) else None
+        marked = []
+        for decision in row.decisions:
+            found = None
+            if ledger is not None and decision.outcome == "ran" and decision.tool_call_id:
+                key = (row.thread.thread_id, decision.tool_call_id)
+                try:
+                    found = await ledger.recorded(key)
+                except Exception:  # the words only: the row's outcome stands as recorded
+                    _log.warning("could not read when row %s's call ran", row.key, exc_info=True)
+            marked.append(_replayed(decision, found) if decision.outcome == "ran" else decision)
+        row.decisions = marked
 
     async def _keep(self, row: BatchRow, step: int, outcome: RunOutcome) -> None:
         """Save the row's conversation as it stops to ask (step `step`), for a later run."""
@@ -417,11 +456,19 @@ class AgentBatch:
             d for d in settled_decisions(row.thread.messages) if d.interrupt_id not in known
         )
         row.decisions[:] = with_outcomes(row.decisions, result_markers(row.thread.runs[-1].events))
+        row.replayed = row.replayed or any(d.outcome == "replayed" for d in row.decisions)
         row.text = last_reply(row.thread.messages)
         return outcome
 
 
-_FRAME_COLUMNS = ("key", "status", "text", "decisions", "error", "code")
+_FRAME_COLUMNS = ("key", "status", "replayed", "text", "decisions", "error", "code")
+
+PANDAS_MISSING = (
+    "AgentBatch.frame() needs pandas, which is not installed: "
+    "pip install 'interrupt-widget[pandas]' (or pip install pandas); "
+    "batch.results holds the same rows without it"
+)
+"""The ImportError's message when pandas is missing, with the line that installs it."""
 
 
 def _first_thread(adapter: AGUIAgent, thread_id: str, prompt: str) -> ConversationThread:
@@ -488,7 +535,18 @@ def _result(row: BatchRow) -> RowResult:
 
 
 def _decision_line(decision: Decision) -> str:
-    return f"{decision.tool}: {decision.verdict} by {decision.by}"
+    line = f"{decision.tool}: {decision.verdict} by {decision.by}"
+    return f"{line}; {decision.replay_note}" if decision.replay_note else line
+
+
+def _replayed(decision: Decision, found: Recorded | None) -> Decision:
+    """`decision`, whose call ran in an earlier run, as replayed now from the ledger's record."""
+    found = found or Recorded("")
+    ran_at = None
+    if found.at is not None:
+        ran_at = datetime.fromtimestamp(found.at, UTC).isoformat().replace("+00:00", "Z")
+    ran_with = found.answer if found.answer is not None else decision.payload
+    return replace(decision, outcome="replayed", ran_with=ran_with, ran_at=ran_at, ran_by=found.by)
 
 
 def _agent_name(agent: Any) -> str:

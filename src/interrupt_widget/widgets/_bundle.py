@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import pathlib
 
+from interrupt_widget.widgets.attendance import attached_to_wire
+
 _STATIC = pathlib.Path(__file__).parents[1] / "static"
 ESM = _STATIC / "widget.js"
 """The bundle esbuild writes from `js/widget.ts`."""
@@ -21,6 +23,9 @@ _OWNED = """\
 // Drawn by its owner's module (the chat that holds it); shown on its own, it loads that module.
 const OWNER = %s;
 export default {
+  initialize({ model }) {
+    model.send(%s); // a front end holds this picker: a person could answer it
+  },
   async render(props) {
     const owner = await props.model.widget_manager.get_model(OWNER);
     const url = URL.createObjectURL(new Blob([owner.get("_esm")], { type: "text/javascript" }));
@@ -42,7 +47,7 @@ def owned_module(owner_model_id: str) -> str:
     trait); the chat draws its picker with its own copy, so the picker carries these few
     lines in its place, which import the chat's copy should the picker be shown alone.
     """
-    return _OWNED % json.dumps(owner_model_id)
+    return _OWNED % (json.dumps(owner_model_id), json.dumps(attached_to_wire()))
 
 
 INBOX_ESM = _STATIC / "inbox.js"

@@ -20,7 +20,6 @@ import json
 import logging
 import os
 import pathlib
-import warnings
 from collections.abc import Awaitable, Callable, Generator, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
@@ -85,6 +84,7 @@ from interrupt_widget.thread import (
     RunOutcome,
 )
 from interrupt_widget.widgets._bundle import CSS, ESM
+from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, WAYS_OUT, Attached, Attendance
 from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
 from interrupt_widget.widgets.chat_protocol import (
     Hello,
@@ -123,44 +123,51 @@ class ChatResult:
         """The decisions whose call had already been settled by an earlier answer.
 
         Their run replayed the recorded result (the ledger keeps each call's one truth): the
-        tool did not run again for them, whatever `text` repeats.
+        tool did not run again for them, whatever `text` repeats. Each says when it ran and
+        who approved it (`Decision.replay_note`).
         """
         return tuple(d for d in self.decisions if d.outcome == "replayed")
 
     def __str__(self) -> str:
-        if not self.replayed:
-            return self.text
-        tools = ", ".join(d.tool for d in self.replayed)
-        return f"{self.text}\n(replayed: {tools} had already run on an earlier answer)"
+        notes = [f"({d.tool} {d.replay_note}; not run again)" for d in self.replayed]
+        return "\n".join([self.text, *notes])
 
 
 class ChatRun:
     """The handle `send` returns at once. Await it for the `ChatResult`.
 
     Awaiting never cancels the run: a cell interrupted while it awaits leaves the run
-    going. In marimo, where a cell cannot receive a click while it awaits, awaiting a run
-    that waits for a person raises `CannotWaitHere` at once; use `add_done_callback`.
+    going. With no front end to show the chat (nbval, nbconvert) and no responder, awaiting
+    a run that waits for a person raises `UnattendedWait` after the chat's
+    `unattended_after` seconds, the run left open. In marimo, where a cell cannot receive a
+    click while it awaits, it raises `CannotWaitHere` at once; use `add_done_callback`.
     """
 
     def __init__(
         self,
         task: asyncio.Task[ChatResult],
         person_needed: asyncio.Event,
-        unattended: asyncio.Event | None = None,
+        attendance: Attendance | None = None,
+        *,
+        unattended_after: float | None = UNATTENDED_AFTER,
+        waiting: Callable[[], str] = lambda: "the chat's question",
     ) -> None:
         self._task = task
         self._person_needed = person_needed
-        self._unattended = unattended or asyncio.Event()
+        self._attendance = attendance or Attendance()
+        self._after = unattended_after
+        self._waiting = waiting
 
     def __await__(self) -> Generator[Any, None, ChatResult]:
         return self._outcome().__await__()
 
     async def _outcome(self) -> ChatResult:
         if self._task.done() or not in_marimo():
-            await self._warn_if_unattended()
             try:
-                return await asyncio.shield(self._task)
-            except (ResponderError, ChatRunError) as error:
+                return await self._attendance.guard(
+                    self._task, after=self._after, what=self._waiting
+                )
+            except (ResponderError, ChatRunError, UnattendedWait) as error:
                 # The message holds the reason and the way out; the frames of the run's
                 # task and the responder under it would bury that line (in nbconvert's
                 # output above all), so it is raised from here with none of them.
@@ -181,22 +188,6 @@ class ChatRun:
                 "in a cell that uses that state.",
             )
         )
-
-    async def _warn_if_unattended(self) -> None:
-        """Warn from the awaiting cell, whose output nbconvert keeps, if nobody can answer.
-
-        What the run's own task prints goes to the cell that started it, which an
-        unattended run has long finished; this coroutine runs in the awaiting one.
-        """
-        if self._task.done():
-            return
-        noticed = asyncio.ensure_future(self._unattended.wait())
-        try:  # asyncio.wait cancels neither the run nor the watch when this is cancelled
-            await asyncio.wait({self._task, noticed}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            noticed.cancel()
-        if not self._task.done():
-            warnings.warn(UNATTENDED_HINT, UnattendedWait, stacklevel=4)
 
     def done(self) -> bool:
         return self._task.done()
@@ -339,11 +330,9 @@ _PICKER_SERIALIZATION = {
 
 
 UNATTENDED_HINT = (
-    "No view of this chat is open and no responder is set, so nobody can answer: for an "
-    "unattended run (nbconvert, CI) set INTERRUPT_WIDGET_RESPONDER=approve_all (or "
-    "replay:<decision file>), or AgentChat(..., responder=responders.approve_all())."
+    f"No front end shows this chat and no responder is set, so nobody can answer. {WAYS_OUT}"
 )
-"""Said in the status line and warned from the awaiting cell when a question waits alone."""
+"""Said in the status line (and logged) when a question waits with nobody to answer it."""
 
 
 class AgentChat(anywidget.AnyWidget):
@@ -352,10 +341,12 @@ class AgentChat(anywidget.AnyWidget):
     _esm = ESM
     _css = CSS
 
-    unattended_after: float = 30.0
-    """Seconds a question may wait, with no view open and no responder, before the chat
-    says how to set a responder (status line, a logged warning, and an `UnattendedWait`
-    warning from the cell that awaits the run)."""
+    unattended_after: float | None = UNATTENDED_AFTER
+    """Seconds a question may wait for a person with no front end heard from (nbval,
+    nbclient, papermill, `nbconvert --execute`) before the cell awaiting the run raises
+    `UnattendedWait`, and the status line and a logged warning say how to set a responder.
+    A front end that holds the chat, shown or not, announces itself; then it never fires.
+    None: wait for ever (an answer from code)."""
 
     kind = traitlets.Unicode("chat", read_only=True).tag(sync=True)
     """Which view the shared bundle draws for this model."""
@@ -461,10 +452,8 @@ class AgentChat(anywidget.AnyWidget):
         self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
         self._person_needed = asyncio.Event()
         """Set while the run waits for a person (not a responder) to answer the picker."""
-        self._unattended = asyncio.Event()
-        """Set once a question has waited `unattended_after` seconds with nobody to answer."""
-        self._views_seen = False
-        """True once a view of this chat has opened (it says hello)."""
+        self._attendance = Attendance()
+        """Whether a front end holds this chat, and since when a person has been asked."""
         self._stop_when_answered = False
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
@@ -644,8 +633,19 @@ class AgentChat(anywidget.AnyWidget):
 
         task = loop.create_task(main(), name="interrupt-widget chat")
         task.add_done_callback(_retrieve)  # the status line shows failures; no stray warning
-        self._last_run = ChatRun(task, self._person_needed, self._unattended)
+        self._last_run = ChatRun(
+            task,
+            self._person_needed,
+            self._attendance,
+            unattended_after=self.unattended_after,
+            waiting=self._waiting_for,
+        )
         return self._last_run
+
+    def _waiting_for(self) -> str:
+        """What waits, for `UnattendedWait`'s message."""
+        names = ", ".join(tool_name(i, self._thread.messages) for i in self._thread.interrupts)
+        return f"the chat's question ({names})" if names else "the chat's question"
 
     async def _converse(
         self, first: RunAgentInput | list[ResumeEntry], decisions_before: int
@@ -755,25 +755,24 @@ class AgentChat(anywidget.AnyWidget):
                 self.responder.respond(self._require_picker())
             if not waiter.done():
                 self._person_needed.set()
-                if self.responder is None and not self._views_seen:
-                    alone = loop.call_later(
-                        self.unattended_after, self._note_unattended, interrupts
-                    )
+                self._attendance.asking()
+                after = self.unattended_after
+                if after is not None and not self._attendance.attached:
+                    alone = loop.call_later(after, self._note_unattended, interrupts)
             return await waiter
         finally:
             if alone is not None:
                 alone.cancel()
             self._waiter = None
             self._person_needed.clear()
-            self._unattended.clear()
+            self._attendance.answered()
 
     def _note_unattended(self, interrupts: tuple[Interrupt, ...]) -> None:
-        if self._views_seen or self.responder is not None:
+        if self._attendance.attached:
             return
         waiting = _waiting_line(interrupts, self._thread.messages)
         self._set_status("waiting", f"{waiting}. {UNATTENDED_HINT}")
         _log.warning("AgentChat: %s %s", waiting, UNATTENDED_HINT)
-        self._unattended.set()
 
     def _open_picker(
         self, interrupts: tuple[Interrupt, ...] | list[Interrupt], *, expire: bool = True
@@ -857,8 +856,10 @@ class AgentChat(anywidget.AnyWidget):
             else:
                 self._reply(PromptResult(exc.request_id, ok=False, error=str(exc)))
             return
-        if isinstance(message, Hello):
-            self._views_seen = True
+        if isinstance(message, Attached):
+            self._attendance.attach()
+        elif isinstance(message, Hello):
+            self._attendance.attach()  # a view is a front end too
             self._batcher.flush()
             events = self._thread.runs[-1].events if self._thread.running else []
             live = [e for e in events if not isinstance(e, MessagesSnapshotEvent)]

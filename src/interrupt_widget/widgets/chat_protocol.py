@@ -11,6 +11,7 @@ Front end -> Python::
     {"type": "prompt", "text": str, "requestId": str}
     {"type": "stop"}
     {"type": "hello"}                  # a view opened: send it the run so far
+    {"type": "attached"}               # a front end created the model (see attendance.py)
 
 Python -> front end::
 
@@ -26,9 +27,11 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.agui.wire import JsonDict
+from interrupt_widget.widgets.attendance import ATTACHED, Attached
 from interrupt_widget.widgets.picker_protocol import ProtocolError
 
 __all__ = [
+    "Attached",
     "Hello",
     "Prompt",
     "PromptResult",
@@ -60,7 +63,7 @@ class Hello:
     """A view just opened and needs the run so far."""
 
 
-FrontEndMessage: TypeAlias = Prompt | Stop | Hello
+FrontEndMessage: TypeAlias = Prompt | Stop | Hello | Attached
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,8 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
         return Stop()
     if kind == "hello":
         return Hello()
+    if kind == ATTACHED:
+        return Attached()
     if kind != "prompt":
         raise ProtocolError(f"unknown chat message type {kind!r}")
     request_id = content.get("requestId")

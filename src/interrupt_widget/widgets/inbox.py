@@ -26,7 +26,7 @@ import logging
 import pathlib
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, TypeVar
 
 import anywidget
 import traitlets
@@ -47,10 +47,12 @@ from interrupt_widget.policy.remembered import (
 )
 from interrupt_widget.responders import Picker
 from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM
+from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
 from interrupt_widget.widgets.inbox_protocol import (
     Answer,
     AnswerOutcome,
+    Attached,
     Forget,
     Hello,
     ProtocolError,
@@ -76,6 +78,8 @@ MAY_HAVE_RUN: Final = (
 
 ARGS_LINE_LIMIT: Final = 160
 """How long the one-line arguments of a call may be in the list (the card shows them all)."""
+
+_T = TypeVar("_T")
 
 
 class _Answerer(Picker, Protocol):
@@ -180,6 +184,11 @@ class Inbox(anywidget.AnyWidget):
     _esm = INBOX_ESM
     _css = INBOX_CSS
 
+    unattended_after: float | None = UNATTENDED_AFTER
+    """Seconds `await batch` gives a front end to show up while a question of the list
+    waits; with none heard from by then (nbval, nbclient, papermill, `nbconvert
+    --execute`), it raises `UnattendedWait`, naming the ways out. None: wait for ever."""
+
     counts = traitlets.Dict().tag(sync=True)
     """Rows per status (`pending`, `running`, `waiting`, `done`, `failed`, `cancelled`) and
     `total`, for the counts line and the progress bar."""
@@ -219,6 +228,7 @@ class Inbox(anywidget.AnyWidget):
         self._wired: dict[str, tuple[Interrupt, dict[str, Any]]] = {}
         self._loop: asyncio.AbstractEventLoop | None = _running_loop()
         self._flush_at: asyncio.TimerHandle | None = None
+        self._attendance = Attendance()
         self._unsubscribe = [s.subscribe(self._changed) for s in wrapped]
         self.on_msg(self._on_front_end_message)
         self._refresh()
@@ -291,6 +301,18 @@ class Inbox(anywidget.AnyWidget):
         removed = self._rules.remove(name)
         self._refresh()
         return removed
+
+    async def _attended(self, work: asyncio.Future[_T]) -> _T:
+        """`work` (a batch's runs), or `UnattendedWait` when a question of the list waits
+        `unattended_after` seconds and no front end holds this inbox (see `attendance.py`)."""
+        return await self._attendance.guard(
+            work, after=self.unattended_after, what=self._open_questions
+        )
+
+    def _open_questions(self) -> str:
+        """What waits, for `UnattendedWait`'s message."""
+        tools = sorted({w.tool for w in self.waiting})
+        return f"the inbox's {len(self._sent)} open question(s) ({', '.join(tools)})"
 
     def close(self) -> None:
         """Stop following the chats and batches, then close the widget."""
@@ -390,6 +412,10 @@ class Inbox(anywidget.AnyWidget):
         ]
         remove = [item_id for item_id in self._sent if item_id not in current]
         self._sent = current
+        if current:
+            self._attendance.asking()
+        else:
+            self._attendance.answered()
         if upsert or remove:
             self.send({"type": "delta", "upsert": upsert, "remove": remove})
         totals: dict[str, int] = {}
@@ -435,7 +461,10 @@ class Inbox(anywidget.AnyWidget):
                     answer_result_to_wire(exc.request_id, [AnswerOutcome("", False, "", str(exc))])
                 )
             return
-        if isinstance(message, Hello):
+        if isinstance(message, Attached):
+            self._attendance.attach()
+        elif isinstance(message, Hello):
+            self._attendance.attach()  # a view is a front end too
             self._refresh()
             self.send({"type": "snapshot", "items": list(self._sent.values())})
         elif isinstance(message, Answer):

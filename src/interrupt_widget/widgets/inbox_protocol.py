@@ -10,6 +10,7 @@ is the one place where those camelCase dicts become typed values and back;
 Front end -> Python::
 
     {"type": "hello"}
+    {"type": "attached"}       # a front end created the model, shown or not (attendance.py)
     {"type": "answer", "requestId": str, "ids": [str, ...],
      "status": "resolved" | "cancelled", "payload"?: <json>, "viewId"?: str}
     {"type": "remember", "requestId": str, "id": str, "field"?: str,
@@ -43,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.errors import AnswerError
+from interrupt_widget.widgets.attendance import ATTACHED, Attached
 from interrupt_widget.widgets.picker_protocol import (
     AnswerStatus,
     ProtocolError,
@@ -55,6 +57,7 @@ from interrupt_widget.widgets.picker_protocol import (
 __all__ = [
     "Answer",
     "AnswerOutcome",
+    "Attached",
     "Forget",
     "Hello",
     "ProtocolError",
@@ -144,7 +147,7 @@ class AnswerOutcome:
     errors: list[AnswerError] = field(default_factory=list)
 
 
-FrontEndMessage = Hello | Answer | Remember | Forget | Settle
+FrontEndMessage = Hello | Attached | Answer | Remember | Forget | Settle
 
 
 def parse_front_end_message(content: Any) -> FrontEndMessage:
@@ -154,6 +157,8 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
     kind = content.get("type")
     if kind == "hello":
         return Hello()
+    if kind == ATTACHED:
+        return Attached()
     raw_id = content.get("requestId")
     if not isinstance(raw_id, str) or not raw_id:
         raise ProtocolError(f"an inbox {kind!r} message needs a string requestId")

@@ -45,6 +45,7 @@ from interrupt_widget.errors import AnswerError, AnswerRefused
 from interrupt_widget.ledger.doubt import NotInDoubt
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
+from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
 from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
     AnswerResult,
@@ -85,6 +86,11 @@ class InterruptPicker(anywidget.AnyWidget):
 
     _esm = ESM
     _css = CSS
+
+    unattended_after: float | None = UNATTENDED_AFTER
+    """Seconds `wait()` gives a front end to show up while a question is open; with none
+    heard from by then (nbval, nbclient, papermill, `nbconvert --execute`), it raises
+    `UnattendedWait`, naming the ways out. None: wait for ever (an answer from code)."""
 
     kind = traitlets.Unicode("picker", read_only=True).tag(sync=True)
     """Which view the shared bundle draws for this model."""
@@ -140,6 +146,7 @@ class InterruptPicker(anywidget.AnyWidget):
         self._lock = threading.RLock()
         self._waiters: list[tuple[asyncio.AbstractEventLoop, _EntriesFuture]] = []
         self._timers: list[tuple[asyncio.AbstractEventLoop, asyncio.TimerHandle]] = []
+        self._attendance = Attendance()
         self._begin(parsed)
         self.on_msg(self._on_front_end_message)
         self._sweep_expired()
@@ -207,6 +214,10 @@ class InterruptPicker(anywidget.AnyWidget):
         self._unsettled: list[ResumeEntry] | None = None
         self._armed = False
         self._settler: Settler | None = None
+        if parsed:
+            self._attendance.asking()
+        else:
+            self._attendance.answered()
         # With no running loop, expiry is still checked on each answer and in wait().
         with contextlib.suppress(RuntimeError):
             self._arm_expiry(asyncio.get_running_loop())
@@ -282,8 +293,10 @@ class InterruptPicker(anywidget.AnyWidget):
     async def wait(self, timeout: float | None = None) -> list[ResumeEntry]:  # noqa: ASYNC109
         """The resume entries, once every interrupt has an answer.
 
-        Raises `TimeoutError` when `timeout` seconds pass first; the picker keeps
-        waiting for answers. Needs ipykernel >= 7.4 inside a notebook.
+        Raises `TimeoutError` when `timeout` seconds pass first, and `UnattendedWait` when
+        no front end shows up within `unattended_after` seconds (a notebook run with nobody
+        to click); the picker keeps waiting for answers either way. Needs ipykernel >= 7.4
+        inside a notebook.
         """
         _require_awaitable_kernel()
         loop = asyncio.get_running_loop()
@@ -305,13 +318,21 @@ class InterruptPicker(anywidget.AnyWidget):
             future: _EntriesFuture = loop.create_future()
             self._waiters.append((loop, future))
         self._settle()
+        guarded = self._attendance.guard(future, after=self.unattended_after, what=self._waiting)
         try:
-            return await asyncio.wait_for(future, timeout)
+            return await asyncio.wait_for(guarded, timeout)
         except TimeoutError:
             open_count = len(self.open_interrupts)
             raise TimeoutError(
                 f"no complete answer within {timeout} s: {open_count} interrupt(s) still open"
             ) from None
+        finally:
+            future.cancel()  # when it was not fulfilled, nobody waits for it any more
+
+    def _waiting(self) -> str:
+        """What waits, for `UnattendedWait`'s message."""
+        names = ", ".join(self._names[i.id] for i in self.open_interrupts)
+        return f"the picker's question ({names})"
 
     def close(self) -> None:
         """Close the widget's views and stop its expiry timers."""
@@ -483,6 +504,7 @@ class InterruptPicker(anywidget.AnyWidget):
             )
             for i in self._order
         ]
+        self._attendance.answered()
         all_expired = all(r["by"] == ANSWERED_BY_EXPIRY for r in self._recorded.values())
         self.status = "expired" if all_expired else "submitted"
         for loop, timer in self._timers:
@@ -544,6 +566,9 @@ class InterruptPicker(anywidget.AnyWidget):
             _log.warning("ignored a picker message: %s", exc)
             if exc.request_id is not None:
                 self.send(answer_result_to_wire(AnswerResult(exc.request_id, False, str(exc))))
+            return
+        if isinstance(request, Attached):
+            self._attendance.attach()
             return
         try:
             if isinstance(request, SettleRequest):

@@ -22,6 +22,10 @@ A person's word on a call in doubt (its run ended before recording a result)::
 `ran` true: the call ran and `output` is its result, as the person read it; false:
 it did not run, so the resume runs it now.
 
+A front end that created the widget's model, shown or not (see `attendance.py`)::
+
+    {"type": "attached"}
+
 Python -> front end, once per request::
 
     {"type": "answer_result", "requestId": str, "ok": bool, "error": str,
@@ -36,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.errors import AnswerError
+from interrupt_widget.widgets.attendance import ATTACHED, Attached
 
 AnswerStatus: TypeAlias = Literal["resolved", "cancelled"]
 _STATUSES: tuple[AnswerStatus, ...] = ("resolved", "cancelled")
@@ -109,10 +114,12 @@ class SettleRequest:
         return answered_by(self.view_id)
 
 
-def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest:
+def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest | Attached:
     """The typed request in a front-end custom message, or `ProtocolError`."""
     if not isinstance(content, Mapping):
         raise ProtocolError("a picker message must be a JSON object")
+    if content.get("type") == ATTACHED:
+        return Attached()
     raw_request_id = content.get("requestId")
     request_id = raw_request_id if isinstance(raw_request_id, str) else None
     kind = content.get("type")
