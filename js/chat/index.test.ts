@@ -309,6 +309,28 @@ describe("mountChat", () => {
     expect(el.querySelector<HTMLElement>(".iw-chat-settled")?.hidden).toBe(true);
   });
 
+  it("says when a replayed call ran and who approved it, as the ledger recorded", () => {
+    const model = chatModel({ status: "done" });
+    const { el } = mount(model);
+    const marker = (extra: Record<string, unknown>) => ({
+      interrupt: { id: "i", decision: "approved", replayed: true, ran_with: {}, ...extra },
+    });
+    const result = (metadata: unknown) => [
+      { id: "a", role: "assistant", toolCalls: [{ id: "c", function: { name: "t", arguments: "{}" } }] },
+      { id: "r", role: "tool", toolCallId: "c", content: "<b>Done</b>", metadata },
+    ];
+    const note = () => el.querySelector(".iw-chat-settled")?.textContent;
+    model.set("messages", result(marker({ ran_at: "2026-12-03T23:03:42.5Z", ran_by: "responder:approve_all" })));
+    expect(note()).toBe("Replayed: ran on 2026-12-03 23:03:42 UTC (by responder approve_all), not run again.");
+    model.set("messages", result(marker({ ran_at: "2026-12-03T23:03:42+01:00", ran_by: "view:abc" })));
+    expect(note()).toBe("Replayed: ran on 2026-12-03 22:03:42 UTC (in the widget), not run again.");
+    model.set("messages", result(marker({ ran_at: "2026-12-03T23:03:42Z" })));
+    expect(note()).toBe("Replayed: ran on 2026-12-03 23:03:42 UTC, not run again.");
+    model.set("messages", result(marker({ ran_at: "<img src=x onerror=alert(1)>", ran_by: "<b>me</b>" })));
+    expect(note()).toBe("Replayed: settled by an earlier answer, not run again.");
+    expect(el.querySelector("b, img")).toBeNull(); // untrusted text stays text
+  });
+
   it("marks a replayed result: the call had already run and did not run again", () => {
     const model = chatModel({ status: "running" });
     const { el } = mount(model);

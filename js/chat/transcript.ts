@@ -54,11 +54,35 @@ export function contentText(content: unknown): string {
 
 const POLICY_BY = "policy:";
 
+/** An ISO instant as "2026-12-03 23:03:42 UTC", as the kernel words it; null if it is not one. */
+function utcWords(at: unknown): string | null {
+  const moment = typeof at === "string" ? new Date(at) : null;
+  if (!moment || Number.isNaN(moment.getTime())) return null;
+  return `${moment.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+/** Who answered, as the kernel words it (`answerer_words`): "in the widget", "from Python",
+ * "by responder approve_all", "by policy small transfers". */
+function whoWords(by: string): string {
+  if (by === "user" || by.startsWith("view:")) return "in the widget";
+  if (by === "python") return "from Python";
+  const at = by.indexOf(":");
+  return at > 0 && at < by.length - 1 ? `by ${by.slice(0, at)} ${by.slice(at + 1)}` : `by ${by}`;
+}
+
+/** "Replayed: ran on <when> (<who>), not run again." for a result that came from the ledger. */
+function replayedWords(decision: unknown, ranAt: unknown, ranBy: unknown): string {
+  const when = utcWords(ranAt);
+  if (decision !== "approved" || when === null) return "Replayed: settled by an earlier answer, not run again.";
+  const who = typeof ranBy === "string" && ranBy ? ` (${whoWords(ranBy)})` : "";
+  return `Replayed: ran on ${when}${who}, not run again.`;
+}
+
 /** "Approved by policy: <rule>" for a result a policy settled, "Replayed: ..." for one an earlier
  * answer had settled (it did not run again), read from its metadata; else "". */
 export function settledBy(metadata: unknown): string {
-  const { by, decision, replayed } = asRecord(asRecord(metadata)?.interrupt) ?? {};
-  if (replayed === true) return "Replayed: settled by an earlier answer, not run again.";
+  const { by, decision, replayed, ran_at, ran_by } = asRecord(asRecord(metadata)?.interrupt) ?? {};
+  if (replayed === true) return replayedWords(decision, ran_at, ran_by);
   if (typeof by !== "string" || !by.startsWith(POLICY_BY)) return "";
   return `${decision === "approved" ? "Approved" : "Denied"} by policy: ${by.slice(POLICY_BY.length)}`;
 }

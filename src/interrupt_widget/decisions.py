@@ -12,6 +12,7 @@ import json
 import pathlib
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from ag_ui.core import BaseEvent, Interrupt, Message, ToolCallResultEvent, ToolMessage
@@ -71,6 +72,21 @@ class Decision:
     what the model reads; it never ran again) or `not_run` (it ran then, once)."""
     settled_output: str | None = None
     """For `settled="ran"`: the result the person recorded."""
+    ran_at: str | None = None
+    """For `replayed`: when the call's recorded result was written, that is when it ran
+    (ISO 8601, UTC), as the ledger says; None if it does not know."""
+    ran_by: str | None = None
+    """For `replayed`: who gave the answer it ran on, as the ledger's audit notes say
+    (`by`'s forms); None if they do not say."""
+
+    @property
+    def replay_note(self) -> str:
+        """For `replayed`: "replayed: ran on 2026-12-03 23:03:42 UTC (in the widget)", that
+        is where its result came from (the ledger, not a run); else empty."""
+        if self.outcome != "replayed":
+            return ""
+        when = f"ran on {instant_words(self.ran_at)}" if self.ran_at else "ran earlier"
+        return f"replayed: {when}" + (f" ({answerer_words(self.ran_by)})" if self.ran_by else "")
 
 
 def with_outcomes(
@@ -96,6 +112,8 @@ def with_outcomes(
                     outcome="replayed",
                     ran_with=ran_with,
                     executed_arguments=ran if ran_with is not None else None,
+                    ran_at=_text(marker.get("ran_at")),
+                    ran_by=_text(marker.get("ran_by")),
                 )
             elif marker.get("decision") == "approved":
                 out[n] = replace(decision, outcome="ran")
@@ -103,6 +121,27 @@ def with_outcomes(
                 out[n] = replace(decision, outcome="not_run")
             break
     return out
+
+
+def answerer_words(by: str) -> str:
+    """`by` as a reader says it: "in the widget", "from Python", "by responder approve_all"."""
+    if by in ("user", "python") or by.startswith("view:"):
+        return "from Python" if by == "python" else "in the widget"
+    kind, _, name = by.partition(":")
+    return f"by {kind} {name}" if name else f"by {by}"
+
+
+def instant_words(at: str) -> str:
+    """An ISO 8601 instant as "2026-12-03 23:03:42 UTC" (left as it is if it is not one)."""
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return at
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def decisions_for(

@@ -32,6 +32,7 @@ from interrupt_widget.ledger.choose import open_ledger
 from interrupt_widget.ledger.core import CallInDoubt
 from interrupt_widget.ledger.postgres import TABLE, PostgresLedger
 from postgres_server import binaries, fresh_database, running_postgres
+from recorded_calls import check_when_and_who
 from serve_process import (
     Served,
     events_of,
@@ -90,6 +91,10 @@ async def test_one_claim_among_ledgers_on_one_database_and_every_asker_gets_its_
     recorded = await PostgresLedger(database).recorded(KEY)
     assert recorded is not None
     assert (recorded.output, recorded.answer) == ("sent once", {"approved": True})
+
+
+async def test_a_recorded_call_says_when_it_ran_and_who_answered(database: str) -> None:
+    await check_when_and_who(PostgresLedger(database))
 
 
 async def test_a_call_that_raised_may_run_again_and_prune_goes_by_age(database: str) -> None:

@@ -526,7 +526,8 @@ async def test_a_replayed_result_is_marked_in_the_result_the_decisions_and_the_p
     result = await stale.last_run
     assert agent.executions.count("schedule_meeting") == 1
     assert [d.tool for d in result.replayed] == ["schedule_meeting"]
-    assert str(result).endswith("(replayed: schedule_meeting had already run on an earlier answer)")
+    assert str(result).endswith(" UTC (from Python); not run again)")
+    assert "(schedule_meeting replayed: ran on " in str(result)
     assert stale.decisions[-1].outcome == "replayed"
     [record] = stale.picker.answers.values()
     assert record["outcome"] == "replayed"

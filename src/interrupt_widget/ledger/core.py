@@ -55,6 +55,10 @@ class Recorded:
     """The tool's output, as the model saw it."""
     answer: Any = None
     """The answer payload the call ran with (None when it is not known)."""
+    at: float | None = None
+    """When its result was recorded (seconds since the epoch; None when not known)."""
+    by: str | None = None
+    """Who gave the answer that settled it, as the audit notes say (None when not noted)."""
 
 
 @dataclass(frozen=True)

@@ -89,12 +89,12 @@ class ExecutionLedger(NotingLedger):
             if entry is None:
                 self._entries[key] = _Entry(answer=answer, claimed_at=now)
                 return MINE
-            return _found(entry)
+            return _found(entry, self._notes.get(key))
 
     def _look(self, key: Key) -> Look:
         with self._entries_lock:
             entry = self._entries.get(key)
-            return None if entry is None else _found(entry)
+            return None if entry is None else _found(entry, self._notes.get(key))
 
     def _store(self, key: Key, output: str) -> None:
         with self._entries_lock:
@@ -156,7 +156,8 @@ def _noted_before(note: Note, cutoff: float) -> bool:
     return moment is not None and moment.timestamp() < cutoff
 
 
-def _found(entry: _Entry) -> Recorded | Held:
+def _found(entry: _Entry, note: Note | None) -> Recorded | Held:
     if entry.output is None:
         return Held()  # settled by this process's shared future; never in doubt here
-    return Recorded(entry.output, entry.answer)
+    by = note.by if note is not None else None
+    return Recorded(entry.output, entry.answer, entry.finished_at, by)

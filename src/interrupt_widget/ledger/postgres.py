@@ -314,15 +314,18 @@ class PostgresLedger(NotingLedger):
 
     def _read(self, db: psycopg.Connection[Any], key: Key, *, locked: bool) -> Look:
         row = db.execute(
-            f"SELECT state, output, answer, owner FROM {TABLE} "
-            "WHERE thread_id = %s AND call_id = %s",
+            "SELECT c.state, c.output, c.answer, c.owner, extract(epoch FROM c.finished_at), "
+            f"n.answered_by FROM {TABLE} c LEFT JOIN {postgres_audit.AUDIT_TABLE} n "
+            "ON n.thread_id = c.thread_id AND n.call_id = c.call_id "
+            "WHERE c.thread_id = %s AND c.call_id = %s",
             key,
         ).fetchone()
         if row is None:
             return None
-        state, output, answer, owner = row
+        state, output, answer, owner, finished_at, by = row
         if state == "done":
-            return Recorded(output or "", answer)
+            at = None if finished_at is None else float(finished_at)
+            return Recorded(output or "", answer, at, by)
         if locked:
             return InDoubt(str(owner))  # claimed, and no live run holds its lock
         if not self._try_lock(db, key):

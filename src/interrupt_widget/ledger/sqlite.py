@@ -275,27 +275,19 @@ class SQLiteLedger(NotingLedger):
         return self._attempt(lambda db: self._read(db, key))
 
     def _read(self, db: sqlite3.Connection, key: Key) -> Look:
-        row = db.execute(
-            "SELECT state, output, owner_host, owner_pid, answer FROM approved_calls "
-            "WHERE thread_id = ? AND call_id = ?",
-            key,
-        ).fetchone()
+        row = db.execute(_READ, key).fetchone()
         if row is None:
             return None
-        state, output, host, pid, answer = row
+        state, host, pid = row[0], row[5], row[6]
         if state == "done":
-            return Recorded(output or "", None if answer is None else json.loads(answer))
+            return _recorded(row)
         if host == self._host and not _alive(pid):
             # Read again: the owner may have stored its result just before it exited.
-            again = db.execute(
-                "SELECT state, output, answer FROM approved_calls "
-                "WHERE thread_id = ? AND call_id = ?",
-                key,
-            ).fetchone()
+            again = db.execute(_READ, key).fetchone()
             if again is None:
                 return None
             if again[0] == "done":
-                return Recorded(again[1] or "", None if again[2] is None else json.loads(again[2]))
+                return _recorded(again)
             return InDoubt(f"{host}:{pid}")
         return Held()
 
@@ -332,6 +324,21 @@ class SQLiteLedger(NotingLedger):
         with self._connect() as db:
             notes, claims = sqlite_audit.read(db)
         return notes, claims, set(self.in_doubt())
+
+
+_READ: Final = (
+    "SELECT c.state, c.output, c.answer, c.finished_at, n.answered_by, c.owner_host, "
+    "c.owner_pid FROM approved_calls c LEFT JOIN call_audit n "
+    "ON n.thread_id = c.thread_id AND n.call_id = c.call_id "
+    "WHERE c.thread_id = ? AND c.call_id = ?"
+)
+"""A call's record, with who answered it when the audit notes say (for a replay's words)."""
+
+
+def _recorded(row: tuple[Any, ...]) -> Recorded:
+    """The `Recorded` of a done row read by `_READ`."""
+    _state, output, answer, finished_at, by, *_owner = row
+    return Recorded(output or "", None if answer is None else json.loads(answer), finished_at, by)
 
 
 def _create(db: sqlite3.Connection) -> None:

@@ -45,17 +45,25 @@ def not_run_answer(resolution: Resolution) -> dict[str, Any]:
 
 
 def replay_marker(resolution: Resolution, prior: Recorded) -> dict[str, Any]:
-    """How a later answer's result is marked: the earlier answer that settled the call stands."""
+    """How a later answer's result is marked: the earlier answer that settled the call stands,
+    with when it was settled (`ran_at`) and by whom (`ran_by`) when the ledger knows."""
     answer = prior.answer
     earlier = answer.get(_NOT_RUN_KEY) if isinstance(answer, Mapping) else None
+    marker: dict[str, Any]
     if earlier in ("denied", "cancelled"):
-        return {"decision": earlier, "replayed": True, "late_decision": resolution.decision}
-    return {
-        "decision": "approved",
-        "replayed": True,
-        "ran_with": prior.answer,
-        "late_decision": resolution.decision,
-    }
+        marker = {"decision": earlier, "replayed": True, "late_decision": resolution.decision}
+    else:
+        marker = {
+            "decision": "approved",
+            "replayed": True,
+            "ran_with": prior.answer,
+            "late_decision": resolution.decision,
+        }
+    if prior.at is not None:
+        marker["ran_at"] = instant(datetime.fromtimestamp(prior.at, UTC))
+    if prior.by is not None:
+        marker["ran_by"] = prior.by
+    return marker
 
 
 def ruled_marker(

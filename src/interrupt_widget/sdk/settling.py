@@ -16,14 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.agui.interrupts import verdict
-from interrupt_widget.decisions import Decision
+from interrupt_widget.decisions import Decision, answerer_words, instant_words
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.ledger.doubt import DoubtLedger, NotInDoubt, doubted, settle_doubt
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
@@ -97,27 +96,10 @@ def doubts_to_offer(
 def doubt_text(approval: Approval) -> str:
     """What a card in doubt says: who approved the call and when, and what is not known."""
     return (
-        f"Approved {_who(approval.by)} at {_when(approval.at)}. Its run ended before its "
-        "result was recorded, so it may have run. Check whether its effect happened, then "
-        "say so: it will not run again unless you say it did not run."
+        f"Approved {answerer_words(approval.by)} at {instant_words(approval.at)}. Its run "
+        "ended before its result was recorded, so it may have run. Check whether its effect "
+        "happened, then say so: it will not run again unless you say it did not run."
     )
-
-
-def _who(by: str) -> str:
-    """`by` as a reader says it: "in the widget", "from Python", "by responder approve_all"."""
-    if by in ("user", "python") or by.startswith("view:"):
-        return "from Python" if by == "python" else "in the widget"
-    kind, _, name = by.partition(":")
-    return f"by {kind} {name}" if name else f"by {by}"
-
-
-def _when(at: str) -> str:
-    """An ISO 8601 instant as "2026-12-03 23:03:42 UTC" (left as it is if it is not one)."""
-    try:
-        instant = datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone(UTC)
-    except ValueError:
-        return at
-    return instant.strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def settler(ledger: DoubtLedger, thread_id: str, offers: dict[str, Offer]) -> Settler:
