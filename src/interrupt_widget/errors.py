@@ -59,7 +59,15 @@ class ErrorCode(StrEnum):
     not be stored is left in doubt (the message says which): it is never run again, and a later
     resume gets `call_in_doubt` until an operator settles it."""
     AGENT_ERROR = "agent_error"
-    """The Agents SDK ended the run (max turns, a guardrail tripwire, ...)."""
+    """The Agents SDK ended the run in a way no other code names."""
+    MAX_TURNS = "max_turns"
+    """The run used all its turns (`max_turns`) without a final output (`MaxTurnsExceeded`)."""
+    MODEL_REFUSAL = "model_refusal"
+    """The model refused to answer (`ModelRefusalError`); the message carries its words."""
+    GUARDRAIL_TRIPWIRE = "guardrail_tripwire"
+    """A guardrail ended the run: an input or output guardrail's tripwire, or a tool guardrail
+    that raises. The message names the guardrail and its reason. (A tool guardrail that rejects
+    the call instead tells the model, and the run goes on.)"""
     ADAPTER_FAILED = "adapter_failed"
     """In the kernel: the agent's event stream raised instead of ending (the message says how)."""
 

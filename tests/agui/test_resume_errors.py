@@ -189,6 +189,9 @@ def test_error_codes_are_stable_strings() -> None:
         "state_unavailable",
         "ledger_unavailable",
         "agent_error",
+        "max_turns",
+        "model_refusal",
+        "guardrail_tripwire",
         "adapter_failed",
         "fingerprint_missing",
         "fingerprint_invalid",
@@ -209,4 +212,6 @@ def test_error_codes_are_stable_strings() -> None:
         "edit_outside_fields",
         "invalid_edit",
         "unanswerable_pause",
+        "cassette_mismatch",
+        "cassette_missing",
     }

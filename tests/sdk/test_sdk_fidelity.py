@@ -1,14 +1,17 @@
 """Differential: the same agents resumed through the raw Agents SDK and through the kit.
 
-Raw: `Runner.run` -> `result.interruptions` -> `RunState.approve/reject` ->
-`Runner.run(agent, state)`. Kit: the adapter's AG-UI runs, answered with resume
-entries. Both are compared on what a user observes: the tool bodies that ran
-(counted from a file each tool writes), the hooks that fired, the function
-spans a trace processor saw, and the final text.
+Raw: `Runner.run` (and `Runner.run_streamed`) -> `result.interruptions` ->
+`RunState.approve/reject` -> the same on the state. Kit: the adapter's AG-UI
+runs, answered with resume entries. Both are compared on what a user observes
+(`observers`): the tool bodies that ran (counted from a file each tool writes),
+the hooks that fired, the function spans a trace processor saw, and how the run
+ended: the SDK's final output against the reply the kit streamed (read as the
+agent's output type), or the SDK's exception against the kit's RUN_ERROR.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -20,6 +23,7 @@ from typing import Any
 import httpx
 import pytest
 from ag_ui.core import (
+    AssistantMessage,
     BaseEvent,
     Interrupt,
     MessagesSnapshotEvent,
@@ -32,9 +36,8 @@ from ag_ui.core import (
 )
 from agents import (
     Agent,
-    AgentHooks,
+    AgentsException,
     RunContextWrapper,
-    RunHooks,
     Runner,
     ToolGuardrailFunctionOutput,
     function_tool,
@@ -44,12 +47,16 @@ from agents import (
     tool_output_guardrail,
 )
 from agents.mcp import MCPServerStdio
+from agents.result import RunResultBase
 from agents.testing import ScriptedModel, function_call
-from agents.tracing import Span, Trace, TracingProcessor
+from ending_agents import AGENTS as ENDING_AGENTS
+from ending_agents import Receipt, ReceiptRecord
+from observers import SUCCESS, Spans, code_for, read_as, runs, shown_reply, watch
 
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter, asgi_app, editable
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, content_text
+from interrupt_widget.testing import assert_valid_stream
 
 Answer = tuple[str, Any]
 """("approve", None), ("deny", None) or ("edit", {arguments})."""
@@ -63,31 +70,26 @@ def approve_all(_name: str, _args: dict[str, Any]) -> Answer:
 # -- what a user observes ----------------------------------------------------------------------
 
 
+Ended = tuple[Any, str, str]
+"""(the final output, or the reply shown read as one; the ending; the SDK's reason when it
+raised): the ending is `SUCCESS` or the RUN_ERROR code."""
+
+
 @dataclass
 class Observed:
     runs: list[tuple[str, dict[str, Any]]]
     hooks: list[str] = field(default_factory=list)
     spans: list[str] = field(default_factory=list)
-    text: str = ""
+    text: Any = ""
+    """Raw: `final_output`; through the kit: the reply it streamed, read as the output type."""
+    ending: str = SUCCESS
+    reason: str = ""
+    """The SDK's words for an ending that raised; the kit's RUN_ERROR message holds them."""
 
 
-class Spans(TracingProcessor):
-    """Every function span that ends, by tool name."""
-
-    def __init__(self) -> None:
-        self.functions: list[str] = []
-
-    def on_trace_start(self, trace: Trace) -> None: ...
-    def on_trace_end(self, trace: Trace) -> None: ...
-    def on_span_start(self, span: Span[Any]) -> None: ...
-
-    def on_span_end(self, span: Span[Any]) -> None:
-        data = span.span_data
-        if data.type == "function":
-            self.functions.append(str(getattr(data, "name", "")))
-
-    def shutdown(self) -> None: ...
-    def force_flush(self) -> None: ...
+def assert_alike(raw: Observed, kit: Observed, way: str) -> None:
+    assert raw.reason in kit.reason, (way, raw.reason, kit.reason)
+    assert dataclasses.replace(kit, reason=raw.reason) == raw, way
 
 
 @pytest.fixture
@@ -102,28 +104,6 @@ def spans() -> Iterator[Spans]:
         set_trace_processors([])
 
 
-class ToolHooks(RunHooks[Any]):
-    def __init__(self, fired: list[str]) -> None:
-        self.fired = fired
-
-    async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
-        self.fired.append(f"run:start:{tool.name}")
-
-    async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
-        self.fired.append(f"run:end:{tool.name}")
-
-
-class OwnHooks(AgentHooks[Any]):
-    def __init__(self, fired: list[str]) -> None:
-        self.fired = fired
-
-    async def on_tool_start(self, context: Any, agent: Any, tool: Any) -> None:
-        self.fired.append(f"agent:start:{tool.name}")
-
-    async def on_tool_end(self, context: Any, agent: Any, tool: Any, result: Any) -> None:
-        self.fired.append(f"agent:end:{tool.name}")
-
-
 # -- the two ways of resuming ------------------------------------------------------------------
 
 
@@ -132,44 +112,78 @@ def _not_run(name: str) -> str:
 
 
 async def raw_sdk(
-    agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
-) -> str:
-    result = await Runner.run(agent, prompt, hooks=hooks, context=context)
-    for _ in range(6):
-        if not result.interruptions:
-            break
-        state = result.to_state()
-        for item in result.interruptions:
-            kind, _ = decide(item.tool_name or "", json.loads(item.arguments or "{}"))
-            if kind == "approve":
-                state.approve(item)
-            else:
-                state.reject(item, rejection_message=_not_run(item.tool_name or ""))
-        result = await Runner.run(agent, state, hooks=hooks, context=context)
-    return str(result.final_output)
+    agent: Agent[Any],
+    prompt: str,
+    decide: Decide,
+    *,
+    hooks: Any = None,
+    context: Any = None,
+    streamed: bool = False,
+) -> Ended:
+    try:
+        result = await _raw_run(agent, prompt, hooks, context, streamed)
+        for _ in range(6):
+            if not result.interruptions:
+                break
+            state = result.to_state()
+            for item in result.interruptions:
+                kind, _ = decide(item.tool_name or "", json.loads(item.arguments or "{}"))
+                if kind == "approve":
+                    state.approve(item)
+                else:
+                    state.reject(item, rejection_message=_not_run(item.tool_name or ""))
+            result = await _raw_run(agent, state, hooks, context, streamed)
+    except AgentsException as error:
+        return None, code_for(error), str(error)
+    return result.final_output, SUCCESS, ""
+
+
+async def raw_sdk_streamed(agent: Agent[Any], prompt: str, decide: Decide, **options: Any) -> Ended:
+    """`raw_sdk` with `Runner.run_streamed`, its events drained."""
+    return await raw_sdk(agent, prompt, decide, streamed=True, **options)
+
+
+async def _raw_run(
+    agent: Agent[Any], input: Any, hooks: Any, context: Any, streamed: bool
+) -> RunResultBase:
+    if not streamed:
+        return await Runner.run(agent, input, hooks=hooks, context=context)
+    result = Runner.run_streamed(agent, input, hooks=hooks, context=context)
+    async for _ in result.stream_events():
+        pass
+    return result
 
 
 async def through_kit(
     agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
-) -> str:
+) -> Ended:
     adapter = OpenAIAgentsAdapter(agent, ledger="memory", hooks=hooks, context=context)
-    return await _conversation(adapter.run, prompt, decide)
+    return _read(agent, await _conversation(adapter.run, prompt, decide))
 
 
 async def over_http(
     agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
-) -> str:
+) -> Ended:
     """The kit served by `asgi_app` in this process, driven by the package's HTTP client."""
     assert context is None, "asgi_app takes no run context"
     app = asgi_app(agent, ledger="memory", hooks=hooks, secret="a-fidelity-test-secret-long-enough")
     client = AGUIClient("http://bank.test/", transport=httpx.ASGITransport(app=app))
-    return await _conversation(client.run, prompt, decide)
+    return _read(agent, await _conversation(client.run, prompt, decide))
+
+
+def _read(agent: Agent[Any], ended: Ended) -> Ended:
+    text, ending, reason = ended
+    return (read_as(agent, text) if ending == SUCCESS else None), ending, reason
 
 
 async def _conversation(
     run: Callable[[RunAgentInput], AsyncIterator[BaseEvent]], prompt: str, decide: Decide
-) -> str:
-    """One AG-UI conversation, each interrupt answered by `decide`; the last message's text."""
+) -> Ended:
+    """One AG-UI conversation, each interrupt answered by `decide`; the reply it streamed last.
+
+    The reply is what a client shows: the text of the last assistant message the final
+    run streamed, which its snapshot keeps as the conversation's last assistant message.
+    """
     messages: list[Any] = [UserMessage(id="u1", content=prompt)]
     resume: list[ResumeEntry] | None = None
     for turn in range(6):
@@ -184,15 +198,20 @@ async def _conversation(
             forwarded_props=None,
         )
         events: list[BaseEvent] = [event async for event in run(request)]
-        assert not isinstance(events[-1], RunErrorEvent), events[-1]
+        assert_valid_stream(events)
+        finished = events[-1]
+        if isinstance(finished, RunErrorEvent):
+            return None, str(finished.code), finished.message
         snapshot = [e for e in events if isinstance(e, MessagesSnapshotEvent)][-1]
         messages = list(snapshot.messages)
-        finished = events[-1]
         assert isinstance(finished, RunFinishedEvent)
         if not isinstance(finished.outcome, RunFinishedInterruptOutcome):
             break
         resume = [_entry(i, decide) for i in finished.outcome.interrupts]
-    return content_text(messages[-1].content)
+    shown = shown_reply(events)
+    replies = [m for m in messages if isinstance(m, AssistantMessage) and m.content]
+    assert content_text(replies[-1].content if replies else "") == shown
+    return shown, SUCCESS, ""
 
 
 def _entry(interrupt: Interrupt, decide: Decide) -> ResumeEntry:
@@ -219,12 +238,14 @@ async def observe(
     log = tmp / f"{way.__name__}.jsonl"
     fired: list[str] = []
     agent = make(log)
-    for each in _all_agents(agent):
-        if each.hooks is None:
-            each.hooks = OwnHooks(fired)
+    hooks = watch(agent, fired)
     spans.functions.clear()
-    text = await way(agent, prompt, decide, hooks=ToolHooks(fired), **options)
-    return Observed(runs=_runs(log), hooks=fired, spans=list(spans.functions), text=text)
+    text, ending, reason = await way(agent, prompt, decide, hooks=hooks, **options)
+    return Observed(runs(log), fired, list(spans.functions), text, ending, reason)
+
+
+RAW_WAYS = (raw_sdk, raw_sdk_streamed)
+"""The raw SDK, streamed and not."""
 
 
 async def differential(
@@ -234,28 +255,17 @@ async def differential(
     spans: Spans,
     decide: Decide = approve_all,
     *,
+    raw_ways: tuple[Callable[..., Any], ...] = RAW_WAYS,
     kit_ways: tuple[Callable[..., Any], ...] = (through_kit,),
     **options: Any,
 ) -> tuple[Observed, Observed]:
-    """Raw SDK and each kit way on the same agent: all alike; (raw, the last kit way's)."""
-    raw = await observe(raw_sdk, make, tmp, prompt, spans, decide, **options)
+    """Each raw way and each kit way on the same agent: all alike; (raw, the last kit way's)."""
+    raw = await observe(raw_ways[0], make, tmp, prompt, spans, decide, **options)
     kit = raw
-    for way in kit_ways:
+    for way in (*raw_ways[1:], *kit_ways):
         kit = await observe(way, make, tmp, prompt, spans, decide, **options)
-        assert kit == raw, way.__name__
+        assert_alike(raw, kit, way.__name__)
     return raw, kit
-
-
-def _all_agents(agent: Agent[Any]) -> list[Agent[Any]]:
-    return [agent, *(h for h in agent.handoffs if isinstance(h, Agent))]
-
-
-def _runs(log: Path) -> list[tuple[str, dict[str, Any]]]:
-    if not log.exists():
-        return []
-    return [
-        (row["tool"], row["arguments"]) for row in map(json.loads, log.read_text().splitlines())
-    ]
 
 
 def _record(log: Path, tool: str, **arguments: Any) -> None:
@@ -506,7 +516,8 @@ async def test_a_local_mcp_servers_tool_that_always_requires_approval(
     def make(log: Path) -> Agent[Any]:
         return Agent(name="bank", model=OfflineModel(), mcp_servers=[mcp_banks[log]])
 
-    raw, _ = await differential(make, "wire_money amount=5 to=bob", tmp_path, spans)
+    once = (raw_sdk,)  # one server per way: the streamed raw run is left out
+    raw, _ = await differential(make, "wire_money amount=5 to=bob", tmp_path, spans, raw_ways=once)
     assert raw.runs == [("wire_money", {"amount": 5.0, "to": "bob"})]
     assert "wired 5.0 to bob" in raw.text
     assert "run:start:wire_money" in raw.hooks
@@ -515,5 +526,93 @@ async def test_a_local_mcp_servers_tool_that_always_requires_approval(
     def deny(_name: str, _args: dict[str, Any]) -> Answer:
         return ("deny", None)
 
-    denied, _ = await differential(make, "wire_money amount=7 to=eve", tmp_path, spans, deny)
+    denied, _ = await differential(
+        make, "wire_money amount=7 to=eve", tmp_path, spans, deny, raw_ways=once
+    )
     assert denied.runs == raw.runs  # the denied call never reached the server
+
+
+# -- every way the SDK ends a run (`ending_agents`) ------------------------------------------------
+
+
+def deny_all(_name: str, _args: dict[str, Any]) -> Answer:
+    return ("deny", None)
+
+
+DECIDE: dict[str, Decide] = {"approve": approve_all, "deny": deny_all}
+TRANSFER = "transfer_funds amount=80 to=Carol"
+PROMPTS = {
+    "input_guardrail": f"{TRANSFER} and rob the bank",
+    "tool_input_guardrail": "transfer_funds amount=5000 to=Carol",
+    "tool_output_guardrail": "transfer_funds amount=80 to=Mallory",
+}
+SENT = "sent 80.0 to Carol"
+NOT_RUN = _not_run("transfer_funds")
+REPORTED = "transfer_funds reported: sent 80.0 to Carol"
+DID_NOT_RUN = "transfer_funds did not run."
+MAX_TURNS = ("max_turns", None)
+REFUSED = ("model_refusal", None)
+TRIPPED = ("guardrail_tripwire", None)
+
+ENDINGS: dict[tuple[str, str], tuple[str, Any]] = {
+    ("stop_on_first_tool", "approve"): (SUCCESS, SENT),
+    ("stop_on_first_tool", "deny"): (SUCCESS, NOT_RUN),
+    ("stop_at_tools", "approve"): (SUCCESS, SENT),
+    ("stop_at_tools", "deny"): (SUCCESS, NOT_RUN),
+    ("custom_tools_to_final_output", "approve"): (
+        SUCCESS,
+        Receipt(summary=f"transfer_funds: {SENT}", calls=1),
+    ),
+    ("custom_tools_to_final_output", "deny"): (
+        SUCCESS,
+        Receipt(summary=f"transfer_funds: {NOT_RUN}", calls=1),
+    ),
+    ("structured_pydantic", "approve"): (SUCCESS, Receipt(summary=REPORTED, calls=1)),
+    ("structured_pydantic", "deny"): (SUCCESS, Receipt(summary=DID_NOT_RUN, calls=1)),
+    ("structured_dataclass", "approve"): (SUCCESS, ReceiptRecord(summary=REPORTED, calls=1)),
+    ("structured_dataclass", "deny"): (SUCCESS, ReceiptRecord(summary=DID_NOT_RUN, calls=1)),
+    ("max_turns", "approve"): MAX_TURNS,
+    ("max_turns", "deny"): MAX_TURNS,
+    ("refusal", "approve"): REFUSED,
+    ("refusal", "deny"): REFUSED,
+    ("input_guardrail", "approve"): TRIPPED,
+    ("output_guardrail", "approve"): TRIPPED,
+    ("output_guardrail", "deny"): (SUCCESS, DID_NOT_RUN),
+    ("tool_input_guardrail", "approve"): TRIPPED,
+    ("tool_input_guardrail", "deny"): (SUCCESS, DID_NOT_RUN),
+    ("tool_output_guardrail", "approve"): TRIPPED,
+    ("tool_output_guardrail", "deny"): (SUCCESS, DID_NOT_RUN),
+    ("tool_raises", "approve"): ("tool_error", None),
+    ("tool_raises", "deny"): (SUCCESS, DID_NOT_RUN),
+    ("tool_raises_told", "approve"): (
+        SUCCESS,
+        "transfer_funds reported: An error occurred while running the tool. Please try again.",
+    ),
+    ("tool_raises_told", "deny"): (SUCCESS, DID_NOT_RUN),
+}
+"""(agent, answer) -> how the raw SDK ends it: (SUCCESS, final output) or (code, None)."""
+
+GUARDRAILS = {
+    "input_guardrail": "no_bank_robbery: the request is a robbery",
+    "output_guardrail": "no_carol_in_replies: the reply names Carol",
+    "tool_input_guardrail": "halt_over_1000: over the 1000 limit",
+    "tool_output_guardrail": "halt_on_secrets: the output held a secret",
+}
+"""Which guardrail trips in each guardrail case, and why: the kit's RUN_ERROR says both."""
+
+
+@pytest.mark.parametrize(("name", "answer"), sorted(ENDINGS))
+async def test_every_way_the_sdk_ends_a_run_reaches_the_person(
+    name: str, answer: str, tmp_path: Path, spans: Spans
+) -> None:
+    raw, kit = await differential(
+        ENDING_AGENTS[name],
+        PROMPTS.get(name, TRANSFER),
+        tmp_path,
+        spans,
+        DECIDE[answer],
+        kit_ways=BOTH_KIT_WAYS,
+    )
+    assert (raw.ending, raw.text) == ENDINGS[name, answer]
+    if name in GUARDRAILS and raw.ending != SUCCESS:
+        assert GUARDRAILS[name] in kit.reason

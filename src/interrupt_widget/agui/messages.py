@@ -31,6 +31,9 @@ NOT_RUN_PREFIX = "Not run:"
 REASON_LABEL = "Reason:"
 """What stands before the human's words in the output of a denied call."""
 
+OUTPUT_TYPE_KEY = "output_type"
+"""Metadata of an assistant message whose text is structured output (JSON): the type's name."""
+
 
 def content_text(content: Any) -> str:
     """The text of a message's content: a string, or the text parts of a part list."""
@@ -86,7 +89,9 @@ class Transcript:
                 parts = self._text[event.message_id]
             parts.append(event.delta)
         elif isinstance(event, TextMessageStartEvent):
-            self._assistant_message(event.message_id)
+            message = self._assistant_message(event.message_id)
+            if event.metadata:
+                message.metadata = {**(message.metadata or {}), **event.metadata}
         elif isinstance(event, ToolCallStartEvent):
             parent = self._assistant_message(event.parent_message_id or f"{event.tool_call_id}-msg")
             call = ToolCall(
@@ -127,6 +132,17 @@ class Transcript:
     def call(self, call_id: str) -> ToolCall | None:
         return self._calls.get(call_id)
 
+    def text(self, message_id: str) -> str | None:
+        """The text an assistant message of this run holds so far; None if there is none."""
+        parts = self._text.get(message_id)
+        return None if parts is None else "".join(parts)
+
+    def mark(self, message_id: str, metadata: dict[str, Any]) -> None:
+        """Add `metadata` to an assistant message of this run."""
+        message = self._assistant.get(message_id)
+        if message is not None:
+            message.metadata = {**(message.metadata or {}), **metadata}
+
 
 def last_reply(messages: Iterable[Message]) -> str:
     """The agent's last non-empty text reply in `messages` (empty when it said nothing)."""
@@ -136,5 +152,21 @@ def last_reply(messages: Iterable[Message]) -> str:
             and isinstance(message.content, str)
             and message.content
         ):
-            return message.content
+            return reply_text(message)
     return ""
+
+
+def reply_text(message: AssistantMessage) -> str:
+    """An assistant message as a person reads it: its text, structured output laid out.
+
+    Structured output (`OUTPUT_TYPE_KEY`) arrives as JSON text; it reads as indented
+    JSON, one field a line.
+    """
+    text = content_text(message.content)
+    if not (message.metadata or {}).get(OUTPUT_TYPE_KEY):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return json.dumps(value, indent=2, ensure_ascii=False)

@@ -99,6 +99,7 @@ from interrupt_widget.sdk.call_results import instant
 from interrupt_widget.sdk.cassette import Cassette, cassette_from, tap_models
 from interrupt_widget.sdk.decision_spans import ASKED_AT_KEY
 from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
+from interrupt_widget.sdk.endings import ending_error
 from interrupt_widget.sdk.offline_model import OFFLINE_WAY, is_missing_credentials
 from interrupt_widget.sdk.response_schema import declared_response_schema
 from interrupt_widget.sdk.run import Decided, SDKRun
@@ -489,6 +490,9 @@ def _run_error(code: ErrorCode, message: str) -> RunErrorEvent:
 def _classify(error: Exception) -> tuple[ErrorCode, str]:
     if isinstance(error, AdapterError):
         return error.code, error.message
+    ended = ending_error(error)  # max turns, a refusal, a guardrail: the SDK's own endings
+    if ended is not None:
+        return ended
     message = str(error) or type(error).__name__
     if is_missing_credentials(error):
         return ErrorCode.MODEL_ERROR, f"{message} {OFFLINE_WAY}"

@@ -3,6 +3,9 @@
 One `EventTranslator` per run. It keeps what is open (text messages, tool
 calls) so a run that stops early can close them, and gives every model
 response one assistant message id that its text and its tool calls share.
+It also says which AG-UI message carried each message the model streamed, and
+builds a whole reply the model did not stream (the SDK's final output taken
+from a tool, `sdk.endings`).
 """
 
 from __future__ import annotations
@@ -64,6 +67,8 @@ class EventTranslator:
         self._args_seen: set[str] = set()
         self.started_calls: set[str] = set()
         """Every tool call id this run started."""
+        self.streamed_messages: dict[str, str] = {}
+        """The SDK's id of each message the model streamed -> the AG-UI message id it got."""
 
     def translate(self, event: StreamEvent) -> list[BaseEvent]:
         if isinstance(event, RawResponsesStreamEvent):
@@ -81,6 +86,15 @@ class EventTranslator:
         self._open_text.clear()
         self._open_calls.clear()
         return events
+
+    def reply(self, text: str, metadata: dict[str, Any] | None = None) -> list[BaseEvent]:
+        """A whole assistant text message with a new id: START, one CONTENT, END."""
+        message_id = self._ids.next()
+        return [
+            TextMessageStartEvent(message_id=message_id, role="assistant", metadata=metadata),
+            _content(message_id, text),
+            TextMessageEndEvent(message_id=message_id),
+        ]
 
     def _message_id(self) -> str:
         if self._response_message is None:
@@ -116,6 +130,8 @@ class EventTranslator:
             self._response_message = message_id
             self._text_used = True
             self._open_text[index] = message_id
+            if item.id:
+                self.streamed_messages[item.id] = message_id
             return [TextMessageStartEvent(message_id=message_id, role="assistant")]
         if item.type == "function_call":
             self._open_calls[index] = item.call_id

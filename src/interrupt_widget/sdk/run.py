@@ -69,6 +69,7 @@ from interrupt_widget.sdk.call_results import (
     ruled_marker,
 )
 from interrupt_widget.sdk.edits import edited_note
+from interrupt_widget.sdk.endings import final_reply
 from interrupt_widget.sdk.events import EventTranslator, MessageIds
 from interrupt_widget.sdk.model_input import to_sdk_input
 from interrupt_widget.sdk.offline_model import with_message_ids
@@ -209,6 +210,10 @@ class SDKRun:
                 await audit_notes.asked(adapter.ledger, thread_id, asked, adapter.now())
                 paused = streamed.to_state()
                 await paused_runs.keep(adapter.ledger, adapter.agent, thread_id, paused)
+            else:  # the final output, when no message the model streamed carried it
+                for event in final_reply(streamed, self._translator, self._transcript):
+                    self._transcript.apply(event)
+                    yield event
             yield MessagesSnapshotEvent(messages=self._messages())
             outcome: Any = (
                 RunFinishedInterruptOutcome(interrupts=asked)
