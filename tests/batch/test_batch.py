@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+import re
 from typing import Any
 
 import pytest
 from agents import Agent, function_tool
 
-from interrupt_widget import AgentBatch, OfflineModel, Policy, approve, responders
+from interrupt_widget import AgentBatch, AnswerRefused, OfflineModel, Policy, approve, responders
 from interrupt_widget.examples.bank import bank_agent
 from interrupt_widget.examples.tool_runs import read_journal
 from interrupt_widget.testing import batch_until
@@ -172,6 +173,15 @@ async def test_an_unanswered_question_expires_to_the_default_and_never_runs(
         decision = results[0].decisions[0]
         assert (decision.verdict, decision.by) == ("expired", "expiry")
         assert decision.status == ("cancelled" if answer == "cancel" else "resolved")
+        # An answer that comes after the deadline says so, and when; it changes nothing.
+        with pytest.raises(AnswerRefused) as late:
+            batch.row("late").resolve({"approved": True}, decision.interrupt_id)
+        settled = "cancelled" if answer == "cancel" else "denied"
+        assert re.fullmatch(
+            rf"row late: transfer_funds expired at \S+Z and was {settled}: this answer came "
+            "too late; nothing was changed",
+            str(late.value),
+        ), str(late.value)
     assert ran(journal) == []
 
 

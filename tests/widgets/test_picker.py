@@ -426,6 +426,39 @@ def test_an_expired_interrupt_can_only_be_cancelled() -> None:
     ]
 
 
+async def test_an_answer_after_the_deadline_says_the_question_expired_and_when() -> None:
+    deadline = in_seconds(0.2)
+    widget, comm = make(meeting(expiresAt=deadline))
+    await widget.wait(timeout=10)  # time ran out: cancelled and submitted
+    said = f"schedule_meeting expired at {deadline} and was cancelled: this answer came too late"
+    for late in (lambda: widget.resolve(APPROVED), lambda: widget.resolve(APPROVED, "int-1")):
+        with pytest.raises(AnswerRefused) as refused:
+            late()
+        assert str(refused.value) == f"{said}; nothing was changed"
+    reply = answer(comm, APPROVED)  # a click that comes too late, as the card sends it
+    assert reply["ok"] is False
+    assert reply["error"] == f"{said}; nothing was changed"
+    assert "already submitted" not in reply["error"]
+    assert widget.entries == [ResumeEntry(interrupt_id="int-1", status="cancelled")]
+    assert widget.answers["int-1"]["by"] == "expiry"
+
+
+def test_a_late_answer_naming_no_question_says_which_expired_among_several() -> None:
+    widget, _ = make(
+        meeting("late", expiresAt="2020-01-01T00:00:00Z"),
+        meeting("later", expiresAt="2021-01-01T00:00:00Z"),
+    )
+    with pytest.raises(AnswerRefused, match=r"^the questions expired \(schedule_meeting at "
+                       r"2020-01-01T00:00:00Z, schedule_meeting at 2021-01-01T00:00:00Z\) "
+                       r"and were cancelled; nothing was changed$"):  # fmt: skip
+        widget.resolve(APPROVED)
+    one_late, _ = make(meeting("late", expiresAt="2020-01-01T00:00:00Z"), meeting("open"))
+    one_late.resolve(APPROVED, "open")
+    with pytest.raises(AnswerRefused, match=r"already submitted, and some questions expired \("
+                       r"schedule_meeting at 2020-01-01T00:00:00Z\)"):  # fmt: skip
+        one_late.resolve(APPROVED)
+
+
 async def test_time_running_out_cancels_on_the_running_loop() -> None:
     widget, _ = make(meeting(expiresAt=in_seconds(0.2)))
     assert widget.status == "waiting"

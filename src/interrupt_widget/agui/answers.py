@@ -62,6 +62,15 @@ def is_expired(interrupt: Interrupt, now: datetime | None = None) -> bool:
     return parse_instant(interrupt.expires_at) <= (now or datetime.now(UTC))
 
 
+def too_late(label: str, deadline: str | None, status: str) -> str:
+    """Why an answer to a question its deadline settled (`status`: how) changes nothing."""
+    settled = "denied" if status == "resolved" else "cancelled"
+    return (
+        f"{label} expired at {deadline or 'its deadline'} and was {settled}: this answer came "
+        "too late; nothing was changed"
+    )
+
+
 def parse_instant(text: str) -> datetime:
     """An ISO 8601 instant (`Z` or an offset) as an aware datetime."""
     moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))

@@ -35,6 +35,7 @@ from interrupt_widget.agui.answers import (
     describe,
     is_expired,
     parse_instant,
+    too_late,
     validate_payload,
 )
 from interrupt_widget.agui.interrupts import (
@@ -287,6 +288,11 @@ class BatchRow:
             if interrupt.id == interrupt_id:
                 if interrupt_id in self._recorded:
                     earlier = self._recorded[interrupt_id]
+                    if earlier["by"] == ANSWERED_BY_EXPIRY:
+                        label = tool_name(interrupt, self.thread.messages)
+                        deadline = self._deadlines.get(interrupt_id, interrupt.expires_at)
+                        expired = too_late(label, deadline, earlier["status"])
+                        raise AnswerRefused(f"row {self.key}: {expired}")
                     raise AnswerRefused(
                         f"row {self.key}: {tool_name(interrupt, self.thread.messages)} was already "
                         f"answered (by {earlier['by']}); nothing was changed"

@@ -31,7 +31,13 @@ import anywidget
 import traitlets
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
-from interrupt_widget.agui.answers import describe, is_expired, parse_instant, validate_payload
+from interrupt_widget.agui.answers import (
+    describe,
+    is_expired,
+    parse_instant,
+    too_late,
+    validate_payload,
+)
 from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import (
     ANSWERED_BY_EXPIRY,
@@ -391,7 +397,7 @@ class InterruptPicker(anywidget.AnyWidget):
             self._sweep_expired()
             answered_here = interrupt_id is not None and interrupt_id in self._recorded
             if self._entries is not None and not answered_here:
-                raise AnswerRefused("the answers were already submitted; nothing was changed")
+                raise AnswerRefused(self._late())
             interrupt = self._target(interrupt_id)
             label = self._names[interrupt.id]
             if interrupt.id in self.doubts and interrupt.id not in self._recorded:
@@ -402,10 +408,7 @@ class InterruptPicker(anywidget.AnyWidget):
                 )
             earlier = self._recorded.get(interrupt.id)
             if earlier is not None and earlier["by"] == ANSWERED_BY_EXPIRY:
-                raise AnswerRefused(
-                    f"{label} expired at {interrupt.expires_at} and was cancelled; "
-                    "nothing was changed"
-                )
+                raise AnswerRefused(too_late(label, interrupt.expires_at, earlier["status"]))
             if earlier is not None:
                 sent = "; the answers were already submitted" if self._entries is not None else ""
                 raise AnswerRefused(
@@ -418,6 +421,24 @@ class InterruptPicker(anywidget.AnyWidget):
                 self._check_resolvable(interrupt, payload)
             self._store(interrupt, status, payload, by=by)
             self._submit_if_complete()
+
+    def _late(self) -> str:
+        """Why an answer naming no interrupt, after the submission, changes nothing: the
+        questions whose time ran out say so, and when."""
+        expired = [i for i in self._order if self._recorded[i.id]["by"] == ANSWERED_BY_EXPIRY]
+        if len(expired) == 1 and len(self._order) == 1:
+            only = expired[0]
+            status = self._recorded[only.id]["status"]
+            return too_late(self._names[only.id], only.expires_at, status)
+        if not expired:
+            return "the answers were already submitted; nothing was changed"
+        when = ", ".join(f"{self._names[i.id]} at {i.expires_at}" for i in expired)
+        if len(expired) == len(self._order):
+            return f"the questions expired ({when}) and were cancelled; nothing was changed"
+        return (
+            f"the answers were already submitted, and some questions expired ({when}) and "
+            "were cancelled; nothing was changed"
+        )
 
     def _settle_doubt(self, interrupt_id: str, ran: bool, output: str | None, by: str) -> None:
         with self._lock:
