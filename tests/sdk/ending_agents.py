@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -287,25 +287,25 @@ def bank(
     return Agent(name="bank", model=model, tools=[transfer_funds, tick], **agent_options)
 
 
-Make = Callable[[Path], Agent[Any]]
-
-AGENTS: dict[str, Make] = {
-    "stop_on_first_tool": lambda log: bank(log, tool_use_behavior="stop_on_first_tool"),
-    "stop_at_tools": lambda log: bank(
-        log, tool_use_behavior=StopAtTools(stop_at_tool_names=["transfer_funds"])
-    ),
-    "custom_tools_to_final_output": lambda log: bank(
-        log, tool_use_behavior=_first_result, output_type=Receipt
-    ),
-    "structured_pydantic": lambda log: bank(log, ending="structured", output_type=Receipt),
-    "structured_dataclass": lambda log: bank(log, ending="structured", output_type=ReceiptRecord),
-    "max_turns": lambda log: bank(log, ending="loop"),
-    "refusal": lambda log: bank(log, ending="refuse"),
-    "input_guardrail": lambda log: bank(log, input_guardrails=[no_bank_robbery]),
-    "output_guardrail": lambda log: bank(log, output_guardrails=[no_carol_in_replies]),
-    "tool_input_guardrail": lambda log: bank(log, tool_input_guardrails=[halt_over_1000]),
-    "tool_output_guardrail": lambda log: bank(log, tool_output_guardrails=[halt_on_secrets]),
-    "tool_raises": lambda log: bank(log, raises=True, told=False),
-    "tool_raises_told": lambda log: bank(log, raises=True),
+OPTIONS: dict[str, dict[str, Any]] = {
+    "stop_on_first_tool": {"tool_use_behavior": "stop_on_first_tool"},
+    "stop_at_tools": {"tool_use_behavior": StopAtTools(stop_at_tool_names=["transfer_funds"])},
+    "custom_tools_to_final_output": {"tool_use_behavior": _first_result, "output_type": Receipt},
+    "structured_pydantic": {"ending": "structured", "output_type": Receipt},
+    "structured_dataclass": {"ending": "structured", "output_type": ReceiptRecord},
+    "max_turns": {"ending": "loop"},
+    "refusal": {"ending": "refuse"},
+    "input_guardrail": {"input_guardrails": [no_bank_robbery]},
+    "output_guardrail": {"output_guardrails": [no_carol_in_replies]},
+    "tool_input_guardrail": {"tool_input_guardrails": [halt_over_1000]},
+    "tool_output_guardrail": {"tool_output_guardrails": [halt_on_secrets]},
+    "tool_raises": {"raises": True, "told": False},
+    "tool_raises_told": {"raises": True},
+    "plain": {},
 }
-"""Every agent of the sweep, by name."""
+"""Every agent of the sweep, by name: the options `bank` builds it with."""
+
+
+def ending_agent(name: str, log: Path, **extra: Any) -> Agent[Any]:
+    """The sweep's agent `name`, its gated tool writing to `log` (`extra`: more options)."""
+    return bank(log, **OPTIONS[name], **extra)

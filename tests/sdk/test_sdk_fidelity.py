@@ -11,7 +11,9 @@ agent's output type), or the SDK's exception against the kit's RUN_ERROR.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import functools
 import json
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -30,8 +32,10 @@ from ag_ui.core import (
     ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
+    RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
+    ToolCallResultEvent,
     UserMessage,
 )
 from agents import (
@@ -39,6 +43,7 @@ from agents import (
     AgentsException,
     RunContextWrapper,
     Runner,
+    ToolCallOutputItem,
     ToolGuardrailFunctionOutput,
     function_tool,
     set_trace_processors,
@@ -49,8 +54,7 @@ from agents import (
 from agents.mcp import MCPServerStdio
 from agents.result import RunResultBase
 from agents.testing import ScriptedModel, function_call
-from ending_agents import AGENTS as ENDING_AGENTS
-from ending_agents import Receipt, ReceiptRecord
+from ending_agents import Hold, Receipt, ReceiptRecord, ending_agent
 from observers import SUCCESS, Spans, code_for, read_as, runs, shown_reply, watch
 
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter, asgi_app, editable
@@ -606,7 +610,7 @@ async def test_every_way_the_sdk_ends_a_run_reaches_the_person(
     name: str, answer: str, tmp_path: Path, spans: Spans
 ) -> None:
     raw, kit = await differential(
-        ENDING_AGENTS[name],
+        functools.partial(ending_agent, name),
         PROMPTS.get(name, TRANSFER),
         tmp_path,
         spans,
@@ -616,3 +620,110 @@ async def test_every_way_the_sdk_ends_a_run_reaches_the_person(
     assert (raw.ending, raw.text) == ENDINGS[name, answer]
     if name in GUARDRAILS and raw.ending != SUCCESS:
         assert GUARDRAILS[name] in kit.reason
+
+
+# -- stopped while an approved call runs ----------------------------------------------------------
+
+
+CANCELLED = "cancelled"
+"""The ending of a run stopped before its final output."""
+
+
+async def raw_stopped(agent: Agent[Any], hold: Hold, hooks: Any) -> tuple[Ended, str]:
+    """Approve, resume streamed, and cancel after the turn once the tool runs: (ending, card)."""
+    first = await Runner.run(agent, TRANSFER, hooks=hooks)
+    state = first.to_state()
+    for item in first.interruptions:
+        state.approve(item)
+    result = Runner.run_streamed(agent, state, hooks=hooks)
+
+    async def stop_once_running() -> None:
+        await hold.started.wait()
+        result.cancel(mode="after_turn")  # as the kit does while an approved call runs
+        hold.go.set()
+
+    stopping = asyncio.create_task(stop_once_running())
+    try:
+        async for _ in result.stream_events():
+            pass
+    except AgentsException as error:
+        return (None, code_for(error), str(error)), ""
+    finally:
+        await stopping
+    outputs = [i.output for i in result.new_items if isinstance(i, ToolCallOutputItem)]
+    output = result.final_output
+    ended = (output, SUCCESS, "") if output is not None else (None, CANCELLED, "")
+    return ended, str(outputs[-1]) if outputs else ""
+
+
+async def kit_stopped(agent: Agent[Any], hold: Hold, hooks: Any) -> tuple[Ended, str]:
+    """The same through the adapter, its run's `stop()` called once the tool runs."""
+    adapter = OpenAIAgentsAdapter(agent, ledger="memory", hooks=hooks)
+    first = [
+        e
+        async for e in adapter.run(
+            RunAgentInput(
+                thread_id="t", run_id="r1", messages=[UserMessage(id="u1", content=TRANSFER)]
+            )
+        )
+    ]
+    snapshot = [e for e in first if isinstance(e, MessagesSnapshotEvent)][-1]
+    finished = first[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    resume = [_entry(i, approve_all) for i in finished.outcome.interrupts]
+    run = adapter.run(
+        RunAgentInput(thread_id="t", run_id="r2", messages=snapshot.messages, resume=resume)
+    )
+
+    async def stop_once_running() -> None:
+        await hold.started.wait()
+        run.stop()
+        hold.go.set()
+
+    stopping = asyncio.create_task(stop_once_running())
+    events = [event async for event in run]
+    await stopping
+    assert_valid_stream(events)
+    card = "".join(content_text(e.content) for e in events if isinstance(e, ToolCallResultEvent))
+    last = events[-1]
+    if isinstance(last, RunErrorEvent):
+        return (None, str(last.code), last.message), card
+    assert isinstance(last, RunFinishedEvent)
+    if isinstance(last.outcome, RunFinishedCancelledOutcome):
+        return (None, CANCELLED, ""), card
+    return (read_as(agent, shown_reply(events)), SUCCESS, ""), card
+
+
+STOPPED = {
+    "plain": (CANCELLED, None),
+    "stop_on_first_tool": (SUCCESS, SENT),
+    "structured_pydantic": (CANCELLED, None),
+    "tool_raises": ("tool_error", None),
+}
+"""Agent -> how the raw SDK's run ends when it is stopped while the approved call runs."""
+
+
+@pytest.mark.parametrize("name", sorted(STOPPED))
+async def test_a_stop_while_the_approved_call_runs_ends_as_the_sdk_ended(
+    name: str, tmp_path: Path, spans: Spans
+) -> None:
+    seen: dict[str, tuple[Observed, str]] = {}
+    for way in (raw_stopped, kit_stopped):
+        log = tmp_path / f"{way.__name__}.jsonl"
+        fired: list[str] = []
+        hold = Hold()
+        agent = ending_agent(name, log, hold=hold)
+        hooks = watch(agent, fired)
+        spans.functions.clear()
+        (text, ending, reason), card = await way(agent, hold, hooks)
+        seen[way.__name__] = (
+            Observed(runs(log), fired, list(spans.functions), text, ending, reason),
+            card,
+        )
+    (raw, raw_card), (kit, kit_card) = seen["raw_stopped"], seen["kit_stopped"]
+    assert_alike(raw, kit, name)
+    assert (raw.ending, raw.text) == STOPPED[name]
+    assert raw.runs == [("transfer_funds", {"amount": 80.0, "to": "Carol"})]  # ran once, whole
+    # The call's card says what the SDK did: its output, or the failure the run ends with.
+    assert kit_card == raw_card == ("" if name == "tool_raises" else SENT)

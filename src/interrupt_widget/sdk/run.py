@@ -186,8 +186,8 @@ class SDKRun:
             streamed = self._start(state)
             async for event in self._stream(streamed):
                 yield event
-            if self._handle.stop_requested:
-                break
+            if self._handle.stop_requested and not _ended(streamed):
+                break  # else the stop came too late: the SDK's run ended, and says how
             interrupts, shown = self._interrupts(streamed)
             for event in shown:
                 yield event
@@ -506,6 +506,11 @@ class SDKRun:
             events.append(MessagesSnapshotEvent(messages=self._messages()))
         events.append(self._adapter.run_error(code, message))
         return events
+
+
+def _ended(streamed: RunResultStreaming) -> bool:
+    """Whether the SDK's run reached its final output (a stop during its last turn)."""
+    return streamed.is_complete and streamed.final_output is not None
 
 
 def _result(call_id: str, content: str, marker: dict[str, Any]) -> ToolCallResultEvent:
