@@ -165,7 +165,7 @@ describe("collect", () => {
       { path: "/name", message: "is required" },
     ]);
     expect(collect(spec, { count: "1", name: "ab1", "address.city": "x" }).errors).toEqual([
-      { path: "/name", message: "does not have the expected form" },
+      { path: "/name", message: "must match the pattern ^[a-z]+$" },
     ]);
   });
 

@@ -361,12 +361,27 @@ function numberProblem(s: JsonSchema, integer: boolean, n: number): string | und
   return undefined;
 }
 
-function textProblem({ minLength: min, maxLength: max, pattern }: JsonSchema, text: string): string | undefined {
+const shortened = (text: string, limit = 120): string =>
+  text.length <= limit ? text : `${text.slice(0, limit - 3)}...`;
+
+/** Why a text failed `pattern`: the pattern, and the field's `examples` (JSON, at most three),
+ * in Python's words (`pattern_problem` in `agui/answers.py`). */
+export function patternProblem(pattern: string, examples: unknown): string {
+  const said = `must match the pattern ${shortened(pattern)}`;
+  if (!Array.isArray(examples) || examples.length === 0) return said;
+  return `${said}, e.g. ${examples
+    .slice(0, 3)
+    .map((e) => shortened(JSON.stringify(e) ?? String(e)))
+    .join(" or ")}`;
+}
+
+function textProblem(schema: JsonSchema, text: string): string | undefined {
+  const { minLength: min, maxLength: max, pattern } = schema;
   if (min !== undefined && text.length < min) return `must be at least ${min} characters`;
   if (max !== undefined && text.length > max) return `must be at most ${max} characters`;
   if (pattern !== undefined) {
     try {
-      if (!new RegExp(pattern, "u").test(text)) return "does not have the expected form";
+      if (!new RegExp(pattern, "u").test(text)) return patternProblem(pattern, schema.examples);
     } catch {
       return undefined; // a pattern the browser cannot read is left to Python
     }

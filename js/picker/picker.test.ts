@@ -174,6 +174,41 @@ describe("the meeting scheduler", () => {
     expect(model.sent).toHaveLength(2);
   });
 
+  it("names the pattern and the schema's examples under a text that does not match, as text", () => {
+    const schema = {
+      type: "object",
+      properties: {
+        approved: { type: "boolean" },
+        table: { type: "string", pattern: "^[a-z_]+$", examples: ["invoices", "old_rows", "a", "b"] },
+        note: { type: "string", pattern: "^<b>x</b>$" },
+      },
+      required: ["approved", "table"],
+    };
+    const model = new FakeModel([meeting("int-1", { responseSchema: schema })]);
+    mount(model);
+    const c = card("int-1");
+    field(c, "table").value = "DROP TABLE x;";
+    field(c, "note").value = "y";
+    button(c, "Approve").click();
+    expect(model.sent).toHaveLength(0); // refused before anything is sent
+    const errorOf = (name: string): string | null | undefined => {
+      const id = field(c, name).getAttribute("aria-describedby")?.split(" ").pop() ?? "";
+      return document.getElementById(id)?.textContent;
+    };
+    expect(errorOf("table")).toBe('Table must match the pattern ^[a-z_]+$, e.g. "invoices" or "old_rows" or "a".');
+    expect(errorOf("note")).toBe("Note must match the pattern ^<b>x</b>$.");
+    expect(c.querySelector(".iw-field-error b")).toBeNull(); // the pattern stays text
+
+    // Python's refusal of the same (an answer sent around the form) reads the same there.
+    field(c, "table").value = "invoices";
+    field(c, "note").value = "<b>x</b>";
+    button(c, "Approve").click();
+    expect(model.sent).toHaveLength(1);
+    const said = 'must match the pattern ^[a-z_]+$, e.g. "invoices" or "old_rows" or "a"';
+    model.reply({ ok: false, error: `t: /table: ${said}`, errors: [{ path: "/table", message: said }] });
+    expect(errorOf("table")).toBe(`Table ${said}.`);
+  });
+
   it("draws a saved summary with no kernel: answers and status alone", () => {
     const model = new FakeModel([meeting()], {
       status: "submitted",

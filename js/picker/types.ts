@@ -20,6 +20,8 @@ export interface JsonSchema {
   minLength?: number;
   maxLength?: number;
   pattern?: string;
+  /** Sample answers, shown when an answer fails `pattern`. */
+  examples?: unknown[];
   /** Shown, never changed: a parameter of an editable tool outside its `fields`. */
   readOnly?: boolean;
   minItems?: number;

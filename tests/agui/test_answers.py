@@ -81,3 +81,32 @@ def test_a_date_time_without_a_zone_is_refused_saying_a_zone_is_needed() -> None
     [error] = validate_payload(SCHEMA, {"approved": True, "chosen_time": "2030-01-08T10:00:00"})
     assert error.path == "/chosen_time"
     assert error.message.startswith("needs a time zone (Z or an offset), e.g. 2030-01-08T10:00:00Z")
+
+
+PATTERNED = {
+    "type": "object",
+    "properties": {
+        "approved": {"type": "boolean"},
+        "table": {
+            "type": "string",
+            "pattern": "^[a-z_]+$",
+            "examples": ["invoices", "old_rows", "a", "b"],
+        },
+        "code": {"type": "string", "pattern": "^[A-Z]{3}-\\d{4}$"},
+    },
+    "required": ["approved", "table"],
+}
+
+
+def test_a_pattern_mismatch_names_the_pattern_and_the_schema_examples() -> None:
+    payload = {"approved": True, "table": "DROP TABLE x;" * 50, "code": "abc"}
+    errors = validate_payload(PATTERNED, payload)
+    assert [(e.path, e.message) for e in errors] == [
+        ("/code", "must match the pattern ^[A-Z]{3}-\\d{4}$"),
+        # The front end words it the same (js/picker/picker.test.ts checks this sentence).
+        ("/table", 'must match the pattern ^[a-z_]+$, e.g. "invoices" or "old_rows" or "a"'),
+    ]
+    assert "DROP TABLE" not in describe(errors)  # the answer itself is not repeated
+    long = {"type": "string", "pattern": "x" * 300, "examples": ["é" * 300]}
+    [error] = validate_payload(long, "y")
+    assert error.message == f'must match the pattern {"x" * 117}..., e.g. "{"é" * 116}...'

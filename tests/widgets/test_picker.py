@@ -282,6 +282,27 @@ def test_an_invalid_python_answer_raises_naming_the_field_and_shows_the_same_mes
     assert widget.answers == {}
 
 
+def test_a_pattern_mismatch_names_the_pattern_and_examples_in_python_and_in_the_widget() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "approved": {"type": "boolean"},
+            "table": {"type": "string", "pattern": "^[a-z_]+$", "examples": ["invoices"]},
+        },
+        "required": ["approved", "table"],
+    }
+    said = 'must match the pattern ^[a-z_]+$, e.g. "invoices"'
+    widget, comm = make(meeting(responseSchema=schema))
+    with pytest.raises(AnswerRefused) as caught:
+        widget.resolve({"approved": True, "table": "Old Rows"})
+    assert str(caught.value) == f"schedule_meeting: /table: {said}"
+    # What the card draws beside the field: the same words, from Python's check.
+    assert widget.errors == {"int-1": [{"path": "/table", "message": said}]}
+    reply = answer(comm, {"approved": True, "table": "x;y"})  # a click sent around the form
+    assert (reply["ok"], reply["errors"]) == (False, [{"path": "/table", "message": said}])
+    assert widget.answers == {}
+
+
 def test_a_payload_that_is_not_json_is_refused() -> None:
     widget, _ = make(question("q", {}))
     with pytest.raises(ValueError, match="plain JSON"):

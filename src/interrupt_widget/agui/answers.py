@@ -94,6 +94,21 @@ def _date_time_problem(instance: Any) -> str:
     return "must be a valid date-time"
 
 
+def pattern_problem(pattern: str, schema: Any) -> str:
+    """Why a text failed `pattern`: the pattern, and the field's `examples` when it gives some
+    (JSON, at most three). The front end words it the same (`js/picker/form.ts`)."""
+    said = f"must match the pattern {_shortened(pattern)}"
+    examples = schema.get("examples") if isinstance(schema, Mapping) else None
+    if not isinstance(examples, list) or not examples:
+        return said
+    shown = " or ".join(_shortened(json.dumps(e, ensure_ascii=False)) for e in examples[:3])
+    return f"{said}, e.g. {shown}"
+
+
+def _shortened(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _field(err: jsonschema.ValidationError) -> str:
     path = list(err.absolute_path)
     if err.validator == "required":  # point at the missing field, where the form shows it
@@ -124,5 +139,7 @@ def _sentence(err: jsonschema.ValidationError) -> str:
     if err.validator == "enum":
         choices: Any = err.validator_value
         return "must be one of " + ", ".join(repr(v) for v in choices)
+    if err.validator == "pattern":
+        return pattern_problem(str(err.validator_value), err.schema)
     message = str(err.message)
     return message if len(message) <= 200 else message[:197] + "..."
