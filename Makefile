@@ -81,7 +81,8 @@ test-faults: setup
 	scripts/ensure-postgresql
 	$(BIN)/pytest -q -p no:cacheprovider tests/faults
 
-## Each notebook in its own kernel, offline, with no person: one with a decision file beside it
+## Each notebook in its own kernel, offline, with no person, its model cassette (if any) replayed
+## and never recorded (mode none): one with a decision file beside it
 ## (NAME.decisions.json) is answered by replaying that file, one that answers its questions
 ## itself (metadata interrupt_widget.answers_itself) by nobody else, any other by approve_all. Each
 ## records its approved calls in a ledger of its own in a temporary folder, never the user's.
@@ -92,6 +93,7 @@ test-nb: setup
 	  elif grep -q '"answers_itself": true' "$$nb"; then responder=; else responder=approve_all; fi; \
 	  echo "== $$nb (INTERRUPT_WIDGET_RESPONDER=$$responder)"; \
 	  OPENAI_API_KEY= INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_RESPONDER="$$responder" \
+	  INTERRUPT_WIDGET_CASSETTE_MODE=none \
 	  INTERRUPT_WIDGET_LEDGER="$$ledgers/$$(basename "$$nb" .ipynb).db" \
 	    $(BIN)/pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env "$$nb"; \
 	done

@@ -23,13 +23,13 @@ import json
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
-from agents import ModelSettings, ModelTracing, Usage
+from agents import FunctionTool, ModelResponse
 from chat_completions import BadChatRequest, chunks, completion, to_offline
 from offline_turn import function_tool, offline_turn, token_counts
 from openai.types.responses import (
@@ -45,7 +45,7 @@ from starlette.responses import JSONResponse, StreamingResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 
-from interrupt_widget.sdk.offline_model import OfflineModel
+from interrupt_widget.sdk.offline_model import response_stream
 
 KEY = "stand-in-key"
 """The one API key the stand-in takes."""
@@ -94,7 +94,7 @@ def _response(
             "id": response_id,
             "object": "response",
             "created_at": created_at,
-            "completed_at": int(time.time()) if done else None,
+            "completed_at": created_at if done else None,
             "status": "completed" if done else "in_progress",
             "model": body.get("model") or "offline",
             "output": output,
@@ -122,31 +122,24 @@ def _dump(model: Any, *, only_set: bool = False) -> str:
     return text
 
 
-async def _responses_events(body: dict[str, Any]) -> AsyncIterator[bytes]:
-    """The offline model's stream, its first and last `Response` as the real API fills them."""
+Turn = Callable[[str | None, list[Any] | str, list[FunctionTool]], Awaitable[ModelResponse]]
+"""Who answers: instructions, input items and tools -> the model's whole reply."""
+
+
+async def _responses_events(
+    body: dict[str, Any], reply: ModelResponse, created_at: int
+) -> AsyncIterator[bytes]:
+    """`reply` streamed, its first and last `Response` as the real API fills them."""
     instructions, items = body.get("instructions"), body.get("input") or []
-    tools = [function_tool(t) for t in body.get("tools") or [] if t.get("type") == "function"]
-    created_at = int(time.time())
-    stream = OfflineModel().stream_response(
-        instructions,
-        items,
-        ModelSettings(),
-        list(tools),
-        None,
-        [],
-        ModelTracing.DISABLED,
-        previous_response_id=None,
-        conversation_id=None,
-        prompt=None,
-    )
+    response_id = reply.response_id or "resp_stand_in"
     event: Any
-    async for event in stream:
+    async for event in response_stream(response_id, reply.output):
         if isinstance(event, ResponseCreatedEvent):
             filled = _response(body, event.response.id, created_at, [], None)
             event = event.model_copy(update={"response": filled})
         elif isinstance(event, ResponseCompletedEvent):
             output = list(event.response.output)
-            tokens = token_counts(instructions, items, output, Usage())
+            tokens = token_counts(instructions, items, output, reply.usage)
             filled = _response(body, event.response.id, created_at, output, _usage(tokens))
             event = event.model_copy(update={"response": filled})
         yield f"event: {event.type}\ndata: {_dump(event)}\n\n".encode()
@@ -155,7 +148,11 @@ async def _responses_events(body: dict[str, Any]) -> AsyncIterator[bytes]:
 class ResponsesStandIn:
     """The app, and what it saw."""
 
-    def __init__(self) -> None:
+    def __init__(self, turn: Turn = offline_turn, clock: Callable[[], int] | None = None) -> None:
+        self.turn = turn
+        """Who answers (the offline model's rules by default)."""
+        self.clock = clock or (lambda: int(time.time()))
+        """`created_at` of every response (a fixed clock makes the bytes reproducible)."""
         self.requests: list[SeenRequest] = []
         """Every request that carried the key, in order."""
         self.base_url: str | None = None
@@ -184,14 +181,15 @@ class ResponsesStandIn:
         body = await self._seen(request)
         if isinstance(body, HTTPResponse):
             return body
-        if body.get("stream"):
-            return StreamingResponse(_responses_events(body), media_type="text/event-stream")
         instructions, items = body.get("instructions"), body.get("input") or []
         tools = [function_tool(t) for t in body.get("tools") or [] if t.get("type") == "function"]
-        reply = await offline_turn(instructions, items, tools)
+        reply = await self.turn(instructions, items, tools)
+        if body.get("stream"):
+            events = _responses_events(body, reply, self.clock())
+            return StreamingResponse(events, media_type="text/event-stream")
         tokens = token_counts(instructions, items, reply.output, reply.usage)
-        response_id = reply.response_id or "resp_offline"
-        made = _response(body, response_id, int(time.time()), reply.output, _usage(tokens))
+        response_id = reply.response_id or "resp_stand_in"
+        made = _response(body, response_id, self.clock(), reply.output, _usage(tokens))
         return HTTPResponse(_dump(made), media_type="application/json")
 
     async def _chat(self, request: Request) -> HTTPResponse:
@@ -202,7 +200,7 @@ class ResponsesStandIn:
             asked = to_offline(body)
         except (BadChatRequest, KeyError, TypeError, AttributeError) as error:
             return _error(400, f"Invalid chat request: {error}")
-        reply = await offline_turn(asked.instructions, asked.items, asked.tools)
+        reply = await self.turn(asked.instructions, asked.items, asked.tools)
         tokens = token_counts(asked.instructions, asked.items, reply.output, reply.usage)
         model = str(body.get("model") or "offline")
         if not body.get("stream"):
