@@ -60,7 +60,9 @@ from observers import SUCCESS, Spans, code_for, read_as, runs, shown_reply, watc
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter, asgi_app, editable
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, content_text
+from interrupt_widget.agui.wire import messages_to_wire, to_wire
 from interrupt_widget.testing import assert_valid_stream
+from interrupt_widget.thread import ConversationThread
 
 Answer = tuple[str, Any]
 """("approve", None), ("deny", None) or ("edit", {arguments})."""
@@ -727,3 +729,74 @@ async def test_a_stop_while_the_approved_call_runs_ends_as_the_sdk_ended(
     assert raw.runs == [("transfer_funds", {"amount": 80.0, "to": "Carol"})]  # ran once, whole
     # The call's card says what the SDK did: its output, or the failure the run ends with.
     assert kit_card == raw_card == ("" if name == "tool_raises" else SENT)
+
+
+# -- resumed from a saved conversation in a new process --------------------------------------------
+
+
+RESUME_ELSEWHERE = Path(__file__).with_name("resume_elsewhere.py")
+
+
+async def test_every_ending_after_a_resume_in_a_new_process(tmp_path: Path, spans: Spans) -> None:
+    # Each sweep case pauses here, on a ledger file, and is saved; one child process resumes
+    # them all (the SDK's paused state comes from the ledger); the raw SDK runs it here.
+    ledger = str(tmp_path / "ledger.sqlite3")
+    cases = [case for case in sorted(ENDINGS) if case[0] != "input_guardrail"]  # no pause
+    saved: list[dict[str, Any]] = []
+    before: list[tuple[list[str], list[str]]] = []  # the hooks and spans of each pause
+    for name, answer in cases:
+        log = tmp_path / f"{name}-{answer}-elsewhere.jsonl"
+        fired: list[str] = []
+        agent = ending_agent(name, log)
+        thread = ConversationThread(
+            OpenAIAgentsAdapter(agent, ledger=ledger, hooks=watch(agent, fired)),
+            thread_id=f"{name}-{answer}",
+        )
+        spans.functions.clear()
+        paused = await thread.start(thread.user_input(PROMPTS.get(name, TRANSFER)))
+        assert paused.kind == "interrupt", (name, paused)
+        before.append((fired, list(spans.functions)))
+        saved.append(
+            {
+                "name": name,
+                "answer": answer,
+                "log": str(log),
+                "threadId": thread.thread_id,
+                "messages": messages_to_wire(thread.messages),
+                "interrupts": [to_wire(i) for i in thread.interrupts],
+            }
+        )
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(RESUME_ELSEWHERE),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await child.communicate(json.dumps({"ledger": ledger, "cases": saved}).encode())
+    assert child.returncode == 0, err.decode()
+    resumed = [json.loads(line) for line in out.decode().splitlines()]
+    assert [(r["name"], r["answer"]) for r in resumed] == cases
+
+    for case, result, (hooks, functions) in zip(saved, resumed, before, strict=True):
+        make = functools.partial(ending_agent, case["name"])
+        folder = tmp_path / case["threadId"]  # the raw run's own log
+        folder.mkdir()
+        raw = await observe(
+            raw_sdk,
+            make,
+            folder,
+            PROMPTS.get(case["name"], TRANSFER),
+            spans,
+            DECIDE[case["answer"]],
+        )
+        shown = result["reply"]
+        kit = Observed(
+            runs(Path(case["log"])),
+            hooks + result["hooks"],
+            functions + result["spans"],
+            read_as(make(folder / "unused.jsonl"), shown) if result["ending"] == SUCCESS else None,
+            result["ending"],
+            result["reason"],
+        )
+        assert_alike(raw, kit, f"{case['name']} {case['answer']}, resumed in a new process")
