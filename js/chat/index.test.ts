@@ -131,6 +131,25 @@ describe("mountChat", () => {
     expect((window as unknown as { __pwned?: number }).__pwned).toBeUndefined();
   });
 
+  it("lays out structured output as indented JSON under its type's name, as text", () => {
+    const model = chatModel();
+    const { el } = mount(model);
+    const hostile = HOSTILE[0] as string;
+    model.set("messages", [
+      {
+        id: "m",
+        role: "assistant",
+        content: JSON.stringify({ summary: hostile, calls: 1 }),
+        metadata: { output_type: "Receipt" },
+      },
+    ]);
+    const shown = el.querySelector<HTMLElement>(".iw-chat-structured");
+    expect(shown?.getAttribute("aria-label")).toBe("Structured output: Receipt");
+    expect(shown?.textContent).toBe(JSON.stringify({ summary: hostile, calls: 1 }, null, 2));
+    expect(el.querySelector(".iw-chat-output-type")?.textContent).toBe("Receipt");
+    expect(el.querySelectorAll("script").length).toBe(0);
+  });
+
   it("sends the prompt on Enter as a custom message, keeps Shift+Enter for new lines", () => {
     const model = chatModel();
     const { el } = mount(model);

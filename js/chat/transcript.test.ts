@@ -56,6 +56,22 @@ describe("reduce", () => {
     expect(done.items[0]).toMatchObject({ text: "Hello", streaming: false });
   });
 
+  it("marks structured output by the type its message's metadata names, live and committed", () => {
+    const json = '{"summary":"sent 80.0 to Carol","calls":1}';
+    const live = run([
+      { type: "TEXT_MESSAGE_START", messageId: "m", role: "assistant", metadata: { output_type: "Receipt" } },
+      { type: "TEXT_MESSAGE_CONTENT", messageId: "m", delta: json },
+      { type: "TEXT_MESSAGE_END", messageId: "m" },
+    ]);
+    const committed = fromMessages([
+      { id: "m", role: "assistant", content: json, metadata: { output_type: "Receipt" } },
+      { id: "n", role: "assistant", content: "plain", metadata: { output_type: 42 } },
+    ]);
+    const structured = { kind: "assistant", id: "m", text: json, streaming: false, outputType: "Receipt" };
+    expect(live.items).toEqual([structured]);
+    expect(committed).toEqual([structured, { kind: "assistant", id: "n", text: "plain", streaming: false }]);
+  });
+
   it("builds a tool call from its args and result", () => {
     const t = run([
       { type: "TOOL_CALL_START", toolCallId: "c", toolCallName: "pay" },

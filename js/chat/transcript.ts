@@ -15,6 +15,9 @@ export interface AssistantItem {
   id: string;
   text: string;
   streaming: boolean;
+  /** The type's name when the text is the agent's structured output (JSON), as the message's
+   * `output_type` metadata says; absent for a plain reply. */
+  outputType?: string;
 }
 
 export interface ToolItem {
@@ -112,7 +115,7 @@ export function fromMessages(messages: readonly WireMessage[]): TranscriptItem[]
       items.push({ kind: "user", id: m.id, text: contentText(m.content) });
     } else if (m.role === "assistant") {
       const text = contentText(m.content);
-      if (text) items.push({ kind: "assistant", id: m.id, text, streaming: false });
+      if (text) items.push(assistantItem(m.id, m.metadata, { text, streaming: false }));
       for (const call of m.toolCalls ?? []) {
         calls.set(call.id, items.length);
         items.push(toolItem(call.id, call.function.name, call.function.arguments, false));
@@ -148,7 +151,12 @@ function update<K extends TranscriptItem["kind"]>(
   return { ...state, items };
 }
 
-const assistantItem = (id: string): AssistantItem => ({ kind: "assistant", id, text: "", streaming: true });
+/** An assistant item, marked with the type of structured output when `metadata` names one. */
+function assistantItem(id: string, metadata?: unknown, shown = { text: "", streaming: true }): AssistantItem {
+  const outputType = asRecord(metadata)?.output_type;
+  const item: AssistantItem = { kind: "assistant", id, ...shown };
+  return typeof outputType === "string" && outputType ? { ...item, outputType } : item;
+}
 
 function appendText(state: Transcript, id: string, delta: string): Transcript {
   return update(added(state, assistantItem(id)), id, "assistant", (it) => ({ ...it, text: it.text + delta }));
@@ -161,7 +169,7 @@ export function reduce(state: Transcript, event: WireEvent): Transcript {
     case "RUN_STARTED":
       return { ...state, error: null };
     case "TEXT_MESSAGE_START":
-      return added(state, assistantItem(str(event.messageId)));
+      return added(state, assistantItem(str(event.messageId), event.metadata));
     case "TEXT_MESSAGE_CONTENT":
       return appendText(state, str(event.messageId), str(event.delta));
     case "TEXT_MESSAGE_CHUNK": {

@@ -38,6 +38,14 @@ function formatArgs(args: string): string {
   }
 }
 
+/** Structured output (JSON) as text: its type's name, then the JSON indented, one field a line. */
+function renderStructured(root: HTMLElement, outputType: string, json: string): void {
+  root.replaceChildren(
+    h("p", "iw-chat-output-type", outputType),
+    h("pre", { class: "iw-chat-structured", "aria-label": `Structured output: ${outputType}` }, formatArgs(json)),
+  );
+}
+
 /** One keyed DOM node per transcript item, patched in place as text streams in. */
 interface ItemNode {
   node: HTMLElement;
@@ -79,8 +87,10 @@ function itemNode(item: TranscriptItem): ItemNode {
       setText(result, next.result === null ? "" : `Result: ${next.result}`);
     } else if (text !== next.text) {
       text = next.text;
-      // The agent's reply reads as Markdown (redrawn whole as it streams); the person's words as typed.
-      if (next.kind === "assistant") renderMarkdown(body, next.text);
+      // The agent's reply reads as Markdown (redrawn whole as it streams), its structured output
+      // as indented JSON under the type's name; the person's words as typed.
+      if (next.kind === "assistant" && next.outputType) renderStructured(body, next.outputType, next.text);
+      else if (next.kind === "assistant") renderMarkdown(body, next.text);
       else body.textContent = next.text;
     }
   };

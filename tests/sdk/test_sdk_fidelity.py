@@ -15,6 +15,7 @@ import asyncio
 import dataclasses
 import functools
 import json
+import os
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack
@@ -54,9 +55,9 @@ from agents import (
 from agents.mcp import MCPServerStdio
 from agents.result import RunResultBase
 from agents.testing import ScriptedModel, function_call
-from ending_agents import Hold, Receipt, ReceiptRecord, ending_agent
 from observers import SUCCESS, Spans, code_for, read_as, runs, shown_reply, watch
 
+from ending_agents import Hold, Receipt, ReceiptRecord, ending_agent
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter, asgi_app, editable
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, content_text
@@ -769,6 +770,7 @@ async def test_every_ending_after_a_resume_in_a_new_process(tmp_path: Path, span
     child = await asyncio.create_subprocess_exec(
         sys.executable,
         str(RESUME_ELSEWHERE),
+        env={**os.environ, "PYTHONPATH": str(RESUME_ELSEWHERE.parents[1])},  # ending_agents
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

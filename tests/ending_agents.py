@@ -1,11 +1,12 @@
-"""Agents for every way the Agents SDK ends a run, for the differential suite.
+"""Agents for every way the Agents SDK ends a run: the differential suite, the chat, HTTP.
 
-Each agent is built by name (`AGENTS`) around one gated tool, `transfer_funds`,
-that writes each run of its body to a log file, so that a child process (a
-resume from a saved conversation elsewhere) builds the very same agent. Their
-model, `EndingModel`, is stateless like `OfflineModel`: it calls the tools the
-request names, and after their results it ends the way the agent is built for
-(a text reply, structured output, a refusal, or calling a tool for ever).
+Each agent is built by name (`ending_agent(name, log)`) around one gated tool,
+`transfer_funds`, that writes each run of its body to a log file, so that a child
+process (a resume from a saved conversation elsewhere, a server) builds the very
+same agent. Their model, `EndingModel`, is stateless like `OfflineModel`: it
+calls the tools the request names, and after their results it ends the way the
+agent is built for (a text reply, structured output, a refusal, or calling a
+tool for ever).
 """
 
 from __future__ import annotations
