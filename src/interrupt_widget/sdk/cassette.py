@@ -100,6 +100,7 @@ class Cassette(ModelProvider):
         self.provider = provider
         """Where the models come from when recording (None: the SDK's `MultiProvider`)."""
         self.redact = redact
+        """Called with each line (a dict) before it is written; returns what to write."""
         self._lock = threading.Lock()
         self._existed = self.path.exists()
         self._entries: list[Entry] = load(self.path) if self._existed and self.mode != "all" else []
