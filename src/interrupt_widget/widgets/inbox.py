@@ -37,7 +37,7 @@ from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
 from interrupt_widget.batch.row import Waiting
-from interrupt_widget.errors import AnswerRefused
+from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.policy.remembered import (
     RULE_BY,
     RememberedPolicy,
@@ -305,9 +305,12 @@ class Inbox(anywidget.AnyWidget):
     async def _attended(self, work: asyncio.Future[_T]) -> _T:
         """`work` (a batch's runs), or `UnattendedWait` when a question of the list waits
         `unattended_after` seconds and no front end holds this inbox (see `attendance.py`)."""
-        return await self._attendance.guard(
-            work, after=self.unattended_after, what=self._open_questions
-        )
+        try:
+            return await self._attendance.guard(
+                work, after=self.unattended_after, what=self._open_questions
+            )
+        except UnattendedWait as unattended:  # its message says it all; the frames bury it
+            raise unattended.with_traceback(None) from None
 
     def _open_questions(self) -> str:
         """What waits, for `UnattendedWait`'s message."""

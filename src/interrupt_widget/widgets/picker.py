@@ -47,7 +47,7 @@ from interrupt_widget.agui.interrupts import (
     verdict,
 )
 from interrupt_widget.agui.wire import interrupts_from_wire, json_pointer, to_wire
-from interrupt_widget.errors import AnswerError, AnswerRefused
+from interrupt_widget.errors import AnswerError, AnswerRefused, UnattendedWait
 from interrupt_widget.ledger.doubt import NotInDoubt
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
@@ -332,6 +332,8 @@ class InterruptPicker(anywidget.AnyWidget):
             raise TimeoutError(
                 f"no complete answer within {timeout} s: {open_count} interrupt(s) still open"
             ) from None
+        except UnattendedWait as unattended:  # its message says it all; asyncio's frames bury it
+            raise unattended.with_traceback(None) from None
         finally:
             future.cancel()  # when it was not fulfilled, nobody waits for it any more
 
