@@ -44,3 +44,21 @@ def test_a_tutorial_with_a_fixed_thread_id_runs_the_same_twice(
     second = pinned_outputs(NOTEBOOKS / name)
     assert second == first
     assert any("ran 1 time(s)" in text for text in second)
+
+
+def test_a_notebook_on_a_real_model_replays_the_same_twice_with_no_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = "10_regression_runs"
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    # Were anything sent to a model, it would go nowhere: port 9 on loopback listens to nobody.
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("INTERRUPT_WIDGET_CASSETTE_MODE", "none")
+    monkeypatch.setenv("INTERRUPT_WIDGET_RESPONDER", f"replay:{NOTEBOOKS / name}.decisions.json")
+    monkeypatch.setenv("INTERRUPT_WIDGET_LEDGER", str(tmp_path / "shared.db"))
+    before = (NOTEBOOKS / f"{name}.cassette.jsonl").read_bytes()
+    first = pinned_outputs(NOTEBOOKS / f"{name}.ipynb")
+    second = pinned_outputs(NOTEBOOKS / f"{name}.ipynb")
+    assert second == first
+    assert "Done: deleted 5 rows from staging_orders; 1245 remain." in first[0]
+    assert (NOTEBOOKS / f"{name}.cassette.jsonl").read_bytes() == before  # replayed, never written
