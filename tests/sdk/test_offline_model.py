@@ -231,11 +231,20 @@ async def test_reply_length_is_capped(count: str) -> None:
     assert len(_reply(output).split()) == MAX_REPLY_WORDS
 
 
-async def test_a_number_too_large_for_a_float_falls_back_to_the_default() -> None:
-    tools = _tools(expense_agent(OfflineModel()))
-    output = await _respond(OfflineModel(), "submit_expense amount=" + "9" * 400, tools)
-    [(_, arguments)] = _calls(output)
-    assert arguments["amount"] == 0  # not inf, which is no JSON
+async def test_a_number_too_large_for_a_float_falls_back_to_the_default_or_is_asked_for() -> None:
+    @function_tool
+    def pay(amount: float, tip: float = 2.5) -> str:
+        return f"{amount} {tip}"
+
+    huge = "9" * 400  # not inf, which is no JSON
+    output = await _respond(OfflineModel(), f"pay amount=12 tip={huge}", [pay])
+    assert _calls(output) == [("pay", {"amount": 12.0, "tip": 2.5})]
+    # A required amount with no default is not guessed (it was 0): it is asked for.
+    output = await _respond(
+        OfflineModel(), f"submit_expense amount={huge}", _tools(expense_agent())
+    )
+    assert _calls(output) == []
+    assert _reply(output).startswith("To call submit_expense I need: amount.")
 
 
 async def test_a_tool_output_is_quoted_only_up_to_the_echo_cap() -> None:
@@ -283,3 +292,54 @@ async def test_a_request_naming_no_tool_is_echoed_with_the_way_to_call_one() -> 
 def test_the_tool_rule_opens_the_offline_model_docs() -> None:
     first_lines = (OfflineModel.__doc__ or "").splitlines()[:3]
     assert "only when the request names it" in " ".join(first_lines)
+
+
+@function_tool(needs_approval=True)
+def delete_rows(table: str, where: str, limit: int | None = None) -> str:
+    """Delete the rows of `table` that match `where`."""
+    return f"deleted from {table} where {where} (limit {limit})"
+
+
+@pytest.mark.parametrize(
+    ("request_text", "reply"),
+    [
+        (
+            "delete_rows",
+            "To call delete_rows I need: table, where. Say it as "
+            "`delete_rows table=... where=...`; nothing was called.",
+        ),
+        (
+            "please delete rows table=orders",
+            "To call delete_rows I need: where. Say it as `delete_rows where=...`; "
+            "nothing was called.",
+        ),
+        (
+            "submit_expense for a taxi and delete_rows where=old",
+            "To call submit_expense I need: amount. To call delete_rows I need: table. Say it "
+            "as `submit_expense amount=...`; nothing was called.",
+        ),
+    ],
+)
+async def test_a_required_argument_the_request_does_not_give_is_asked_for_never_blank(
+    request_text: str, reply: str
+) -> None:
+    tools = [delete_rows, *_tools(expense_agent())]
+    output = await _respond(OfflineModel(), request_text, tools)
+    assert _calls(output) == []  # no call at all, rather than one with "" or 0
+    assert _reply(output) == reply
+
+
+async def test_given_every_required_argument_it_calls_and_a_nullable_one_left_out_is_null() -> None:
+    output = await _respond(
+        OfflineModel(), 'delete_rows table=orders where="status is archived"', [delete_rows]
+    )
+    assert _calls(output) == [
+        ("delete_rows", {"table": "orders", "where": "status is archived", "limit": None})
+    ]
+
+
+async def test_a_run_asked_without_an_argument_asks_back_and_runs_nothing() -> None:
+    agent = Agent(name="db", tools=[delete_rows], model=OfflineModel())
+    result = await Runner.run(agent, "delete_rows table=orders")
+    assert result.interruptions == []  # nothing to approve: no call was made
+    assert result.final_output.startswith("To call delete_rows I need: where.")

@@ -16,8 +16,11 @@ fixed rules, so the same input always gives the same output and the same ids:
   Arguments come from the text after the tool's name: `name=value` pairs
   first, then `topic`/`subject` from "about ...", `attendee` from "with ...",
   `description`/`reason` from "for ...", numbers from the first number, enums
-  from a value the text names; otherwise the schema's default. Text taken
-  from the request is copied verbatim.
+  from a value the text names; otherwise the schema's default (None for an
+  argument that may be null). Text taken from the request is copied verbatim.
+  A required argument the text does not give, with no default, is never
+  guessed (no `""`, no `0`): no tool is called, and the reply says what it
+  needs (`To call delete_rows I need: table, where.`) and how to say it.
 - "reply with N words" streams a reply of exactly N word-sized chunks, at
   most `MAX_REPLY_WORDS` (or pass `reply_words=N`, not capped), for
   streaming benchmarks.
@@ -232,7 +235,9 @@ class OfflineModel(Model):
             words = MAX_REPLY_WORDS if len(digits) > 6 else min(int(digits), MAX_REPLY_WORDS)
         if words is not None:
             return digest, _Plan(text=" ".join(_FILLER[i % len(_FILLER)] for i in range(words)))
-        calls = _tool_calls(request, function_tools)
+        calls, missing = _tool_calls(request, function_tools)
+        if missing:
+            return digest, _Plan(text=_asking_for(missing))
         if calls:
             return digest, _Plan(calls=calls)
         return digest, _Plan(text=f"You said: {_echo(said)}{_no_tool_hint(function_tools)}")
@@ -321,7 +326,11 @@ def _because(output: str) -> str:
     return f" You said: {_echo(reason.strip())}" if found and reason.strip() else ""
 
 
-def _tool_calls(request: str, tools: list[FunctionTool]) -> list[tuple[str, str]]:
+def _tool_calls(
+    request: str, tools: list[FunctionTool]
+) -> tuple[list[tuple[str, str]], list[tuple[str, list[str]]]]:
+    """The calls the request names, with their arguments, and the calls whose required
+    arguments it does not give: (tool name, their names)."""
     mentions: list[tuple[int, int, FunctionTool]] = []
     for tool in tools:
         spoken = re.escape(tool.name).replace("_", "[ _]")
@@ -331,14 +340,26 @@ def _tool_calls(request: str, tools: list[FunctionTool]) -> list[tuple[str, str]
     if not mentions:
         scheduler = next((t for t in tools if _is_scheduler(t.name)), None)
         if scheduler is None or not re.search(r"\b(book|schedule)\b", request, re.IGNORECASE):
-            return []
+            return [], []
         mentions = [(0, 0, scheduler)]
     calls: list[tuple[str, str]] = []
+    missing: list[tuple[str, list[str]]] = []
     for index, (_, end, tool) in enumerate(mentions):
         stop = mentions[index + 1][0] if index + 1 < len(mentions) else len(request)
         segment = _without_joiner(request[end:stop] if end else request)
-        calls.append((tool.name, json.dumps(_arguments(tool.params_json_schema, segment))))
-    return calls
+        arguments, unsaid = _arguments(tool.params_json_schema, segment)
+        calls.append((tool.name, json.dumps(arguments)))
+        if unsaid:
+            missing.append((tool.name, unsaid))
+    return calls, missing
+
+
+def _asking_for(missing: list[tuple[str, list[str]]]) -> str:
+    """The reply that calls nothing: what each named tool still needs, and how to say it."""
+    asks = [f"To call {tool} I need: {', '.join(names)}." for tool, names in missing]
+    tool, names = missing[0]
+    example = " ".join(f"{name}=..." for name in names)
+    return " ".join(asks) + f" Say it as `{tool} {example}`; nothing was called."
 
 
 # Words that join one named tool to the next ("... and issue_refund").
@@ -366,11 +387,43 @@ _PHRASES: dict[str, str] = {
 }
 
 
-def _arguments(schema: Mapping[str, Any], segment: str) -> dict[str, Any]:
+class _Unsaid:
+    """What `_value` finds for an argument the text does not give and the schema fills not."""
+
+
+_UNSAID: Final = _Unsaid()
+
+
+def _arguments(schema: Mapping[str, Any], segment: str) -> tuple[dict[str, Any], list[str]]:
+    """The arguments `segment` gives (or the schema's defaults), and the required ones it
+    leaves unsaid: those are asked for, never guessed."""
+    required = schema.get("required")
+    needed = {str(n) for n in required} if isinstance(required, list) else set()
     arguments: dict[str, Any] = {}
+    unsaid: list[str] = []
     for name, prop in dict(schema.get("properties", {})).items():
-        arguments[name] = _value(name, prop if isinstance(prop, Mapping) else {}, segment)
-    return arguments
+        value = _value(name, prop if isinstance(prop, Mapping) else {}, segment)
+        if isinstance(value, _Unsaid):
+            if name in needed:
+                unsaid.append(name)
+                continue
+            value = _EMPTY.get(_kind(prop if isinstance(prop, Mapping) else {}), "")
+        arguments[name] = value
+    return arguments, unsaid
+
+
+_EMPTY: Final[dict[str, Any]] = {
+    "number": 0, "integer": 0, "boolean": False, "array": [], "object": {},
+}  # fmt: skip
+"""What an optional argument the text does not give gets when its schema has no default."""
+
+
+def _nullable(prop: Mapping[str, Any]) -> bool:
+    kind = prop.get("type")
+    options = prop.get("anyOf", [])
+    return (isinstance(kind, list) and "null" in kind) or any(
+        isinstance(o, Mapping) and o.get("type") == "null" for o in options
+    )
 
 
 def _kind(prop: Mapping[str, Any]) -> str:
@@ -394,7 +447,8 @@ def _value(name: str, prop: Mapping[str, Any], segment: str) -> Any:
     enum = prop.get("enum")
     if isinstance(enum, list) and enum:
         named = [v for v in enum if re.search(rf"\b{re.escape(str(v))}\b", segment, re.IGNORECASE)]
-        return named[0] if named else prop.get("default", enum[0])
+        if named:
+            return named[0]
     if kind in ("number", "integer"):
         number = re.search(r"-?\d+(?:\.\d+)?", segment)
         if number:
@@ -407,7 +461,7 @@ def _value(name: str, prop: Mapping[str, Any], segment: str) -> Any:
             return value[4:] if value.lower().startswith("the ") and len(value) > 4 else value
     if "default" in prop:
         return prop["default"]
-    return {"number": 0, "integer": 0, "boolean": False, "array": [], "object": {}}.get(kind, "")
+    return None if _nullable(prop) else _UNSAID
 
 
 def _coerce(raw: str, kind: str, prop: Mapping[str, Any]) -> Any:
@@ -418,9 +472,9 @@ def _coerce(raw: str, kind: str, prop: Mapping[str, Any]) -> Any:
             # A float, as the schema says: an int would be "changed" by validation,
             # and the SDK then skips a callable `needs_approval`.
             number = float(raw)
-            return number if math.isfinite(number) else prop.get("default", 0)
+            return number if math.isfinite(number) else prop.get("default", _UNSAID)
     except (ValueError, OverflowError):  # not a number, or too large to be one
-        return prop.get("default", 0)
+        return prop.get("default", _UNSAID)
     if kind == "boolean":
         return raw.lower() in ("true", "yes", "1")
     return raw
