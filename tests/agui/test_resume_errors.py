@@ -163,13 +163,18 @@ async def test_gated_call_for_a_tool_the_agent_lacks(collect: Any) -> None:
     agent = meeting_agent(OfflineModel())
     _, messages, (interrupt,) = await _paused(collect, agent, "Book a call with Al about X")
     other = OpenAIAgentsAdapter(expense_agent(OfflineModel()))
-    payload = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue"}
-    entry = ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload=payload)
+    entry = ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload={"approved": True})
     request = RunAgentInput(thread_id="t", run_id="r2", messages=messages, resume=[entry])
 
     events = await collect(other, request)
 
     _refused(events, ErrorCode.INVALID_INPUT, interrupt.id, "schedule_meeting")
+    # The meeting's own answer fields are not this agent's: refused by name before that.
+    meeting = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue"}
+    entry = ResumeEntry(interrupt_id=interrupt.id, status="resolved", payload=meeting)
+    events = await collect(other, request.model_copy(update={"resume": [entry]}))
+    error = _refused(events, ErrorCode.INVALID_PAYLOAD, interrupt.id, "schedule_meeting")
+    assert "unknown field 'chosen_time'" in error.message
 
 
 def test_error_codes_are_stable_strings() -> None:

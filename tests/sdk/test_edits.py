@@ -142,7 +142,7 @@ async def test_an_approval_without_an_edit_runs_the_proposal(
         (edited(to_account="MALLORY"), "edit_outside_fields", "'to_account'"),
         ({"approved": True, "editedArgs": {"amount": 5}}, "edit_outside_fields", "in full"),
         (edited(amount="lots"), "invalid_edit", "amount"),
-        (edited(amount=5, extra=1), "edit_outside_fields", "extra"),
+        (edited(amount=5, extra=1), "invalid_edit", "unknown field 'extra'"),
         ({"approved": True, "editedArgs": [1, 2]}, "invalid_edit", "not an object"),
         ({"approved": False, "editedArgs": {**PROPOSAL, "amount": 5}}, "invalid_edit", "without"),
         ({"approved": True, "arguments": {**PROPOSAL, "amount": 5}}, "invalid_edit", "editedArgs"),

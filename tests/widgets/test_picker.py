@@ -25,6 +25,7 @@ MEETING_SCHEMA: dict[str, Any] = {
         "reason": {"type": "string"},
     },
     "required": ["approved"],
+    "additionalProperties": False,
 }
 APPROVED = {
     "approved": True,
@@ -606,18 +607,20 @@ def test_the_picker_and_the_chat_open_with_one_stylesheet_for_both() -> None:
         assert ".iw-chat-prompt" in css
 
 
-def test_a_python_answer_with_an_undeclared_key_names_the_nearest_field() -> None:
+def test_an_undeclared_key_names_the_nearest_field_from_python_and_the_wire_alike() -> None:
     widget, comm = make(meeting())
     typo = {"approved": True, "chosen_time": "2026-12-08T10:30:00Z", "chosen_lable": "Tue"}
-    with pytest.raises(
-        AnswerRefused,
-        match=r"/chosen_lable: is not a field of this answer; did you mean 'chosen_label'\?",
-    ):
+    said = r"/chosen_lable: unknown field 'chosen_lable': did you mean 'chosen_label'\?"
+    with pytest.raises(AnswerRefused, match=said):
         widget.resolve(typo)
+    reply = answer(comm, typo)
+    assert reply["ok"] is False
+    assert "did you mean 'chosen_label'?" in reply["error"]
     assert widget.answers == {}
-    # The wire stays as the schema allows: a client's extra key is not refused.
-    reply = answer(comm, {**APPROVED, "client_note": "x"})
-    assert reply["ok"] is True
+    # A schema that leaves extra fields open (another server's) keeps its rule everywhere.
+    open_schema = {k: v for k, v in MEETING_SCHEMA.items() if k != "additionalProperties"}
+    foreign, comm = make(meeting(responseSchema=open_schema))
+    assert answer(comm, {**APPROVED, "client_note": "x"})["ok"] is True
 
 
 def test_a_picker_that_asks_nothing_yet_refuses_an_answer_saying_so() -> None:

@@ -20,6 +20,10 @@ from interrupt_widget.agui.canonical import agrees
 EDIT_KEY = "editedArgs"
 """The answer field that carries the edited arguments: a full replacement of the call's."""
 
+OLD_EDIT_KEY = "arguments"
+"""The field an older draft of this kit used for an edit (merged per key): refused, never
+read, since ignoring it would run the proposal while the person meant a change."""
+
 
 def proposed_edit(payload: Any) -> Mapping[str, Any] | None:
     """The replacement arguments an answer carries, or None when it carries none."""

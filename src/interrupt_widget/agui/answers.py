@@ -3,12 +3,20 @@
 The picker (to show an error beside a field) and the adapter (to refuse a bad
 resume before any tool runs) share this one check, so a payload the widget
 accepts is exactly a payload the agent accepts.
+
+An answer field a schema closes out (`additionalProperties: false`, as every
+schema the kit builds says) is refused by name, with the nearest declared
+field as a hint: a typo such as `aproved` would otherwise be dropped, and the
+call would run as proposed while the person meant something else. A schema
+that leaves extra fields open (another server's) keeps its own rule.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
 import json
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -17,6 +25,7 @@ import jsonschema
 import referencing.exceptions
 from ag_ui.core import Interrupt
 
+from interrupt_widget.agui.answer_edit import EDIT_KEY, OLD_EDIT_KEY
 from interrupt_widget.agui.wire import json_pointer
 from interrupt_widget.errors import AnswerError
 
@@ -34,7 +43,7 @@ def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[Ans
     except jsonschema.SchemaError as exc:
         return [AnswerError("", f"the interrupt's response_schema is invalid: {exc.message}")]
     try:
-        errors = [AnswerError(_field(e), _sentence(e)) for e in validator.iter_errors(payload)]
+        errors = [found for e in validator.iter_errors(payload) for found in _answer_errors(e)]
     except referencing.exceptions.Unresolvable as exc:  # a $ref to nowhere, found lazily
         return [AnswerError("", f"the interrupt's response_schema is invalid: {exc}")]
     return sorted(errors, key=lambda e: (e.path, e.message))
@@ -107,6 +116,87 @@ def pattern_problem(pattern: str, schema: Any) -> str:
 
 def _shortened(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _answer_errors(err: jsonschema.ValidationError) -> list[AnswerError]:
+    """What one jsonschema error says, as errors a person can act on: an object with
+    undeclared fields gives one per field (a few, then how many more)."""
+    if err.validator in _CLOSED and err.validator_value is False:
+        return undeclared_fields(err.schema, err.instance, list(err.absolute_path))
+    return [AnswerError(_field(err), _sentence(err))]
+
+
+_CLOSED = frozenset({"additionalProperties", "unevaluatedProperties"})
+"""The keywords that close an object to fields its schema does not declare."""
+
+_NAMED_AT_MOST = 5
+"""Undeclared fields named one by one in a refusal; a flood of them is counted."""
+
+
+def undeclared_fields(schema: Any, instance: Any, at: list[Any]) -> list[AnswerError]:
+    """The fields of `instance` (an object at path `at`) that `schema` does not declare,
+    each with the nearest declared field to say instead."""
+    if not isinstance(schema, Mapping) or not isinstance(instance, Mapping):
+        return [AnswerError(json_pointer(at), "has fields its schema does not allow")]
+    declared = schema.get("properties")
+    names = [str(n) for n in declared] if isinstance(declared, Mapping) else []
+    patterns = schema.get("patternProperties")
+    unknown = [
+        str(key)
+        for key in instance
+        if key not in names and not _matches_pattern(str(key), patterns)
+    ]
+    errors = [
+        AnswerError(json_pointer([*at, key]), unknown_field(key, names, at))
+        for key in unknown[:_NAMED_AT_MOST]
+    ]
+    if len(unknown) > _NAMED_AT_MOST:
+        more = len(unknown) - _NAMED_AT_MOST
+        errors.append(AnswerError(json_pointer(at), f"has {more} more unknown fields"))
+    return errors
+
+
+def _matches_pattern(key: str, patterns: Any) -> bool:
+    if not isinstance(patterns, Mapping):
+        return False
+    try:
+        return any(re.search(str(p), key) for p in patterns)
+    except re.error:  # jsonschema has already refused such a schema; declare nothing
+        return False
+
+
+def unknown_field(key: str, names: list[str], at: list[Any]) -> str:
+    """Why field `key` (in the object at path `at`, which declares `names`) is refused,
+    and what the person likely meant."""
+    shown = _short_name(key)
+    fields = f"(the fields: {', '.join(names)})" if names else "(it takes no fields)"
+    if key == OLD_EDIT_KEY and not at:  # the kit's old edit field, from an older client
+        if EDIT_KEY in names:
+            return (
+                f"unknown field {shown}: did you mean {EDIT_KEY!r}? edited arguments "
+                f"travel in {EDIT_KEY!r}, in full"
+            )
+        if "approved" in names:
+            return f"unknown field {shown}: this tool does not take edits {fields}"
+    nearest = _nearest(key, names)
+    if nearest is not None:
+        return f"unknown field {shown}: did you mean {nearest!r}?"
+    return f"unknown field {shown} {fields}"
+
+
+def _nearest(key: str, names: list[str]) -> str | None:
+    """The declared field `key` most likely misspells: the same name in another case,
+    else the closest spelling."""
+    folded = [n for n in names if n.casefold() == key.casefold()]
+    if folded:
+        return folded[0]
+    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _short_name(key: str) -> str:
+    # A field name is the client's text: quoted (escaped) and cut short, never echoed whole.
+    return repr(key if len(key) <= 60 else key[:57] + "...")
 
 
 def _field(err: jsonschema.ValidationError) -> str:

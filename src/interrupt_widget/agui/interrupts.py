@@ -52,6 +52,11 @@ def approval_schema(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
     Fields the tool marks required are required only when `approved` is true, so
     `{"approved": false}` is always a valid denial.
+
+    The object is closed (`additionalProperties: false`) unless the tool's fields
+    say otherwise: an undeclared field (`aproved`, an old client's `arguments`) is
+    refused before anything runs, never ignored while the proposal runs. Every
+    client reads it so; the kit's checks name the field meant (`agui.answers`).
     """
     properties: dict[str, Any] = {
         "approved": {"type": "boolean", "title": "Approve", "description": "Run the tool?"},
@@ -62,7 +67,12 @@ def approval_schema(extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
             "description": "Why not: told to the agent with a denial.",
         },
     }
-    schema: dict[str, Any] = {"type": "object", "properties": properties, "required": ["approved"]}
+    schema: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "required": ["approved"],
+        "additionalProperties": False,
+    }
     if not extra:
         return schema
     properties.update(dict(extra.get("properties", {})))

@@ -24,13 +24,15 @@ from typing import Any
 
 from agents import FunctionTool
 
-from interrupt_widget.agui.answer_edit import EDIT_KEY, read_against_proposal
-from interrupt_widget.agui.answers import describe, validate_payload
+from interrupt_widget.agui.answer_edit import EDIT_KEY, OLD_EDIT_KEY, read_against_proposal
+from interrupt_widget.agui.answers import (
+    describe,
+    undeclared_fields,
+    unknown_field,
+    validate_payload,
+)
 from interrupt_widget.agui.canonical import agrees
 from interrupt_widget.errors import AdapterError, ErrorCode
-
-_OLD_KEY = "arguments"
-"""The field an older draft of this kit used for an edit (merged per key); refused, not read."""
 
 _EDITABLE_ATTR = "__interrupt_widget_editable__"
 
@@ -121,9 +123,10 @@ def check_edit(
 ) -> dict[str, Any] | None:
     """The full arguments an answer asks to run with, or None when it changes nothing.
 
-    Raises `AdapterError` (and so nothing runs) when the tool is not editable,
-    when the replacement differs from the proposal outside `fields`, or when it
-    breaks the tool's parameter schema.
+    Raises `AdapterError` (and so nothing runs) when the tool is not editable, when
+    the answer sends the old `arguments` field or the replacement names an argument
+    the tool does not take, when the replacement differs from the proposal outside
+    `fields`, or when it breaks the tool's parameter schema.
     """
     if not isinstance(payload, Mapping):
         return None
@@ -132,16 +135,26 @@ def check_edit(
     def refuse(code: ErrorCode, message: str) -> AdapterError:
         return AdapterError(code, message, interrupt_id=interrupt_id)
 
-    if spec is not None and _OLD_KEY in payload and EDIT_KEY not in payload:
+    if spec is not None and OLD_EDIT_KEY in payload and EDIT_KEY not in payload:
         # Ignored, it would run the proposal while the person meant a change.
         raise refuse(
             ErrorCode.INVALID_EDIT,
-            f"The answer to {where} sends {_OLD_KEY!r}; edited arguments travel in "
-            f"{EDIT_KEY!r}, in full. Nothing was run.",
+            f"The answer to {where} is invalid: /{OLD_EDIT_KEY}: "
+            f"{unknown_field(OLD_EDIT_KEY, ['approved', EDIT_KEY], [])}. Nothing was run.",
         )
     if EDIT_KEY not in payload:
         return None
     spec, edit, proposal = _edit_shape(spec, payload, proposal, (where, tool_name), refuse)
+    # A name the tool does not take (nor the proposal holds) is a typo or a probe, not a
+    # change outside `fields`: refused as such, with the name it likely misspells.
+    declared = {**dict.fromkeys(map(str, proposal)), **spec.parameters.get("properties", {})}
+    unknown = undeclared_fields({"properties": declared}, edit, [EDIT_KEY])
+    if unknown:
+        raise refuse(
+            ErrorCode.INVALID_EDIT,
+            f"The edited arguments of {where} name what {tool_name} does not take: "
+            f"{describe(unknown)}. Nothing was run.",
+        )
     changed = _changed_outside(spec, proposal, edit)
     if changed:
         raise refuse(

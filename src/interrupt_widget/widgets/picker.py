@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import difflib
 import json
 import logging
 import pathlib
@@ -46,8 +45,8 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
-from interrupt_widget.agui.wire import interrupts_from_wire, json_pointer, to_wire
-from interrupt_widget.errors import AnswerError, AnswerRefused, UnattendedWait
+from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
+from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.ledger.doubt import NotInDoubt
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
@@ -237,12 +236,12 @@ class InterruptPicker(anywidget.AnyWidget):
 
         `interrupt_id` may be left out while a single interrupt is open. An invalid
         payload raises `AnswerRefused` (a `ValueError`) naming the fields, and the
-        same message shows in the widget. Stricter than a click: a key the schema
-        does not declare (a typo such as `reson`) is refused, naming the nearest
-        declared field, where the wire accepts whatever the schema allows.
+        same message shows in the widget. A field the schema closes out (every
+        schema the kit builds does; a typo such as `reson`) is refused naming the
+        nearest declared field, as a click, a responder and a resume refuse it.
         """
         try:
-            self._record(interrupt_id, "resolved", payload, by=by, strict=True)
+            self._record(interrupt_id, "resolved", payload, by=by)
         finally:
             self._settle()
 
@@ -387,7 +386,6 @@ class InterruptPicker(anywidget.AnyWidget):
         payload: Any,
         *,
         by: str,
-        strict: bool = False,
     ) -> None:
         """Record one answer (submitting when it completes the set) or raise `AnswerRefused`.
 
@@ -418,8 +416,6 @@ class InterruptPicker(anywidget.AnyWidget):
                     f"{earlier['by']}){sent}; nothing was changed"
                 )
             if status == "resolved":
-                if strict:
-                    _check_declared(label, interrupt, payload)
                 self._check_resolvable(interrupt, payload)
             self._store(interrupt, status, payload, by=by)
             self._submit_if_complete()
@@ -640,30 +636,6 @@ def _verdict_text(record: Mapping[str, Any]) -> str:
     if not shown:
         return said
     return f"{said} ({', '.join(f'{k}: {_short(v)}' for k, v in shown.items())})"
-
-
-def _check_declared(label: str, interrupt: Interrupt, payload: Any) -> None:
-    """Refuse keys the answer's schema does not declare, naming the nearest declared one."""
-    schema = interrupt.response_schema
-    if not isinstance(schema, Mapping) or not isinstance(payload, Mapping):
-        return
-    declared = schema.get("properties")
-    if not isinstance(declared, Mapping) or schema.get("patternProperties"):
-        return
-    names = sorted(str(name) for name in declared)
-    problems = [
-        AnswerError(json_pointer([key]), _undeclared(str(key), names))
-        for key in payload
-        if key not in declared
-    ]
-    if problems:
-        raise AnswerRefused(f"{label}: {describe(problems)}", problems)
-
-
-def _undeclared(key: str, names: list[str]) -> str:
-    nearest = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
-    hint = f"did you mean {nearest[0]!r}? " if nearest else ""
-    return f"is not a field of this answer; {hint}the fields are {', '.join(names)}"
 
 
 def _short(value: Any) -> str:
