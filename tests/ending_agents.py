@@ -298,6 +298,11 @@ OPTIONS: dict[str, dict[str, Any]] = {
     "refusal": {"ending": "refuse"},
     "input_guardrail": {"input_guardrails": [no_bank_robbery]},
     "output_guardrail": {"output_guardrails": [no_carol_in_replies]},
+    "structured_output_guardrail": {
+        "ending": "structured",
+        "output_type": Receipt,
+        "output_guardrails": [no_carol_in_replies],
+    },
     "tool_input_guardrail": {"tool_input_guardrails": [halt_over_1000]},
     "tool_output_guardrail": {"tool_output_guardrails": [halt_on_secrets]},
     "tool_raises": {"raises": True, "told": False},

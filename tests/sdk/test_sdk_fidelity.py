@@ -585,6 +585,8 @@ ENDINGS: dict[tuple[str, str], tuple[str, Any]] = {
     ("input_guardrail", "approve"): TRIPPED,
     ("output_guardrail", "approve"): TRIPPED,
     ("output_guardrail", "deny"): (SUCCESS, DID_NOT_RUN),
+    ("structured_output_guardrail", "approve"): TRIPPED,
+    ("structured_output_guardrail", "deny"): (SUCCESS, Receipt(summary=DID_NOT_RUN, calls=1)),
     ("tool_input_guardrail", "approve"): TRIPPED,
     ("tool_input_guardrail", "deny"): (SUCCESS, DID_NOT_RUN),
     ("tool_output_guardrail", "approve"): TRIPPED,
@@ -602,6 +604,7 @@ ENDINGS: dict[tuple[str, str], tuple[str, Any]] = {
 GUARDRAILS = {
     "input_guardrail": "no_bank_robbery: the request is a robbery",
     "output_guardrail": "no_carol_in_replies: the reply names Carol",
+    "structured_output_guardrail": "no_carol_in_replies: the reply names Carol",
     "tool_input_guardrail": "halt_over_1000: over the 1000 limit",
     "tool_output_guardrail": "halt_on_secrets: the output held a secret",
 }

@@ -153,3 +153,20 @@ async def test_a_stop_while_the_approved_call_runs_shows_what_the_sdk_did(
     if status == "cancelled":
         assert chat.status_line == "Stopped."
         assert chat.messages[-1]["role"] == "tool"  # the model did not speak after the stop
+
+
+@pytest.mark.parametrize("name", ["output_guardrail", "structured_output_guardrail"])
+async def test_a_reply_an_output_guardrail_refused_is_not_kept(
+    name: str, recorder: CommRecorder, tmp_path: pathlib.Path
+) -> None:
+    chat = AgentChat(
+        ending_agent(name, tmp_path / "runs.jsonl"), responder=responders.approve_all()
+    )
+    with pytest.raises(ChatRunError, match="the reply names Carol"):
+        await chat.send(TRANSFER)
+    # It streamed before the guardrail ran; the conversation the chat keeps drops it.
+    said = [e for e in streamed(recorder.of(chat)) if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    assert "Carol" in "".join(e["delta"] for e in said)
+    assert [m["role"] for m in chat.messages] == ["user", "assistant", "tool"]
+    assert card(chat) == SENT  # the approved call ran, and its card says so
+    assert chat.text == ""

@@ -11,12 +11,15 @@ type in its metadata (`OUTPUT_TYPE_KEY`), so a view can lay it out.
 
 An exception that is the SDK's own way of ending (max turns, a refusal, a
 guardrail's tripwire) becomes a RUN_ERROR whose code says which ending it was
-and whose message keeps the SDK's words and the guardrail's reason.
+and whose message keeps the SDK's words and the guardrail's reason. A reply an
+output guardrail refused streamed before the guardrail ran; the run's last
+snapshot leaves it out, as the SDK's result has no final output.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -38,6 +41,9 @@ from pydantic_core import PydanticSerializationError
 from interrupt_widget.agui.messages import OUTPUT_TYPE_KEY, Transcript, output_text
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.sdk.events import EventTranslator
+
+_WRAPPER_KEY = "response"
+"""Where the SDK asks the model to put an output type that is not an object (a dataclass)."""
 
 
 def final_output_text(output: Any) -> str:
@@ -95,6 +101,34 @@ def _streamed_final_message(
     if message_id is None or said is None or transcript.text(message_id) != said:
         return None
     return message_id
+
+
+def refused_reply(
+    error: Exception, translator: EventTranslator, transcript: Transcript
+) -> str | None:
+    """The AG-UI id of the reply an output guardrail refused, if the model streamed it.
+
+    The SDK checks its final output, which it took from the model's last message; that
+    message streamed last, and says what the guardrail was shown.
+    """
+    if not isinstance(error, OutputGuardrailTripwireTriggered):
+        return None
+    streamed = list(translator.streamed_messages.values())
+    said = transcript.text(streamed[-1]) if streamed else None
+    if said is None or not _says(said, error.guardrail_result.agent_output):
+        return None
+    return streamed[-1]
+
+
+def _says(text: str, output: Any) -> bool:
+    """Whether a message's text is `output`: the same text, or JSON of the same value."""
+    if isinstance(output, str):
+        return text == output
+    try:
+        said, value = json.loads(text), json.loads(final_output_text(output))
+    except ValueError:
+        return False
+    return said in (value, {_WRAPPER_KEY: value})
 
 
 def ending_error(error: Exception) -> tuple[ErrorCode, str] | None:

@@ -69,7 +69,7 @@ from interrupt_widget.sdk.call_results import (
     ruled_marker,
 )
 from interrupt_widget.sdk.edits import edited_note
-from interrupt_widget.sdk.endings import final_reply
+from interrupt_widget.sdk.endings import final_reply, refused_reply
 from interrupt_widget.sdk.events import EventTranslator, MessageIds
 from interrupt_widget.sdk.model_input import to_sdk_input
 from interrupt_widget.sdk.offline_model import with_message_ids
@@ -502,8 +502,11 @@ class SDKRun:
         code, message = self._adapter.classify(error)
         events: list[BaseEvent] = [*self._translator.close_open()]
         if self._transcript.messages:
-            # Keep what this run already did (an approved call's result above all).
-            events.append(MessagesSnapshotEvent(messages=self._messages()))
+            # Keep what this run already did (an approved call's result above all), but not
+            # a reply an output guardrail refused: the SDK's run has no final output.
+            refused = refused_reply(error, self._translator, self._transcript)
+            kept = [m for m in self._messages() if m.id != refused]
+            events.append(MessagesSnapshotEvent(messages=kept))
         events.append(self._adapter.run_error(code, message))
         return events
 
