@@ -6,7 +6,8 @@
 //
 // Usage: node json_values.mjs <url>, with AGUI_TOKEN and SCENARIOS set; SCENARIOS
 // is a JSON object {name: {prompt, answer}} where answer is "approve", "cancel",
-// "unknown" or {"edit": {...changed arguments}}.
+// "unknown", {"edit": {...changed arguments}} or {"payload": {...}}, an answer sent
+// exactly as given (read by JSON.parse, so a "__proto__" key stays an own field).
 // Prints one JSON object on stdout ({name: report}) for the calling test to check.
 import { buildResumeArray, HttpAgent } from "@ag-ui/client";
 
@@ -43,6 +44,7 @@ async function run(agent, params) {
 function answersFor(interrupts, answer) {
   const payload = (interrupt) => {
     if (answer === "cancel") return { status: "cancelled" };
+    if (typeof answer === "object" && answer.payload) return { status: "resolved", payload: answer.payload };
     if (typeof answer === "object" && answer.edit) {
       // editedArgs replaces the arguments in full: the proposal as this client read it, changed.
       const editedArgs = { ...interrupt.metadata.tool_input, ...answer.edit };

@@ -49,8 +49,19 @@ def pay(amount: float, fee: float, account: int, to: str, memo: str) -> str:
     return f"Paid {amount!r} to {to}."
 
 
+@function_tool(needs_approval=True)
+def send_money(amount: float, fee: float, account: int, to: str, memo: str) -> str:
+    """Send `amount` (and `fee`) from `account` to `to`: it takes no edits."""
+    ran = {"amount": amount, "fee": fee, "account": account, "to": to, "memo": memo}
+    with open(os.environ["RUNS_FILE"], "a", encoding="utf-8") as runs:
+        runs.write(json.dumps(ran) + "\\n")
+    return f"Sent {amount!r} to {to}."
+
+
 agent = Agent(
-    name="payments", model=OfflineModel(), tools=[editable(pay, fields=["amount", "memo"])]
+    name="payments",
+    model=OfflineModel(),
+    tools=[editable(pay, fields=["amount", "memo"]), send_money],
 )
 '''
 
@@ -68,6 +79,44 @@ SCENARIOS: dict[str, dict[str, Any]] = {
         "answer": {"edit": {"amount": 12.5, "memo": "edited ✓"}},
     },
 }
+
+
+def send(memo: str) -> str:
+    """42.0 to Bob through `send_money`, which takes no edits."""
+    return f'send_money amount=42 fee=0 account=7 to="Bob" memo="{memo}"'
+
+
+MALLORY = {"amount": 1.0, "fee": 0, "account": 7, "to": "Mallory", "memo": "old edit field"}
+REFUSED: dict[str, dict[str, Any]] = {
+    "old-edit-field": {
+        "prompt": send("old edit field"),
+        "answer": {"payload": {"approved": True, "arguments": MALLORY}},
+        "says": "unknown field 'arguments': this tool does not take edits",
+        "code": "invalid_payload",
+    },
+    "proto": {
+        "prompt": send("proto"),
+        "answer": {"payload": {"approved": True, "__proto__": {"to": "Mallory"}}},
+        "says": "unknown field '__proto__'",
+        "code": "invalid_payload",
+    },
+    "case-beside-valid": {
+        "prompt": send("case"),
+        "answer": {"payload": {"approved": True, "Approved": False}},
+        "says": "unknown field 'Approved': did you mean 'approved'?",
+        "code": "invalid_payload",
+    },
+    "nested-typo": {
+        "prompt": prompt("9", "0", 3),
+        "answer": {"edit": {"amout": 1.0}},
+        "says": "unknown field 'amout': did you mean 'amount'?",
+        "code": "invalid_edit",
+    },
+}
+"""Answers carrying a field the kit's schema does not declare: refused, nothing run."""
+SCENARIOS.update(
+    {name: {k: case[k] for k in ("prompt", "answer")} for name, case in REFUSED.items()}
+)
 
 
 @pytest.fixture(scope="module")
@@ -184,6 +233,19 @@ def test_an_edit_sent_as_edited_args_runs_once_with_the_edit(report: dict[str, A
     assert str(run["fee"]) == "-0.0"
 
 
+@pytest.mark.parametrize("name", REFUSED)
+def test_an_answer_with_a_field_the_schema_does_not_declare_ends_in_run_error(
+    report: dict[str, Any], name: str
+) -> None:
+    case, resumed = REFUSED[name], report[name]["resumed"]
+    assert report[name]["first"] == {"outcome": "interrupt", "error": None}
+    assert resumed["error"]["code"] == case["code"]
+    assert case["says"] in resumed["error"]["message"]
+    assert resumed["toolResults"] == []
+
+
 def test_the_tool_ran_twice_in_all(report: dict[str, Any]) -> None:
-    # Once for the approval and once for the edit: never for the cancel or the refused resume.
+    # Once for the approval and once for the edit: never for the cancel, the refused
+    # resume or an answer with an undeclared field (Bob was never paid, nor was Mallory).
     assert len(report["runs"]) == 2
+    assert [run for run in report["runs"] if run["to"] in ("Bob", "Mallory")] == []
