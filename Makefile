@@ -131,12 +131,13 @@ copilotkit-demo: setup copilotkit-build
 	scripts/copilotkit-demo
 
 ## Every bench at its full size: the figures docs/performance.md reports. The browser bench
-## needs chromium, the ledger bench measures PostgreSQL too when it is installed.
-bench: setup system-packages
+## needs chromium, the ledger bench measures PostgreSQL too when it is installed, and the durable
+## bench runs LangGraph's side in LangGraph's own venv.
+bench: setup system-packages interop-langgraph
 	for b in bench/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 ## Every bench once at its smallest size (`--quick`), so none can rot; its figures mean nothing.
-bench-smoke: setup system-packages
+bench-smoke: setup system-packages interop-langgraph
 	for b in bench/*.py; do echo "== $$b --quick"; $(BIN)/python $$b --quick || exit 1; done
 
 wheel-check: setup
