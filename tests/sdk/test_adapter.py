@@ -280,7 +280,10 @@ async def test_concurrent_identical_resumes_run_the_call_once(collect: Any) -> N
         executed.append(ctx.tool_call_id)
         return f"booked {resume_payload(ctx)['chosen_label']}"
 
-    adapter = OpenAIAgentsAdapter(Agent(name="a", model=OfflineModel(), tools=[schedule_meeting]))
+    adapter = OpenAIAgentsAdapter(
+        Agent(name="a", model=OfflineModel(), tools=[schedule_meeting]),
+        response_schemas={"schedule_meeting": MEETING_RESPONSE_SCHEMA},  # the fields it reads
+    )
     first = await collect(adapter, ask(MEETING))
     [interrupt] = interrupts(first)
     again = resume(first, resolved(interrupt, TUESDAY))
