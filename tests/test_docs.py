@@ -91,3 +91,24 @@ def test_the_rendered_notebooks_carry_no_widget_state() -> None:
         if "widgets" in json.loads(notebook.read_text(encoding="utf-8"))["metadata"]
     ]
     assert not carrying, carrying
+
+
+def test_every_nbval_command_in_the_docs_runs_in_the_current_environment() -> None:
+    # Without --nbval-current-env nbval starts the kernel the notebook names, which may be
+    # another Python, where the kit (or this version of it) is not installed.
+    pages = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
+    texts = [(page, page.read_text(encoding="utf-8")) for page in pages]
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        texts.append((notebook, "\n".join("".join(cell["source"]) for cell in cells)))
+    commands = [
+        (page.name, line)
+        for page, text in texts
+        for line in text.replace("\\\n", " ").splitlines()
+        if re.search(r"pytest\b.*--nbval", line)
+    ]
+    assert commands  # the guides do give some
+    missing = [
+        f"{name}: {line.strip()}" for name, line in commands if "--nbval-current-env" not in line
+    ]
+    assert not missing, "\n".join(missing)

@@ -4,11 +4,16 @@ somewhere: it is the landing page, and the documentation site (docs/) holds the 
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+from interrupt_widget import responders
+from interrupt_widget.sdk.cassette import CASSETTE_ENV, CASSETTE_MODE_ENV, MODES
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -95,12 +100,51 @@ def test_every_link_in_the_readme_leads_to_a_file_and_heading() -> None:
     assert not broken, broken
 
 
-def test_the_first_screen_says_how_to_install_and_how_to_run_your_own_agent_offline() -> None:
+def test_one_install_section_near_the_top_names_every_extra_and_the_test_tools() -> None:
     text = README.read_text(encoding="utf-8")
     head = "\n".join(text.splitlines()[:30])
-    assert "pip install ." in head
-    assert "needs no Node" in head
-    assert "[pandas]" in head
+    assert "## Install" in head
+    install = _section("Install")
+    assert "pip install ." in install
+    assert "needs no Node" in install
+    extras = tomllib.loads((README.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    for extra in extras["project"]["optional-dependencies"]:
+        assert f"| `{extra}` |" in install, extra
+    for tool in ("pytest", "nbval", "mypy", "ruff"):
+        assert tool in install, tool
+    # One place says how to install: no other section gives a pip command.
+    assert text.count("pip install") == install.count("pip install")
     notebook = _section("In a notebook")
     assert "model=OfflineModel()" in notebook
     assert "calls a tool only when the request names" in notebook
+
+
+def test_the_ci_block_is_three_shell_lines_naming_what_the_kit_reads() -> None:
+    blocks = re.findall(r"```(\w*)\n(.*?)```", _section("Install"), re.DOTALL)
+    [(language, block)] = [(lang, b) for lang, b in blocks if "pytest" in b]
+    assert language == "bash"  # a shell block: the runner of python blocks leaves it alone
+    assert len(block.splitlines()) == 3
+    command = block.replace("\\\n", " ")
+    assert "pytest --nbval-lax --nbval-current-env my_notebook.ipynb" in command
+    settings = dict(re.findall(r"(\w+)=(\S+)", command.split("pytest")[0]))
+    assert settings[CASSETTE_ENV] == "my_notebook.cassette.jsonl"
+    assert settings[CASSETTE_MODE_ENV] in MODES
+    assert settings[CASSETTE_MODE_ENV] == "none"
+    assert settings[responders.ENV_VAR] == "replay:my_notebook.decisions.json"
+
+
+def test_the_readme_the_quickstart_and_the_first_notebook_agree_on_a_missing_key() -> None:
+    quickstart = (README.parent / "docs" / "guide" / "quickstart.md").read_text(encoding="utf-8")
+    offline = quickstart[quickstart.index("## Your own agent, offline") :]
+    notebook = json.loads(
+        (README.parent / "notebooks" / "01_quickstart.ipynb").read_text(encoding="utf-8")
+    )
+    first_cell = "".join(notebook["cells"][0]["source"])
+    for said in (_section("In a notebook"), offline.split("\n## ")[0], first_cell):
+        words = " ".join(said.split())
+        # The example agents, and your own agent that names no model, run offline in a chat;
+        # one that names a model needs the key (or model=OfflineModel()).
+        assert "names no model" in words
+        assert "names a model" in words
+        assert "OfflineModel()" in words
+        assert "keeps the model you gave it" not in words
