@@ -2,9 +2,11 @@
 
 Traits hold what a freshly drawn view needs (`kind`, `messages`, `status`,
 `status_line`, `picker`); custom messages carry the event stream one way and
-user actions the other. This module is the one place where those camelCase
-wire dicts become typed Python values and back; `js/chat/protocol.ts`
-mirrors it.
+user actions the other. Their shapes are described once, in `wire/chat.schema.json`
+(with `wire/common.schema.json`); this module is the one place where those camelCase
+wire dicts become typed Python values and back, and `js/chat/protocol.ts` is the same
+for TypeScript. Both are checked against the schema on the examples in
+`tests/fixtures/wire/`. A key a message does not have is refused, never ignored.
 
 Front end -> Python::
 
@@ -22,13 +24,13 @@ Python -> front end::
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.agui.wire import JsonDict
 from interrupt_widget.widgets.attendance import ATTACHED, Attached
-from interrupt_widget.widgets.picker_protocol import ProtocolError
+from interrupt_widget.widgets.picker_protocol import ProtocolError, only_fields, request_id_of
 
 __all__ = [
     "Attached",
@@ -81,6 +83,10 @@ class PromptResult:
 EventsKind: TypeAlias = Literal["events", "catchup"]
 
 
+_BARE: dict[str, Callable[[], FrontEndMessage]] = {"stop": Stop, "hello": Hello, ATTACHED: Attached}
+"""The messages that carry nothing but their type."""
+
+
 def parse_front_end_message(content: Any) -> FrontEndMessage:
     """The typed message in a front-end custom message, or `ProtocolError`.
 
@@ -89,17 +95,16 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
     if not isinstance(content, Mapping):
         raise ProtocolError("a chat message must be a JSON object")
     kind = content.get("type")
-    if kind == "stop":
-        return Stop()
-    if kind == "hello":
-        return Hello()
-    if kind == ATTACHED:
-        return Attached()
+    bare = _BARE.get(kind) if isinstance(kind, str) else None
+    if bare is not None:
+        only_fields(content, {"type"}, None)
+        return bare()
     if kind != "prompt":
         raise ProtocolError(f"unknown chat message type {kind!r}")
-    request_id = content.get("requestId")
-    if not isinstance(request_id, str):
+    request_id = request_id_of(content)
+    if request_id is None:
         raise ProtocolError("a prompt needs a string requestId")
+    only_fields(content, {"type", "text", "requestId"}, request_id)
     text = content.get("text")
     if not isinstance(text, str):
         raise ProtocolError("the message is empty", request_id=request_id)

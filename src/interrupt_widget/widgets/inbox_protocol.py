@@ -3,9 +3,11 @@
 The list of waiting calls travels as messages, not as a trait: a view asks for
 the whole list once (`hello`, answered by a `snapshot`), then gets only what
 changed, merged into at most a few `delta` messages a second, so an update costs
-bytes in proportion to what changed, not to the length of the list. This module
-is the one place where those camelCase dicts become typed values and back;
-`js/inbox/protocol.ts` mirrors it.
+bytes in proportion to what changed, not to the length of the list. Their shapes are
+described once, in `wire/inbox.schema.json` (with `wire/common.schema.json`); this
+module is the one place where those camelCase dicts become typed values and back, and
+`js/inbox/protocol.ts` is the same for TypeScript. Both are checked against the schema
+on the examples in `tests/fixtures/wire/`.
 
 Front end -> Python::
 
@@ -21,7 +23,9 @@ Front end -> Python::
 
 `settle` is a person's word on a call in doubt (its run ended before recording a
 result): `ran` true, it ran and `output` is its result; false, it did not run, so
-it runs now. It is answered with an `answer_result`, as an answer is.
+it runs now. It is the picker's `settle` naming an item instead of an interrupt (one
+`Settle` for both), and is answered with an `answer_result`, as an answer is. A key a
+message does not have is refused, never ignored, as in the picker's.
 
 Python -> front end::
 
@@ -48,8 +52,12 @@ from interrupt_widget.widgets.attendance import ATTACHED, Attached
 from interrupt_widget.widgets.picker_protocol import (
     AnswerStatus,
     ProtocolError,
+    Settle,
+    answer_status,
     answered_by,
     errors_to_wire,
+    only_fields,
+    request_id_of,
     settle_word,
     view_id_of,
 )
@@ -117,25 +125,6 @@ class Forget:
 
 
 @dataclass(frozen=True)
-class Settle:
-    """A person's word on one call in doubt: it ran (with its result) or it did not."""
-
-    request_id: str
-    id: str
-    """The item settled."""
-    ran: bool
-    """True: it ran, and `output` is its result. False: it did not run; run it now."""
-    output: str | None = None
-    """The call's result as the person gives it (only when `ran`)."""
-    view_id: str | None = None
-
-    @property
-    def by(self) -> str:
-        """Recorded as by `view:<id>`, or `user`, as an answer."""
-        return answered_by(self.view_id)
-
-
-@dataclass(frozen=True)
 class AnswerOutcome:
     """What one item got."""
 
@@ -149,55 +138,60 @@ class AnswerOutcome:
 
 FrontEndMessage = Hello | Attached | Answer | Remember | Forget | Settle
 
+_FIELDS: dict[str, frozenset[str]] = {
+    "hello": frozenset({"type"}),
+    ATTACHED: frozenset({"type"}),
+    "answer": frozenset({"type", "requestId", "ids", "status", "payload", "viewId"}),
+    "remember": frozenset({"type", "requestId", "id", "field", "op", "viewId"}),
+    "forget": frozenset({"type", "requestId", "name"}),
+    "settle": frozenset({"type", "requestId", "id", "ran", "output", "viewId"}),
+}
+"""The keys each message may carry; any other is refused."""
+
 
 def parse_front_end_message(content: Any) -> FrontEndMessage:
     """The typed message, or `ProtocolError` (with the request id when there was one)."""
     if not isinstance(content, Mapping):
         raise ProtocolError("an inbox message must be a JSON object")
     kind = content.get("type")
-    if kind == "hello":
-        return Hello()
-    if kind == ATTACHED:
-        return Attached()
-    raw_id = content.get("requestId")
-    if not isinstance(raw_id, str) or not raw_id:
+    if kind in ("hello", ATTACHED):
+        only_fields(content, _FIELDS[kind], None)
+        return Hello() if kind == "hello" else Attached()
+    request_id = request_id_of(content)
+    if request_id is None:
         raise ProtocolError(f"an inbox {kind!r} message needs a string requestId")
-    view_id = view_id_of(content, raw_id)
+    if kind not in _FIELDS:
+        raise ProtocolError(f"unknown inbox message type {kind!r}", request_id=request_id)
+    only_fields(content, _FIELDS[kind], request_id)
+    view_id = view_id_of(content, request_id)
     if kind == "answer":
         ids = content.get("ids")
         if not isinstance(ids, list) or not ids or not all(isinstance(i, str) for i in ids):
-            raise ProtocolError("an answer needs a non-empty list of ids", request_id=raw_id)
-        status = content.get("status")
-        if status not in ("resolved", "cancelled"):
-            raise ProtocolError("status must be 'resolved' or 'cancelled'", request_id=raw_id)
-        resolved: AnswerStatus = "resolved" if status == "resolved" else "cancelled"
-        payload = content.get("payload") if resolved == "resolved" else None
-        return Answer(raw_id, tuple(ids), resolved, payload, view_id)
+            raise ProtocolError("an answer needs a non-empty list of ids", request_id=request_id)
+        status = answer_status(content, request_id)
+        payload = content.get("payload") if status == "resolved" else None
+        return Answer(request_id, tuple(ids), status, payload, view_id)
     if kind == "remember":
-        item = content.get("id")
-        name = content.get("field")
-        op = content.get("op", "eq")
-        if not isinstance(item, str) or (name is not None and not isinstance(name, str)):
-            raise ProtocolError("remember needs an item id and a field name", request_id=raw_id)
-        if op not in ("eq", "le"):
-            raise ProtocolError("op must be 'eq' or 'le'", request_id=raw_id)
-        return Remember(raw_id, item, name, "le" if op == "le" else "eq", view_id)
+        return _remember(content, request_id, view_id)
     if kind == "forget":
         name = content.get("name")
         if not isinstance(name, str) or not name:
-            raise ProtocolError("forget needs a rule name", request_id=raw_id)
-        return Forget(raw_id, name)
-    if kind == "settle":
-        return _settle(content, raw_id, view_id)
-    raise ProtocolError(f"unknown inbox message type {kind!r}", request_id=raw_id)
-
-
-def _settle(content: Mapping[str, Any], request_id: str, view_id: str | None) -> Settle:
+            raise ProtocolError("forget needs a rule name", request_id=request_id)
+        return Forget(request_id, name)
     item = content.get("id")
     if not isinstance(item, str) or not item:
         raise ProtocolError("settle needs an item id", request_id=request_id)
     ran, output = settle_word(content, request_id)
     return Settle(request_id, item, ran, output, view_id)
+
+
+def _remember(content: Mapping[str, Any], request_id: str, view_id: str | None) -> Remember:
+    item, name, op = content.get("id"), content.get("field"), content.get("op", "eq")
+    if not isinstance(item, str) or not item or (name is not None and not isinstance(name, str)):
+        raise ProtocolError("remember needs an item id and a field name", request_id=request_id)
+    if op not in ("eq", "le"):
+        raise ProtocolError("op must be 'eq' or 'le'", request_id=request_id)
+    return Remember(request_id, item, name, "le" if op == "le" else "eq", view_id)
 
 
 def answer_result_to_wire(request_id: str, outcomes: list[AnswerOutcome]) -> dict[str, Any]:

@@ -56,7 +56,7 @@ from interrupt_widget.widgets.picker_protocol import (
     AnswerResult,
     AnswerStatus,
     ProtocolError,
-    SettleRequest,
+    Settle,
     answer_result_to_wire,
     errors_to_wire,
     parse_front_end_message,
@@ -590,8 +590,8 @@ class InterruptPicker(anywidget.AnyWidget):
             self._attendance.attach()
             return
         try:
-            if isinstance(request, SettleRequest):
-                self._settle_doubt(request.interrupt_id, request.ran, request.output, request.by)
+            if isinstance(request, Settle):
+                self._settle_doubt(request.id, request.ran, request.output, request.by)
             else:
                 self._record(request.interrupt_id, request.status, request.payload, by=request.by)
         except AnswerRefused as exc:

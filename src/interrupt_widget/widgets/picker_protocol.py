@@ -2,29 +2,28 @@
 
 User actions travel from the browser as `model.send` custom messages rather
 than trait updates (a trait saved while a cell awaits stalls the widget's later
-updates on ipykernel 7.4). This module is the one place where those camelCase
-wire dicts become typed Python values and back; `js/picker/protocol.ts`
-mirrors it.
+updates on ipykernel 7.4). Their shapes are described once, in
+`wire/picker.schema.json` (with `wire/common.schema.json`, which the inbox's and
+the chat's contracts share); this module is the one place where those camelCase
+wire dicts become typed Python values and back, and `js/picker/protocol.ts` is the
+same for TypeScript. Both are checked against the schema on the examples in
+`tests/fixtures/wire/`.
 
 Front end -> Python::
 
     {"type": "answer", "requestId": str, "interruptId": str,
-     "status": "resolved" | "cancelled", "payload": <json>, "viewId"?: str}
+     "status": "resolved" | "cancelled", "payload"?: <json>, "viewId"?: str}
+    {"type": "settle", "requestId": str, "interruptId": str, "ran": bool,
+     "output"?: str, "viewId"?: str}
+    {"type": "attached"}                 # a front end created the model (attendance.py)
 
 `viewId` names the view that sent it (one per mounted view); the answer is then
 recorded as by `view:<viewId>`, so every view can tell its own answer from another's.
-
-A person's word on a call in doubt (its run ended before recording a result)::
-
-    {"type": "settle", "requestId": str, "interruptId": str, "ran": bool,
-     "output"?: str, "viewId"?: str}
-
-`ran` true: the call ran and `output` is its result, as the person read it; false:
-it did not run, so the resume runs it now.
-
-A front end that created the widget's model, shown or not (see `attendance.py`)::
-
-    {"type": "attached"}
+`settle` is a person's word on a call in doubt (its run ended before recording a
+result): `ran` true, it ran and `output` is its result, as the person read it;
+false, it did not run, so the resume runs it now. A key a message does not have is
+refused, never ignored: the front end is the kit's own bundle, so it means the two
+sides drifted apart.
 
 Python -> front end, once per request::
 
@@ -35,7 +34,7 @@ Python -> front end, once per request::
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
@@ -94,13 +93,13 @@ class AnswerResult:
 
 
 @dataclass(frozen=True)
-class SettleRequest:
-    """A person's word on a call in doubt, sent by a view."""
+class Settle:
+    """A person's word on a call in doubt, sent by a picker's view or an inbox's."""
 
     request_id: str
     """Chosen by the view; echoed in the reply."""
-    interrupt_id: str
-    """The interrupt whose approved call is in doubt."""
+    id: str
+    """What is settled: the interrupt's id in a picker, the waiting item's id in an inbox."""
     ran: bool
     """True: it ran, and `output` is its result. False: it did not run; run it now."""
     output: str | None = None
@@ -114,15 +113,20 @@ class SettleRequest:
         return answered_by(self.view_id)
 
 
-def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest | Attached:
+_ANSWER_FIELDS = frozenset({"type", "requestId", "interruptId", "status", "payload", "viewId"})
+_SETTLE_FIELDS = frozenset({"type", "requestId", "ran", "output", "viewId"})
+"""A settle's fields, less the one naming what it settles (`interruptId` or `id`)."""
+
+
+def parse_front_end_message(content: Any) -> AnswerRequest | Settle | Attached:
     """The typed request in a front-end custom message, or `ProtocolError`."""
     if not isinstance(content, Mapping):
         raise ProtocolError("a picker message must be a JSON object")
-    if content.get("type") == ATTACHED:
-        return Attached()
-    raw_request_id = content.get("requestId")
-    request_id = raw_request_id if isinstance(raw_request_id, str) else None
     kind = content.get("type")
+    if kind == ATTACHED:
+        only_fields(content, {"type"}, None)
+        return Attached()
+    request_id = request_id_of(content)
     if kind not in ("answer", "settle"):
         raise ProtocolError(f"unknown picker message type {kind!r}", request_id=request_id)
     if request_id is None:
@@ -132,14 +136,11 @@ def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest | Att
         raise ProtocolError(f"{kind!r} needs a string interruptId", request_id=request_id)
     view_id = view_id_of(content, request_id)
     if kind == "settle":
+        only_fields(content, _SETTLE_FIELDS | {"interruptId"}, request_id)
         ran, output = settle_word(content, request_id)
-        return SettleRequest(request_id, interrupt_id, ran, output, view_id)
-    status = content.get("status")
-    if status not in _STATUSES:
-        raise ProtocolError(
-            "an answer's status must be 'resolved' or 'cancelled'", request_id=request_id
-        )
-    resolved: AnswerStatus = "resolved" if status == "resolved" else "cancelled"
+        return Settle(request_id, interrupt_id, ran, output, view_id)
+    only_fields(content, _ANSWER_FIELDS, request_id)
+    resolved = answer_status(content, request_id)
     return AnswerRequest(
         request_id=request_id,
         interrupt_id=interrupt_id,
@@ -147,6 +148,34 @@ def parse_front_end_message(content: Any) -> AnswerRequest | SettleRequest | Att
         payload=content.get("payload") if resolved == "resolved" else None,
         view_id=view_id,
     )
+
+
+def request_id_of(content: Mapping[str, Any]) -> str | None:
+    """The message's `requestId` when it is usable (a non-empty string), else None."""
+    request_id = content.get("requestId")
+    return request_id if isinstance(request_id, str) and request_id else None
+
+
+def only_fields(content: Mapping[str, Any], fields: Set[str], request_id: str | None) -> None:
+    """Refuse a key the message does not have. The front end is the kit's own bundle, so an
+    unknown key means the two sides drifted apart: refused, never ignored."""
+    unknown = sorted(repr(k)[:40] for k in content if k not in fields)
+    if unknown:
+        raise ProtocolError(
+            f"a message of type {content.get('type')!r} has no field {unknown[0]} "
+            f"(its fields: {', '.join(sorted(fields))})",
+            request_id=request_id,
+        )
+
+
+def answer_status(content: Mapping[str, Any], request_id: str) -> AnswerStatus:
+    """The message's `status`, `resolved` or `cancelled`."""
+    status = content.get("status")
+    if status not in _STATUSES:
+        raise ProtocolError(
+            "an answer's status must be 'resolved' or 'cancelled'", request_id=request_id
+        )
+    return "resolved" if status == "resolved" else "cancelled"
 
 
 def answered_by(view_id: str | None) -> str:
@@ -166,13 +195,13 @@ def view_id_of(content: Mapping[str, Any], request_id: str) -> str | None:
 
 def settle_word(content: Mapping[str, Any], request_id: str) -> tuple[bool, str | None]:
     """`(ran, output)` of a settle message: a call that ran has its output, as text; one
-    that did not has none."""
+    that did not has none (no `output` key at all)."""
     ran, output = content.get("ran"), content.get("output")
     if not isinstance(ran, bool):
         raise ProtocolError("a settle needs ran: true or false", request_id=request_id)
     if ran and not isinstance(output, str):
         raise ProtocolError("a call that ran needs its output, as text", request_id=request_id)
-    if not ran and output is not None:
+    if not ran and "output" in content:
         raise ProtocolError("a call that did not run has no output", request_id=request_id)
     return ran, output if ran else None
 
