@@ -5,8 +5,8 @@
   Adapter: a run that ends in an interrupt (its SDK state kept in the ledger),
   then a resume run from the snapshot's messages, which continues the SDK's own
   state (the SDK runs the approved call), once with the ledger in memory and once
-  with a SQLite file (the default kind). Goals: adapter / raw <= 1.0 in memory,
-  <= 1.15 durable.
+  with a SQLite file (the default kind). Goal: adapter / raw <= 1.0 in memory. The
+  durable cycle's goals are against durable peers, not the raw SDK: `bench/durable.py`.
 - Streaming: a 5,000-chunk reply consumed to the end through each. Goal: the
   adapter's throughput >= 0.95 of the raw SDK's.
 - Decision spans: the adapter's cycle with the SDK's tracing on (a processor
@@ -71,8 +71,9 @@ from interrupt_widget.sdk import decision_spans
 
 QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
 
-CYCLE_GOALS = {"memory": 1.0, "durable": 1.15}
-"""The cycle's goal against the raw SDK, per ledger: in memory, and the default durable kind."""
+CYCLE_GOALS: dict[str, float | None] = {"memory": 1.0, "durable": None}
+"""The cycle's goal against the raw SDK, per ledger. The durable kind's is against the durable
+peers (the SDK saving its own state, LangGraph's checkpointer), in `bench/durable.py`."""
 
 REQUEST = "Book a call with Alice about the Q3 roadmap"
 ANSWER = {"approved": True, "chosen_time": "2030-01-08T10:00:00Z", "chosen_label": "Tue 10:00"}
@@ -301,9 +302,10 @@ async def main() -> None:
     print(f"cycle (request, interrupt, resume, final text), median of {args.cycles}:")
     print(f"  raw SDK                 {ms(raw_cycles)}")
     for name, goal in CYCLE_GOALS.items():
+        against = f"goal <= {goal}" if goal else "its goals: bench/durable.py"
         print(
             f"  adapter, {name:7} ledger  {ms(adapter_cycles[name])}"
-            f"  ratio {cycle_ratios[name]:.2f} (goal <= {goal})"
+            f"  ratio {cycle_ratios[name]:.2f} ({against})"
         )
 
     figures = streaming_in_processes(args.chunks, args.repeats, args.processes)
@@ -334,9 +336,18 @@ async def main() -> None:
     print(f"  one decision's spans    cpu {one_span * 1e6:7.0f} us  {share:.1%} of a cycle", end="")
     print(" (goal < 5%)")
 
-    met = all(cycle_ratios[n] <= g for n, g in CYCLE_GOALS.items()) and throughput >= 0.95
-    met = met and share < 0.05
-    print(f"goals {'met' if met else 'NOT met'}")
+    missed = [
+        f"cycle, {n} ledger, {cycle_ratios[n]:.2f}x the raw SDK (goal <= {g}x)"
+        for n, g in CYCLE_GOALS.items()
+        if g and cycle_ratios[n] > g
+    ]
+    if throughput < 0.95:
+        missed.append(f"streaming throughput {throughput:.2f} of the raw SDK (goal >= 0.95)")
+    if share >= 0.05:
+        missed.append(f"one decision's spans {share:.1%} of a cycle (goal < 5%)")
+    for goal in missed:
+        print(f"goal not met: {goal}")
+    print(f"goals {'NOT met' if missed else 'met'}")
 
 
 if __name__ == "__main__":

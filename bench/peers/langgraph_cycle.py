@@ -144,6 +144,7 @@ async def serve(db_file: str) -> None:
         assert reply.startswith('schedule_meeting reported: Scheduled "Q3 roadmap"'), reply
         for warm in range(1, 5):
             await cycle(graph, f"warm-{warm}")
+        gc.freeze()  # as the parent does: each gc.collect() then sees only the cycles' garbage
         print(json.dumps({"ready": version("langgraph"), "reply": reply}), flush=True)
         done = 0
         for line in sys.stdin:
