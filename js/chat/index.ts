@@ -5,7 +5,7 @@ import type { AnyModel } from "@anywidget/types";
 import { asRecord } from "../json";
 import { mountPicker, type PickerModel } from "../picker/index";
 
-import { type ChatModel, isToFrontEnd, type ToKernel, type WireMessage } from "./protocol";
+import { type ChatModel, isToFrontEnd, promptMessage, type ToKernel, type WireMessage } from "./protocol";
 import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
 import { createChatView } from "./view";
 
@@ -37,14 +37,11 @@ export function toolCallIdsOf(interrupts: unknown): string[] {
   return interrupts.map((i: unknown) => asRecord(i)?.toolCallId).filter((id): id is string => typeof id === "string");
 }
 
-let requestCounter = 0;
-
 export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: MountChatOptions = {}): () => void {
   const send = (msg: ToKernel): void => model.send(msg);
   const view = createChatView(el, {
     prompt(text: string): void {
-      requestCounter += 1;
-      send({ type: "prompt", text, requestId: `prompt-${Date.now()}-${requestCounter}` });
+      send(promptMessage(text));
     },
     stop(): void {
       send({ type: "stop" });

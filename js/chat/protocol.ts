@@ -1,6 +1,8 @@
-// The chat widget's wire contract, mirrored in src/interrupt_widget/widgets/chat_protocol.py.
-// Traits hold what a freshly drawn view needs; custom messages carry the stream
-// (Python -> JS) and user actions (JS -> Python, never trait + save_changes).
+// The chat widget's wire contract, described once in
+// `interrupt_widget/widgets/wire/chat.schema.json` (Python: `chat_protocol.py`); js/wire.test.ts
+// checks what this module builds and reads against it. Traits hold what a freshly drawn view
+// needs; custom messages carry the stream (Python -> JS) and user actions (JS -> Python, never
+// trait + save_changes).
 
 import type { AttachedMessage } from "../attached";
 import { asRecord } from "../json";
@@ -53,6 +55,14 @@ export type ToKernel =
   | { type: "stop" }
   | { type: "hello" }
   | AttachedMessage;
+
+let prompts = 0;
+
+/** A person's message for the agent, with a request id unique on the page. */
+export function promptMessage(text: string): ToKernel {
+  prompts += 1;
+  return { type: "prompt", text, requestId: `prompt-${Date.now()}-${prompts}` };
+}
 
 export function isToFrontEnd(msg: unknown): msg is ToFrontEnd {
   const fields = asRecord(msg);

@@ -5,9 +5,16 @@
 // the tool of each new call.
 
 import type { AnyModel } from "@anywidget/types";
-import type { AnswerResultMessage } from "../picker/protocol";
+import { type AnswerResultMessage, newViewId } from "../picker/protocol";
 import type { ModuleLoader } from "../picker/renderers";
-import { answerMessage, type ItemResult, newViewId, parseMessage, rememberMessage, settleMessage } from "./protocol";
+import {
+  answerMessage,
+  forgetMessage,
+  type ItemResult,
+  parseMessage,
+  rememberMessage,
+  settleMessage,
+} from "./protocol";
 import { type InboxEvent, type InboxState, initialState, type Rule, reduce, shown, viewOf } from "./state";
 import { createInboxDom } from "./view";
 
@@ -73,7 +80,7 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
         else void answer(ids, "resolved", kind === "approve" ? { approved: true } : denial(reason));
       },
       remember: (id, field, op) => void send(rememberMessage(id, field, op, viewId), [id]),
-      forget: (name) => model.send({ type: "forget", requestId: `forget-${Date.now()}`, name }),
+      forget: (name) => model.send(forgetMessage(name)),
       notify: () => void globalThis.Notification?.requestPermission(),
       key(event) {
         if (TYPING.has((event.target as HTMLElement).tagName) || event.ctrlKey || event.metaKey || event.altKey) return;

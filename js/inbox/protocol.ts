@@ -1,9 +1,11 @@
-// The custom messages between the inbox's views and Python; mirrors
-// `interrupt_widget/widgets/inbox_protocol.py`. The list arrives as a snapshot
-// (after this view's `hello`) and then as deltas; answers go out by `model.send`.
+// The custom messages between the inbox's views and Python, described once in
+// `interrupt_widget/widgets/wire/inbox.schema.json` (Python: `inbox_protocol.py`); js/wire.test.ts
+// checks what this module builds and reads against it. The list arrives as a snapshot (after
+// this view's `hello`) and then as deltas; answers go out by `model.send`.
 
 import type { AttachedMessage } from "../attached";
 import { asRecord, str } from "../json";
+import { newRequestId, settle } from "../picker/protocol";
 import type { AnswerStatus, FieldError, WireInterrupt } from "../picker/types";
 
 /** One waiting call. */
@@ -36,24 +38,19 @@ export type FromPython =
   | { type: "delta"; upsert: Item[]; remove: string[] }
   | { type: "answer_result"; requestId: string; results: ItemResult[] };
 
-let sequence = 0;
-const random = (): string => Math.random().toString(36).slice(2, 10);
-export const newViewId = (): string => `view-${random()}`;
-export const newRequestId = (): string => `${Date.now().toString(36)}-${++sequence}-${random()}`;
-
 export function answerMessage(ids: string[], status: AnswerStatus, payload: unknown, viewId: string) {
   return { type: "answer", requestId: newRequestId(), ids, status, payload, viewId };
 }
 
-/** A person's word on a call in doubt: it ran (`output`, its result) or it did not. */
-export function settleMessage(id: string, ran: boolean, output: string | undefined, viewId: string) {
-  const message = { type: "settle", requestId: newRequestId(), id, ran, viewId };
-  return ran ? { ...message, output } : message;
-}
+/** A person's word on item `id`'s call in doubt: it ran (`output`, its result) or it did not. */
+export const settleMessage = (id: string, ran: boolean, output: string | undefined, viewId: string) =>
+  settle({ id }, ran, output, viewId);
 
 export function rememberMessage(id: string, field: string | null, op: "eq" | "le", viewId: string) {
   return { type: "remember", requestId: newRequestId(), id, field, op, viewId };
 }
+
+export const forgetMessage = (name: string) => ({ type: "forget", requestId: newRequestId(), name });
 
 /** JS -> Python: every message an inbox's front end sends. */
 export type ToKernel =
@@ -62,7 +59,7 @@ export type ToKernel =
   | ReturnType<typeof answerMessage>
   | ReturnType<typeof settleMessage>
   | ReturnType<typeof rememberMessage>
-  | { type: "forget"; requestId: string; name: string };
+  | ReturnType<typeof forgetMessage>;
 
 function isItem(value: unknown): value is Item {
   const r = asRecord(value);

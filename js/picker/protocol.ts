@@ -1,5 +1,6 @@
-// The custom messages between the picker's views and Python; mirrors
-// `interrupt_widget/widgets/picker_protocol.py`. User actions go through `model.send`
+// The custom messages between the picker's views and Python, described once in
+// `interrupt_widget/widgets/wire/picker.schema.json` (Python: `picker_protocol.py`); js/wire.test.ts
+// checks what this module builds and reads against it. User actions go through `model.send`
 // (never trait + save_changes: ipykernel 7.4 stalls a widget's later saves).
 
 import type { AttachedMessage } from "../attached";
@@ -17,15 +18,17 @@ export interface AnswerMessage {
   viewId?: string;
 }
 
-/** View -> Python: a person's word on a call in doubt (it ran, with its result; or it did not). */
-export interface SettleMessage {
+/** View -> Python: a person's word on a call in doubt (it ran, with its result; or it did not).
+ * The picker names the call by `interruptId`, the inbox by its item's `id`: one definition. */
+export type Settle<Target extends { interruptId: string } | { id: string }> = Target & {
   type: "settle";
   requestId: string;
-  interruptId: string;
   ran: boolean;
   output?: string;
   viewId?: string;
-}
+};
+
+export type SettleMessage = Settle<{ interruptId: string }>;
 
 /** JS -> Python: every message a picker's front end sends. */
 export type ToKernel = AnswerMessage | SettleMessage | AttachedMessage;
@@ -46,8 +49,8 @@ const random = (): string => Math.random().toString(36).slice(2, 10);
 /** An id for one mounted view (letters, digits and '-', as Python accepts). */
 export const newViewId = (): string => `view-${random()}`;
 
-/** A request id unique across the views of one page. */
-function newRequestId(): string {
+/** A request id unique across the views of one page (the picker's and the inbox's). */
+export function newRequestId(): string {
   sequence += 1;
   return `${Date.now().toString(36)}-${sequence}-${random()}`;
 }
@@ -62,16 +65,20 @@ export function answerMessage(
   return { type: "answer", requestId: newRequestId(), interruptId, status, payload, viewId };
 }
 
-/** One settle from view `viewId`: `output` is given only for a call that ran. */
-export function settleMessage(
-  interruptId: string,
+/** One settle of `target` from view `viewId`: `output` is given only for a call that ran. */
+export function settle<Target extends { interruptId: string } | { id: string }>(
+  target: Target,
   ran: boolean,
   output: string | undefined,
   viewId: string,
-): SettleMessage {
-  const message: SettleMessage = { type: "settle", requestId: newRequestId(), interruptId, ran, viewId };
+): Settle<Target> {
+  const message = { ...target, type: "settle" as const, requestId: newRequestId(), ran, viewId };
   return ran ? { ...message, output } : message;
 }
+
+/** The picker's settle: of interrupt `interruptId`. */
+export const settleMessage = (interruptId: string, ran: boolean, output: string | undefined, viewId: string) =>
+  settle({ interruptId }, ran, output, viewId);
 
 function isFieldError(value: unknown): value is FieldError {
   const fields = asRecord(value);
