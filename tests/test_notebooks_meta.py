@@ -201,7 +201,8 @@ class Person:
     """Runs every cell at once, as Run All does, and clicks the pickers it is asked to.
 
     A picker is clicked only once it is on screen: displayed itself, or shown inside a
-    displayed chat. The answer goes out as the comm message a click sends.
+    displayed chat. The answer goes out as the comm message a click sends. Each of the kit's
+    widgets is announced as it opens, as JupyterLab's front end does.
     """
 
     def __init__(self, client: BlockingKernelClient, clicks: list[dict[str, Payload] | None]):
@@ -282,6 +283,10 @@ class Person:
         self._click_what_is_shown()
 
     def _on_open(self, comm_id: str, state: dict[str, Any]) -> None:
+        if str(state.get("_anywidget_id", "")).startswith("interrupt_widget."):
+            # JupyterLab creates the model as the comm opens, shown or not, and the bundle's
+            # `initialize` says so; else a wait would count as unattended (UnattendedWait).
+            self._send(comm_id, {"type": "attached"})
         if state.get("kind") == "chat":
             self._chat_picker[comm_id] = (state.get("picker") or "").removeprefix("IPY_MODEL_")
         if state.get("kind") != "picker":
@@ -322,7 +327,11 @@ class Person:
             "status": "resolved",
             "payload": payload,
         }
-        data = {"method": "custom", "content": answer}
+        self._send(comm_id, answer)
+
+    def _send(self, comm_id: str, content: dict[str, Any]) -> None:
+        """A custom message from the front end (`model.send(content)`)."""
+        data = {"method": "custom", "content": content}
         self.client.shell_channel.send(
             self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
         )
