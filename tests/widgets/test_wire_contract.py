@@ -199,6 +199,9 @@ def test_what_python_builds_fits_the_schemas() -> None:
         inbox_protocol.AnswerOutcome("0:b:int-2", False, "", "no", refused),
     ]
     fits("inbox", "toFrontEnd", inbox_protocol.answer_result_to_wire("r3", outcomes))
+    items = example("inbox", "snapshot")["items"]
+    fits("inbox", "toFrontEnd", inbox_protocol.snapshot_to_wire(items))
+    fits("inbox", "toFrontEnd", inbox_protocol.delta_to_wire(items[:1], [items[1]["id"]]))
 
 
 def kit_traits(widget: anywidget.AnyWidget) -> set[str]:

@@ -59,7 +59,9 @@ from interrupt_widget.widgets.inbox_protocol import (
     Remember,
     Settle,
     answer_result_to_wire,
+    delta_to_wire,
     parse_front_end_message,
+    snapshot_to_wire,
 )
 from interrupt_widget.widgets.picker import renderer_source
 
@@ -420,7 +422,7 @@ class Inbox(anywidget.AnyWidget):
         else:
             self._attendance.answered()
         if upsert or remove:
-            self.send({"type": "delta", "upsert": upsert, "remove": remove})
+            self.send(delta_to_wire(upsert, remove))
         totals: dict[str, int] = {}
         for source in self._sources:
             for status, n in source.counts().items():
@@ -469,7 +471,7 @@ class Inbox(anywidget.AnyWidget):
         elif isinstance(message, Hello):
             self._attendance.attach()  # a view is a front end too
             self._refresh()
-            self.send({"type": "snapshot", "items": list(self._sent.values())})
+            self.send(snapshot_to_wire(list(self._sent.values())))
         elif isinstance(message, Answer):
             targets = self._items(message.ids)
             outcomes = [

@@ -72,7 +72,9 @@ __all__ = [
     "Remember",
     "Settle",
     "answer_result_to_wire",
+    "delta_to_wire",
     "parse_front_end_message",
+    "snapshot_to_wire",
 ]
 
 RuleOp: TypeAlias = Literal["eq", "le"]
@@ -210,3 +212,13 @@ def answer_result_to_wire(request_id: str, outcomes: list[AnswerOutcome]) -> dic
             for o in outcomes
         ],
     }
+
+
+def snapshot_to_wire(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The whole list, for a view's `hello`."""
+    return {"type": "snapshot", "items": items}
+
+
+def delta_to_wire(upsert: list[dict[str, Any]], remove: list[str]) -> dict[str, Any]:
+    """What changed since the last message: items added or changed, and the ids that left."""
+    return {"type": "delta", "upsert": upsert, "remove": remove}
