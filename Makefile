@@ -84,8 +84,9 @@ test-faults: setup
 ## Each notebook in its own kernel, offline, with no person, its model cassette (if any) replayed
 ## and never recorded (mode none): one with a decision file beside it
 ## (NAME.decisions.json) is answered by replaying that file, one that answers its questions
-## itself (metadata interrupt_widget.answers_itself) by nobody else, any other by approve_all. Each
-## records its approved calls in a ledger of its own in a temporary folder, never the user's.
+## itself (metadata interrupt_widget.answers_itself) by nobody else, any other by approve_all. A
+## question nobody answers fails its cell in 5 s (UnattendedWait), never nbval's 2000 s timeout.
+## Each records its approved calls in a ledger of its own in a temporary folder, never the user's.
 test-nb: setup
 	@set -e; ledgers=$$(mktemp -d); trap 'rm -rf "$$ledgers"' EXIT; for nb in notebooks/*.ipynb; do \
 	  recorded="$${nb%.ipynb}.decisions.json"; \
