@@ -18,9 +18,9 @@ from typing import Any
 
 from ag_ui.core import BaseEvent
 from agents import set_trace_processors, set_tracing_disabled
-from ending_agents import ending_agent
 from observers import SUCCESS, Spans, shown_reply, watch
 
+from ending_agents import ending_agent
 from interrupt_widget import OpenAIAgentsAdapter
 from interrupt_widget.thread import ConversationThread
 
