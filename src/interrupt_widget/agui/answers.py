@@ -135,7 +135,10 @@ _NAMED_AT_MOST = 5
 
 def undeclared_fields(schema: Any, instance: Any, at: list[Any]) -> list[AnswerError]:
     """The fields of `instance` (an object at path `at`) that `schema` does not declare,
-    each with the nearest declared field to say instead."""
+    each with the nearest declared field to say instead.
+
+    Each error points at the object (a field it lacks has no place in a form) and names
+    the field in its message, escaped: a client's field name may hold anything."""
     if not isinstance(schema, Mapping) or not isinstance(instance, Mapping):
         return [AnswerError(json_pointer(at), "has fields its schema does not allow")]
     declared = schema.get("properties")
@@ -147,7 +150,7 @@ def undeclared_fields(schema: Any, instance: Any, at: list[Any]) -> list[AnswerE
         if key not in names and not _matches_pattern(str(key), patterns)
     ]
     errors = [
-        AnswerError(json_pointer([*at, key]), unknown_field(key, names, at))
+        AnswerError(json_pointer(at), unknown_field(key, names, at))
         for key in unknown[:_NAMED_AT_MOST]
     ]
     if len(unknown) > _NAMED_AT_MOST:
@@ -168,7 +171,7 @@ def _matches_pattern(key: str, patterns: Any) -> bool:
 def unknown_field(key: str, names: list[str], at: list[Any]) -> str:
     """Why field `key` (in the object at path `at`, which declares `names`) is refused,
     and what the person likely meant."""
-    shown = _short_name(key)
+    shown = repr(_cut(key))
     fields = f"(the fields: {', '.join(names)})" if names else "(it takes no fields)"
     if key == OLD_EDIT_KEY and not at:  # the kit's old edit field, from an older client
         if EDIT_KEY in names:
@@ -178,7 +181,7 @@ def unknown_field(key: str, names: list[str], at: list[Any]) -> str:
             )
         if "approved" in names:
             return f"unknown field {shown}: this tool does not take edits {fields}"
-    nearest = _nearest(key, names)
+    nearest = _nearest(key, names) if len(key) <= _LONGEST_NAME else None
     if nearest is not None:
         return f"unknown field {shown}: did you mean {nearest!r}?"
     return f"unknown field {shown} {fields}"
@@ -194,9 +197,13 @@ def _nearest(key: str, names: list[str]) -> str | None:
     return close[0] if close else None
 
 
-def _short_name(key: str) -> str:
-    # A field name is the client's text: quoted (escaped) and cut short, never echoed whole.
-    return repr(key if len(key) <= 60 else key[:57] + "...")
+_LONGEST_NAME = 60
+"""Longer field names are cut short where a refusal repeats them, and never spell-checked."""
+
+
+def _cut(key: str) -> str:
+    # A field name is the client's text, of any length: never echoed whole.
+    return key if len(key) <= _LONGEST_NAME else key[: _LONGEST_NAME - 3] + "..."
 
 
 def _field(err: jsonschema.ValidationError) -> str:

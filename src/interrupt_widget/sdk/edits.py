@@ -139,7 +139,7 @@ def check_edit(
         # Ignored, it would run the proposal while the person meant a change.
         raise refuse(
             ErrorCode.INVALID_EDIT,
-            f"The answer to {where} is invalid: /{OLD_EDIT_KEY}: "
+            f"The answer to {where} is invalid: "
             f"{unknown_field(OLD_EDIT_KEY, ['approved', EDIT_KEY], [])}. Nothing was run.",
         )
     if EDIT_KEY not in payload:
