@@ -31,7 +31,9 @@ from interrupt_widget.http.cli import main
 from interrupt_widget.ledger.choose import open_ledger
 from interrupt_widget.ledger.core import CallInDoubt
 from interrupt_widget.ledger.postgres import TABLE, PostgresLedger
+from interrupt_widget.ledger.postgres_audit import AUDIT_TABLE
 from postgres_server import binaries, fresh_database, running_postgres
+from recorded_calls import KEY as RECORDED_KEY
 from recorded_calls import check_when_and_who
 from serve_process import (
     Served,
@@ -94,7 +96,14 @@ async def test_one_claim_among_ledgers_on_one_database_and_every_asker_gets_its_
 
 
 async def test_a_recorded_call_says_when_it_ran_and_who_answered(database: str) -> None:
-    await check_when_and_who(PostgresLedger(database))
+    ledger = PostgresLedger(database)
+    await check_when_and_who(ledger)
+    # The notes are best effort; the record decides what runs, and must not need them.
+    with psycopg.connect(database, autocommit=True) as db:
+        db.execute(f"DROP TABLE {AUDIT_TABLE}")
+    found = await ledger.recorded(RECORDED_KEY)
+    assert found is not None
+    assert (found.output, found.by) == ("sent", None)
 
 
 async def test_a_call_that_raised_may_run_again_and_prune_goes_by_age(database: str) -> None:

@@ -314,18 +314,16 @@ class PostgresLedger(NotingLedger):
 
     def _read(self, db: psycopg.Connection[Any], key: Key, *, locked: bool) -> Look:
         row = db.execute(
-            "SELECT c.state, c.output, c.answer, c.owner, extract(epoch FROM c.finished_at), "
-            f"n.answered_by FROM {TABLE} c LEFT JOIN {postgres_audit.AUDIT_TABLE} n "
-            "ON n.thread_id = c.thread_id AND n.call_id = c.call_id "
-            "WHERE c.thread_id = %s AND c.call_id = %s",
+            f"SELECT state, output, answer, owner, extract(epoch FROM finished_at) FROM {TABLE} "
+            "WHERE thread_id = %s AND call_id = %s",
             key,
         ).fetchone()
         if row is None:
             return None
-        state, output, answer, owner, finished_at, by = row
+        state, output, answer, owner, finished_at = row
         if state == "done":
             at = None if finished_at is None else float(finished_at)
-            return Recorded(output or "", answer, at, by)
+            return Recorded(output or "", answer, at, self._answered_by(db, key))
         if locked:
             return InDoubt(str(owner))  # claimed, and no live run holds its lock
         if not self._try_lock(db, key):
@@ -335,6 +333,20 @@ class PostgresLedger(NotingLedger):
             return self._read(db, key, locked=True)
         finally:
             self._unlock(db, key)
+
+    def _answered_by(self, db: psycopg.Connection[Any], key: Key) -> str | None:
+        """Who answered the call, as its audit note says: best effort, as the notes are (a
+        note that cannot be read leaves it unknown, never the call's record)."""
+        try:
+            with db.transaction():  # a savepoint: a failed read leaves the connection usable
+                row = db.execute(
+                    f"SELECT answered_by FROM {postgres_audit.AUDIT_TABLE} "
+                    "WHERE thread_id = %s AND call_id = %s",
+                    key,
+                ).fetchone()
+        except self._psycopg.Error:
+            return None
+        return None if row is None else row[0]
 
     @staticmethod
     def _try_lock(db: psycopg.Connection[Any], key: Key) -> bool:

@@ -278,16 +278,16 @@ class SQLiteLedger(NotingLedger):
         row = db.execute(_READ, key).fetchone()
         if row is None:
             return None
-        state, host, pid = row[0], row[5], row[6]
+        state, host, pid = row[0], row[4], row[5]
         if state == "done":
-            return _recorded(row)
+            return _recorded(db, key, row)
         if host == self._host and not _alive(pid):
             # Read again: the owner may have stored its result just before it exited.
             again = db.execute(_READ, key).fetchone()
             if again is None:
                 return None
             if again[0] == "done":
-                return _recorded(again)
+                return _recorded(db, key, again)
             return InDoubt(f"{host}:{pid}")
         return Held()
 
@@ -327,18 +327,29 @@ class SQLiteLedger(NotingLedger):
 
 
 _READ: Final = (
-    "SELECT c.state, c.output, c.answer, c.finished_at, n.answered_by, c.owner_host, "
-    "c.owner_pid FROM approved_calls c LEFT JOIN call_audit n "
-    "ON n.thread_id = c.thread_id AND n.call_id = c.call_id "
-    "WHERE c.thread_id = ? AND c.call_id = ?"
+    "SELECT state, output, answer, finished_at, owner_host, owner_pid FROM approved_calls "
+    "WHERE thread_id = ? AND call_id = ?"
 )
-"""A call's record, with who answered it when the audit notes say (for a replay's words)."""
+"""A call's record."""
 
 
-def _recorded(row: tuple[Any, ...]) -> Recorded:
-    """The `Recorded` of a done row read by `_READ`."""
-    _state, output, answer, finished_at, by, *_owner = row
-    return Recorded(output or "", None if answer is None else json.loads(answer), finished_at, by)
+def _recorded(db: sqlite3.Connection, key: Key, row: tuple[Any, ...]) -> Recorded:
+    """The `Recorded` of a done row read by `_READ`, with who answered when the notes say."""
+    _state, output, answer, finished_at, *_owner = row
+    answer = None if answer is None else json.loads(answer)
+    return Recorded(output or "", answer, finished_at, _answered_by(db, key))
+
+
+def _answered_by(db: sqlite3.Connection, key: Key) -> str | None:
+    """Who answered the call, as its audit note says: best effort, as the notes are (a note
+    that cannot be read leaves it unknown, never the call's record)."""
+    try:
+        row = db.execute(
+            "SELECT answered_by FROM call_audit WHERE thread_id = ? AND call_id = ?", key
+        ).fetchone()
+    except sqlite3.Error:
+        return None
+    return None if row is None else row[0]
 
 
 def _create(db: sqlite3.Connection) -> None:
