@@ -124,6 +124,12 @@ REFUSED_SEND = [
         "invalid_payload",
     ),
     Refused(
+        "hostile-name",
+        {"approved": True, "Approved\n\u0000<b>": True, "y" * 20_000: 1},
+        "unknown field 'Approved\\n\\x00<b>': did you mean 'approved'?",
+        "invalid_payload",
+    ),
+    Refused(
         "flood",
         {"approved": True, **{f"x{n}": n for n in range(200)}},
         "195 more unknown fields",
