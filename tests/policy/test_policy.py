@@ -206,7 +206,7 @@ async def test_a_chat_records_a_policy_decision_and_opens_no_picker(
 def test_a_remote_chat_refuses_a_policy() -> None:
     from interrupt_widget import RemoteAgent
 
-    with pytest.raises(TypeError, match="policy and hooks belong to the remote"):
+    with pytest.raises(TypeError, match="policy, hooks and cassette belong"):
         AgentChat(RemoteAgent("http://127.0.0.1:9/"), policy=starter_policy())
     adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()))
     with pytest.raises(TypeError, match="give the policy and hooks to the adapter"):
