@@ -434,3 +434,17 @@ async def test_lines_are_sorted_json_one_per_call(tmp_path: Path) -> None:
             for k, v in item.items()
             if k == "call_id"
         )
+
+
+async def test_a_taped_model_outside_a_cassettes_run_passes_straight_through(
+    tmp_path: Path,
+) -> None:
+    model = Counting()
+    agent = ops_agent(model, tmp_path / "r")
+    adapter = OpenAIAgentsAdapter(agent, ledger=tmp_path / "l.db", cassette=tmp_path / "c.jsonl")
+    assert adapter.cassette is not None
+    # The adapter tapped the agent's model in place; a plain SDK run of the same agent, with
+    # no cassette active, reaches the model and records nothing.
+    assert (await Runner.run(agent, "hello")).final_output.startswith("You said: hello")
+    assert model.calls == 1
+    assert not (tmp_path / "c.jsonl").exists()

@@ -36,6 +36,7 @@ import asyncio
 import contextlib
 import contextvars
 import dataclasses
+import functools
 import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -341,14 +342,18 @@ async def _replayed_stream(entry: Entry) -> AsyncIterator[TResponseStreamEvent]:
 
 
 class _Call:
-    """One call at the seam: its arguments, and its canonical request (made once)."""
+    """One call at the seam: its arguments, and its canonical request (made only when a
+    cassette reads it: a taped model outside a cassette's run passes straight through)."""
 
     def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         self.args = args
         self.kwargs = kwargs
-        instructions, input, settings, tools, output_schema, handoffs, _tracing = args
-        self.request: Request = canonical_request(
-            instructions, input, settings, tools, output_schema, handoffs, **kwargs
+
+    @functools.cached_property
+    def request(self) -> Request:
+        instructions, input, settings, tools, output_schema, handoffs, _tracing = self.args
+        return canonical_request(
+            instructions, input, settings, tools, output_schema, handoffs, **self.kwargs
         )
 
     def entry(self, kind: Literal["stream", "response"], **answer: Any) -> Callable[[int], Entry]:
