@@ -66,7 +66,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, SQLiteLedger
 from interrupt_widget.examples import meeting_agent
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.sdk import decision_spans
 
 QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
@@ -279,7 +279,7 @@ async def main() -> None:
     agent = meeting_agent(OfflineModel())
     folder = tempfile.mkdtemp()
     sides = {
-        "memory": OpenAIAgentsAdapter(agent, ledger=ExecutionLedger()),
+        "memory": OpenAIAgentsAdapter(agent, ledger=MemoryLedger()),
         "durable": OpenAIAgentsAdapter(agent, ledger=SQLiteLedger(Path(folder) / "calls.db")),
     }
     for warm in range(5):

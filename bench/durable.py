@@ -6,7 +6,7 @@ model. A new thread every cycle. Five sides:
 
 - raw SDK: `bench/adapter.py`'s baseline, nothing saved (`to_state()`, `approve()`,
   `run_streamed(state)` in memory). Not durable: the yardstick for the kit's memory ledger.
-- kit, memory ledger: `OpenAIAgentsAdapter` with `ExecutionLedger()`.
+- kit, memory ledger: `OpenAIAgentsAdapter` with `MemoryLedger()`.
 - kit, SQLite ledger: `OpenAIAgentsAdapter` with `SQLiteLedger(file)`, the default kind.
 - (a) raw SDK + SQLite: the paused run kept on the server as the SDK's docs advise:
   `RunState.to_string()` written to SQLite (stdlib `sqlite3`, one row per thread,
@@ -56,7 +56,7 @@ from agents import Agent, Runner, RunState, set_tracing_disabled
 from adapter import QUICK_HELP, REQUEST, Timings, adapter_cycle, raw_cycle
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, SQLiteLedger
 from interrupt_widget.examples import meeting_agent
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
 
 ROOT = Path(__file__).resolve().parent.parent
 PEER = Path(__file__).resolve().parent / "peers" / "langgraph_cycle.py"
@@ -161,7 +161,7 @@ Cycle = Callable[[str], Awaitable[str]]
 
 def in_process_sides(folder: Path) -> dict[str, Cycle]:
     agent = meeting_agent(OfflineModel())
-    memory = OpenAIAgentsAdapter(agent, ledger=ExecutionLedger())
+    memory = OpenAIAgentsAdapter(agent, ledger=MemoryLedger())
     durable = OpenAIAgentsAdapter(agent, ledger=SQLiteLedger(folder / "kit.db"))
     runs = SavedRuns(folder / "sdk.db")
     return {

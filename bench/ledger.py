@@ -9,7 +9,7 @@ the audit note a run writes once it holds the claim (who answered, when, the
 arguments' hash: `interrupt_widget.ledger.audit_log`). Ledgers, run in one
 process:
 
-- in memory: `ExecutionLedger`, the default until this release, now only by name;
+- in memory: `MemoryLedger`, the default until this release, now only by name;
 - SQLite: the default, one file on the local disk (two synced commits per call);
 - PostgreSQL: a real server started for the run (Debian's package, 127.0.0.1,
   data in a temporary folder, default durability settings); skipped when
@@ -35,8 +35,8 @@ from pathlib import Path
 from interrupt_widget import SQLiteLedger
 from interrupt_widget.ledger.audit import arguments_sha256
 from interrupt_widget.ledger.audit_log import Answered, AuditedLedger
-from interrupt_widget.ledger.core import CallLedger
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
+from interrupt_widget.ledger.once_only import CallLedger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from postgres_server import binaries, fresh_database, running_postgres
@@ -121,7 +121,7 @@ async def main(calls: int) -> None:
     warm = [(t, c + "-warm") for t, c in keys[:20]]
     with tempfile.TemporaryDirectory() as folder, _postgres() as pg_url:
         ledgers: dict[str, CallLedger] = {
-            "in memory": ExecutionLedger(),
+            "in memory": MemoryLedger(),
             "SQLite": SQLiteLedger(Path(folder) / "calls.db"),
         }
         if pg_url is not None:

@@ -18,7 +18,7 @@ from ag_ui.core import (
 from agents import Agent, function_tool
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter
-from interrupt_widget.ledger.core import CallLedger
+from interrupt_widget.ledger.once_only import CallLedger
 
 APPROVE = {"approved": True}
 

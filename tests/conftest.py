@@ -11,7 +11,7 @@ from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_client.manager import KernelManager
 
 from interrupt_widget import responders
-from interrupt_widget.ledger.choose import LEDGER_ENV
+from interrupt_widget.ledger.opening import LEDGER_ENV
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.testing import CommRecorder, recording_comms
 from interrupt_widget.testing.stream_rules import assert_valid_stream

@@ -22,7 +22,7 @@ PUBLIC = {
     "AGUIHTTPError",
     "AGUIStreamError",
     "AdapterError",
-    "AdapterRun",
+    "AdapterRunHandle",
     "AgentBatch",
     "AgentChat",
     "AnswerRefused",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import responders
 from .agui.run_handle import AGUIAgent, RunHandle
 from .batch.agent_batch import AgentBatch
+from .decisions import decisions_frame, load_decisions
 from .errors import (
     AdapterError,
     AGUIClientError,
@@ -17,7 +18,9 @@ from .errors import (
     AGUIHTTPError,
     AGUIStreamError,
     AnswerRefused,
+    CallInDoubt,
     CallMismatch,
+    CannotWaitHere,
     CassetteMismatch,
     CassetteMissing,
     ChatRunError,
@@ -32,15 +35,15 @@ from .errors import (
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .ledger.postgres import PostgresLedger
-from .ledger.sqlite import CallInDoubt, SQLiteLedger
+from .ledger.sqlite import SQLiteLedger
 from .policy.rules import Policy, approve, ask, deny
-from .sdk.adapter import AdapterRun, OpenAIAgentsAdapter
+from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from .sdk.cassette import Cassette
+from .sdk.decision_spans import SPAN_NAME
 from .sdk.edits import editable
 from .sdk.offline_model import OfflineModel, default_model
 from .sdk.response_schema import with_response_schema
 from .sdk.tool_answers import resume_payload
-from .widgets.awaiting import CannotWaitHere
 from .widgets.chat import AgentChat
 from .widgets.inbox import Inbox
 from .widgets.picker import InterruptPicker
@@ -51,6 +54,7 @@ __version__ = "0.1.0"
 
 __all__: list[str] = [
     "MEETING_TIME",
+    "SPAN_NAME",
     "AGUIAgent",
     "AGUIClient",
     "AGUIClientError",
@@ -58,7 +62,7 @@ __all__: list[str] = [
     "AGUIHTTPError",
     "AGUIStreamError",
     "AdapterError",
-    "AdapterRun",
+    "AdapterRunHandle",
     "AgentBatch",
     "AgentChat",
     "AnswerRefused",
@@ -91,9 +95,11 @@ __all__: list[str] = [
     "approve",
     "asgi_app",
     "ask",
+    "decisions_frame",
     "default_model",
     "deny",
     "editable",
+    "load_decisions",
     "responders",
     "resume_payload",
     "serve",

@@ -276,3 +276,40 @@ class AGUIHTTPError(AGUIClientError):
 
 class AGUIStreamError(AGUIClientError):
     """The answer is not a well-formed AG-UI event stream."""
+
+
+class CallInDoubt(RuntimeError):
+    """A claimed call has no recorded result and its owner is gone: it may have run."""
+
+    def __init__(self, key: tuple[str, str], message: str) -> None:
+        super().__init__(message)
+        self.key = key
+        """(thread id, tool call id)."""
+
+
+class CannotWaitHere(RuntimeError):
+    """Awaiting here would never finish: no click can reach Python while this cell waits.
+
+    Raised at once instead of hanging. The run (or the picker) is left as it was:
+    answer it in its widget and it goes on.
+    """
+
+
+class NotInDoubt(ValueError):
+    """The call is no longer in doubt (someone settled it, or its run came back)."""
+
+
+class InsecureBindError(ValueError):
+    """`serve` was asked to listen beyond loopback with no token and no explicit opt-out."""
+
+
+class FingerprintSecretError(ValueError):
+    """The configured secret is unusable (empty or too short)."""
+
+
+class WorkersRefused(ValueError):
+    """`serve --workers N` was given something its worker processes cannot share."""
+
+
+class TargetError(Exception):
+    """The `module:attribute` target cannot be loaded."""

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -60,22 +59,6 @@ from interrupt_widget.errors import ErrorCode, InterruptsOpen, ResumeRefused, Th
 
 OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
 EventSink = Callable[[BaseEvent], object]
-
-
-_RENAMED: dict[str, tuple[str, object]] = {
-    "AnswersRefused": ("interrupt_widget.ResumeRefused", ResumeRefused),
-    "AgentRunner": ("interrupt_widget.agui.run_handle.AGUIAgent", AGUIAgent),
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _RENAMED:
-        new_name, value = _RENAMED[name]
-        warnings.warn(
-            f"interrupt_widget.thread.{name} is now {new_name}", DeprecationWarning, stacklevel=2
-        )
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

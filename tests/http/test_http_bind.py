@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from interrupt_widget.errors import InsecureBindError
 from interrupt_widget.http import asgi_app, serve
-from interrupt_widget.http.bind import InsecureBindError, check_bind, is_loopback
+from interrupt_widget.http.bind import check_bind, is_loopback
 from interrupt_widget.http.cli import main
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.ledger.sqlite import SQLiteLedger
 
 AGENT = "interrupt_widget.examples:meeting_agent"
@@ -89,11 +90,11 @@ def test_a_lasting_secret_with_a_ledger_in_memory_is_warned_about(
     monkeypatch.setenv("INTERRUPT_WIDGET_MODEL", "offline")
     secret = "a-secret-that-outlives-the-process"
     with caplog.at_level(logging.WARNING, logger="interrupt_widget.http.app"):
-        asgi_app(meeting_agent(), secret=secret, ledger=ExecutionLedger())
+        asgi_app(meeting_agent(), secret=secret, ledger=MemoryLedger())
     assert "the same resume runs its call again" in caplog.text
 
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="interrupt_widget.http.app"):
         asgi_app(meeting_agent(), secret=secret, ledger=SQLiteLedger(tmp_path / "ledger.db"))
-        asgi_app(meeting_agent(), ledger=ExecutionLedger())  # a random secret: nothing survives
+        asgi_app(meeting_agent(), ledger=MemoryLedger())  # a random secret: nothing survives
     assert "the same resume runs its call again" not in caplog.text

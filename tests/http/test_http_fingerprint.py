@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from interrupt_widget.agui.canonical import spell_as_double
+from interrupt_widget.errors import FingerprintSecretError
 from interrupt_widget.http.fingerprint import (
     SECRET_ENV,
     Fingerprinter,
-    FingerprintSecretError,
     canonical_arguments,
     random_secret,
     secret_from_env,

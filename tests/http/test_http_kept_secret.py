@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from ag_ui.core import RunErrorEvent, RunFinishedEvent
 
-from interrupt_widget.http.fingerprint import FingerprintSecretError
+from interrupt_widget.errors import FingerprintSecretError
 from interrupt_widget.http.kept_secret import kept_secret
 from serve_process import Served, events_of, paused_invoice, write_agent_module
 

@@ -26,10 +26,11 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from audit_scenarios import send_invoice, wipe_disk
 from interrupt_widget import OfflineModel, Policy, SQLiteLedger, deny
+from interrupt_widget.errors import WorkersRefused
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.client import AGUIClient
 from interrupt_widget.http.serve import running_server
-from interrupt_widget.http.workers import WorkersRefused, worker_config
+from interrupt_widget.http.workers import worker_config
 from serve_process import Served, write_agent_module
 
 TOKEN = "metrics-token"

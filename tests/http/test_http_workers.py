@@ -19,13 +19,14 @@ import pytest
 from ag_ui.core import BaseEvent, RunErrorEvent, RunFinishedEvent, ToolCallResultEvent
 from agents import set_tracing_disabled
 
+from interrupt_widget.errors import WorkersRefused
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.http import serve
 from interrupt_widget.http.cli import main
 from interrupt_widget.http.client import AGUIClient
-from interrupt_widget.http.workers import WorkersRefused, shareable_ledger, worker_config
-from interrupt_widget.ledger.choose import default_ledger_path
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.http.workers import shareable_ledger, worker_config
+from interrupt_widget.ledger.memory import MemoryLedger
+from interrupt_widget.ledger.opening import default_ledger_path
 
 FAULTS = Path(__file__).parents[1] / "faults"
 sys.path.insert(0, str(FAULTS))
@@ -177,8 +178,8 @@ def test_workers_need_names_they_can_import_and_ledgers_they_can_open(
     monkeypatch.setenv("INTERRUPT_WIDGET_MODEL", "offline")
     with pytest.raises(WorkersRefused, match=r"package\.module:attribute"):
         serve(meeting_agent(), workers=2, ledger=tmp_path / "ledger.db")
-    with pytest.raises(WorkersRefused, match=r"lives in one process \(ExecutionLedger\)"):
-        serve(AGENT, workers=2, ledger=ExecutionLedger())
+    with pytest.raises(WorkersRefused, match=r"lives in one process \(MemoryLedger\)"):
+        serve(AGENT, workers=2, ledger=MemoryLedger())
     with pytest.raises(ValueError, match="at least 1"):
         serve(AGENT, workers=0)
     assert (

@@ -27,7 +27,7 @@ from ag_ui.core import (
 
 from interrupt_widget.agui.wire import interrupt_from_wire, to_wire
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.http.legacy_pauses import LegacyPauses
+from interrupt_widget.http.langgraph_pauses import LegacyPauses
 
 URL = "http://127.0.0.1:9/"
 INBOX = {

@@ -22,7 +22,7 @@ from interrupt_widget.examples import meeting_agent
 from interrupt_widget.http.cli import main
 from interrupt_widget.ledger.audit import AuditEntry, AuditTrail, arguments_sha256, text_sha256
 from interrupt_widget.ledger.audit_chain import verify_chain
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.testing import until
 
 INVOICE_ACME = arguments_sha256({"customer": "ACME"})
@@ -88,7 +88,7 @@ async def test_every_gated_call_on_sqlite_from_question_to_outcome(tmp_path: Pat
 
 
 async def test_every_gated_call_in_memory(tmp_path: Path) -> None:
-    ledger = ExecutionLedger()
+    ledger = MemoryLedger()
     driven = await every_outcome(ledger)
     check_every_outcome(ledger.audit(), driven)
 

@@ -33,8 +33,8 @@ from interrupt_widget.agui.messages import NOT_RUN_PREFIX
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.cli import _parser
-from interrupt_widget.ledger.choose import LEDGER_ENV, default_ledger_path, open_ledger
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
+from interrupt_widget.ledger.opening import LEDGER_ENV, default_ledger_path, open_ledger
 from interrupt_widget.testing import CommRecorder, until
 from interrupt_widget.widgets.chat import ChatResult
 from serve_process import Served, events_of, paused_invoice, write_agent_module
@@ -83,18 +83,18 @@ def test_the_environment_names_the_ledger(monkeypatch: pytest.MonkeyPatch, tmp_p
     assert ledger.path == tmp_path / "named.db"
     monkeypatch.setenv(LEDGER_ENV, "memory")
     with pytest.warns(RuntimeWarning, match="only while this process lives"):
-        assert isinstance(open_ledger(), ExecutionLedger)
+        assert isinstance(open_ledger(), MemoryLedger)
 
 
 def test_memory_only_by_name_and_with_a_warning(tmp_path: Path) -> None:
     agent = meeting_agent(OfflineModel())
     with pytest.warns(RuntimeWarning, match="after a restart the same resume would run it"):
-        assert isinstance(OpenAIAgentsAdapter(agent, ledger="memory").ledger, ExecutionLedger)
+        assert isinstance(OpenAIAgentsAdapter(agent, ledger="memory").ledger, MemoryLedger)
     path = tmp_path / "mine.db"
     chosen = OpenAIAgentsAdapter(agent, ledger=path).ledger
     assert isinstance(chosen, SQLiteLedger)
     assert chosen.path == path
-    own = ExecutionLedger()
+    own = MemoryLedger()
     assert OpenAIAgentsAdapter(agent, ledger=own).ledger is own  # an object: no warning
     assert _parser().parse_args(["serve", "m:a", "--ledger", "memory"]).ledger == "memory"
 
@@ -119,7 +119,7 @@ async def test_agent_chat_takes_a_ledger(recorder: CommRecorder, tmp_path: Path)
 
 
 async def test_no_ledger_forgets_a_call_by_count() -> None:
-    ledger = ExecutionLedger()
+    ledger = MemoryLedger()
     runs: list[str] = []
 
     async def first() -> str:
@@ -146,7 +146,7 @@ async def test_prune_forgets_by_age_and_keeps_claims_in_doubt(tmp_path: Path) ->
     assert ledger.prune(older_than=3600) == 0
     assert ledger.prune(older_than=0) == 1
     assert await ledger.recorded(("t", "done")) is None
-    memory = ExecutionLedger()
+    memory = MemoryLedger()
     await memory.run_once(("t", "done"), tool)
     assert memory.prune(older_than=3600) == 0
     assert memory.prune(older_than=0) == 1

@@ -25,11 +25,11 @@ from ag_ui.core import (
 )
 
 from interrupt_widget import ErrorCode
+from interrupt_widget.errors import CallInDoubt
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.cli import main
-from interrupt_widget.ledger.choose import open_ledger
-from interrupt_widget.ledger.core import CallInDoubt
+from interrupt_widget.ledger.opening import open_ledger
 from interrupt_widget.ledger.postgres import TABLE, PostgresLedger
 from interrupt_widget.ledger.postgres_audit import AUDIT_TABLE
 from postgres_server import binaries, fresh_database, running_postgres

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.ledger.sqlite import SQLiteLedger
 from recorded_calls import KEY, check_when_and_who
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 async def test_a_recorded_call_says_when_it_ran_and_who_answered(kind: str, tmp_path: Path) -> None:
-    ledger = ExecutionLedger() if kind == "memory" else SQLiteLedger(tmp_path / "calls.db")
+    ledger = MemoryLedger() if kind == "memory" else SQLiteLedger(tmp_path / "calls.db")
     await check_when_and_who(ledger)
 
 

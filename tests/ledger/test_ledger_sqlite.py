@@ -29,14 +29,14 @@ from ag_ui.core import (
 from agents import function_tool, set_tracing_disabled
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from interrupt_widget.errors import ErrorCode
+from interrupt_widget.errors import CallInDoubt, ErrorCode
 from interrupt_widget.examples import ExampleAgent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.cli import _parser, main
 from interrupt_widget.http.client import AGUIClient
 from interrupt_widget.http.serve import running_server
-from interrupt_widget.ledger.memory import CallLedger, ExecutionLedger
-from interrupt_widget.ledger.sqlite import CallInDoubt, SQLiteLedger
+from interrupt_widget.ledger.memory import CallLedger, MemoryLedger
+from interrupt_widget.ledger.sqlite import SQLiteLedger
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.offline_model import OfflineModel
 
@@ -65,7 +65,7 @@ class Calls:
 
 
 def test_both_ledgers_are_call_ledgers(tmp_path: pathlib.Path) -> None:
-    ledgers: list[CallLedger] = [ExecutionLedger(), SQLiteLedger(tmp_path / "calls.db")]
+    ledgers: list[CallLedger] = [MemoryLedger(), SQLiteLedger(tmp_path / "calls.db")]
     assert all(callable(ledger.run_once) for ledger in ledgers)
 
 

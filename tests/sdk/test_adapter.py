@@ -708,7 +708,7 @@ async def test_response_schemas_add_to_and_override_the_declared_ones(collect: A
 def test_public_names() -> None:
     for name in (
         "OpenAIAgentsAdapter",
-        "AdapterRun",
+        "AdapterRunHandle",
         "AdapterError",
         "ErrorCode",
         "OfflineModel",

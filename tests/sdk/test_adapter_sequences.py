@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from interrupt_widget import ErrorCode, OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.examples import expense_agent
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.testing.stream_rules import assert_valid_stream
 
 MENTIONS = {
@@ -78,7 +78,7 @@ def _entry(interrupt: Interrupt, choice: str) -> ResumeEntry | None:
 async def _play(script: list[tuple[str, list[str]]]) -> None:
     agent = expense_agent(OfflineModel())
     # Each example its own record: the offline model's call ids repeat between examples.
-    adapter = OpenAIAgentsAdapter(agent, ledger=ExecutionLedger())
+    adapter = OpenAIAgentsAdapter(agent, ledger=MemoryLedger())
     thread = Thread()
 
     async def run(request: RunAgentInput) -> list[BaseEvent]:

@@ -2,12 +2,12 @@
 
 An agent (`AGUIAgent`) turns one RunAgentInput into one run; the run
 (`RunHandle`) is an async iterator of `ag_ui.core` events that can be asked to
-stop and can be closed. The adapter's `AdapterRun`, the fingerprint layer's
-`GuardedRun` and the server's detached runs all are, or hold, one of these;
+stop and can be closed. The adapter's `AdapterRunHandle`, the fingerprint layer's
+`FingerprintCheckedRunHandle` and the server's detached runs all are, or hold, one of these;
 the thread, the guard and the server drive them through this Protocol alone.
 
 An AG-UI agent from elsewhere may answer with a plain async iterator of
-events: `as_run_handle` wraps it in a `StreamRun`, a handle that cannot stop
+events: `as_run_handle` wraps it in a `EventIteratorHandle`, a handle that cannot stop
 itself, so a caller closes it instead (at a safe point, see
 `http/detached_run.py`).
 """
@@ -62,13 +62,13 @@ class AGUIAgent(Protocol):
         ...
 
 
-class StreamRun:
+class EventIteratorHandle:
     """A `RunHandle` around a plain async iterator of events: it cannot stop itself."""
 
     def __init__(self, events: AsyncIterator[BaseEvent]) -> None:
         self._events = events
 
-    def __aiter__(self) -> StreamRun:
+    def __aiter__(self) -> EventIteratorHandle:
         return self
 
     async def __anext__(self) -> BaseEvent:
@@ -87,8 +87,8 @@ class StreamRun:
 
 
 def as_run_handle(run: RunHandle | AsyncIterator[BaseEvent]) -> RunHandle:
-    """`run` itself when it is a handle, else a `StreamRun` around it."""
-    return run if isinstance(run, RunHandle) else StreamRun(run)
+    """`run` itself when it is a handle, else a `EventIteratorHandle` around it."""
+    return run if isinstance(run, RunHandle) else EventIteratorHandle(run)
 
 
 async def close_quietly(run: RunHandle) -> None:
@@ -104,4 +104,4 @@ async def _no_events() -> AsyncIterator[BaseEvent]:
 
 def no_run() -> RunHandle:
     """A run with no events, for one stopped before it began."""
-    return StreamRun(_no_events())
+    return EventIteratorHandle(_no_events())

@@ -37,9 +37,9 @@ from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, ExpiryAnswer, RowStatus, Waiting
 from interrupt_widget.decisions import Decision, result_markers, settled_decisions, with_outcomes
-from interrupt_widget.errors import ErrorCode
-from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
-from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Recorded
+from interrupt_widget.errors import CallInDoubt, ErrorCode
+from interrupt_widget.ledger.once_only import CallLedger, Recorded
+from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter

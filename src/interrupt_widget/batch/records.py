@@ -28,7 +28,8 @@ from interrupt_widget.agui.wire import (
     messages_to_wire,
     to_wire,
 )
-from interrupt_widget.ledger.core import CallInDoubt, CallLedger
+from interrupt_widget.errors import CallInDoubt
+from interrupt_widget.ledger.once_only import CallLedger
 
 ROW_OUTCOME_CALL: Final = "batch-row-outcome"
 """The call id under which a finished row's outcome is kept."""

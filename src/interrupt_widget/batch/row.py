@@ -45,8 +45,7 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
 )
 from interrupt_widget.decisions import Decision, decisions_for
-from interrupt_widget.errors import AnswerError, AnswerRefused
-from interrupt_widget.ledger.doubt import NotInDoubt
+from interrupt_widget.errors import AnswerError, AnswerRefused, NotInDoubt
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.thread import ConversationThread
 

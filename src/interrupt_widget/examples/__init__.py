@@ -8,7 +8,7 @@
   and a bounded amount, `issue_refund` gated above a limit, `check_budget`).
 
 Each factory returns a fresh `ExampleAgent` whose `executions` log records
-every tool body that ran (a `ToolRunLog`; `ExecutionLog` is its old name).
+every tool body that ran (a `ToolRunLog`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from interrupt_widget.examples.meeting import MEETING_RESPONSE_SCHEMA, meeting_a
 from interrupt_widget.examples.tool_runs import (
     ExampleAgent,
     ExecutedCall,
-    ExecutionLog,
     ToolRunLog,
     read_journal,
 )
@@ -37,7 +36,6 @@ __all__ = [
     "REFUND_LIMIT",
     "ExampleAgent",
     "ExecutedCall",
-    "ExecutionLog",
     "ToolRunLog",
     "bank_agent",
     "expense_agent",

@@ -57,10 +57,6 @@ class ToolRunLog:
         return f"ToolRunLog({len(self.calls)} calls)"
 
 
-ExecutionLog = ToolRunLog
-"""Deprecated alias of `ToolRunLog` (the old name read like the call ledger's)."""
-
-
 @dataclass
 class ExampleAgent(Agent[Any]):
     """An `Agent` that also carries the log of its tools' executions."""

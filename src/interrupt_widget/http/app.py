@@ -38,13 +38,13 @@ from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
-from interrupt_widget.http.guard import FingerprintGuard
+from interrupt_widget.http.fingerprint_guard import FingerprintGuard
 from interrupt_widget.http.health import health_of
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 from interrupt_widget.http.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from interrupt_widget.http.metrics import ServeMetrics, attach_ledger, metered
-from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
-from interrupt_widget.ledger.core import CallLedger
+from interrupt_widget.ledger.once_only import CallLedger
+from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy
 
 logger = logging.getLogger(__name__)
@@ -212,10 +212,10 @@ def _ledger_of(served: AGUIAgent) -> CallLedger | None:
 def _warn_if_forgetful(served: AGUIAgent) -> None:
     # A lasting secret keeps open interrupts answerable across a restart; a ledger
     # in memory forgets what ran, so the same resume would run its call again.
-    from interrupt_widget.ledger.memory import ExecutionLedger
+    from interrupt_widget.ledger.memory import MemoryLedger
     from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
-    if isinstance(served, OpenAIAgentsAdapter) and isinstance(served.ledger, ExecutionLedger):
+    if isinstance(served, OpenAIAgentsAdapter) and isinstance(served.ledger, MemoryLedger):
         logger.warning(
             "open interrupts survive a restart (the fingerprint secret is kept) but the record "
             "of the calls already run is in memory: after a restart, the same resume runs its "
@@ -395,7 +395,7 @@ def asgi_app(
     `secret` keys the fingerprints
     on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
-    `ledger` records the approved calls already run (see `interrupt_widget.ledger.choose`): by
+    `ledger` records the approved calls already run (see `interrupt_widget.ledger.opening`): by
     default the per-user SQLite file (or `$INTERRUPT_WIDGET_LEDGER`), so a restart does
     not run a call again; replicas share one (the same file on one host, a
     `postgresql://` URL across hosts, with the same `secret`), so the call runs once

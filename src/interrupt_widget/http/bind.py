@@ -13,14 +13,12 @@ import ipaddress
 import logging
 import socket
 
+from interrupt_widget.errors import InsecureBindError
+
 logger = logging.getLogger(__name__)
 
 OPT_OUT_FLAG = "--insecure-no-token"
 """The command-line flag that serves a non-loopback address without a token."""
-
-
-class InsecureBindError(ValueError):
-    """`serve` was asked to listen beyond loopback with no token and no explicit opt-out."""
 
 
 def _addresses(host: str) -> list[str]:

@@ -10,9 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from interrupt_widget.errors import TargetError
 from interrupt_widget.http.bind import OPT_OUT_FLAG
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
-from interrupt_widget.http.targets import TargetError, load_policy, load_target
+from interrupt_widget.http.targets import load_policy, load_target
 from interrupt_widget.ledger.audit_cli import add_commands as add_audit_commands
 from interrupt_widget.ledger.audit_cli import run as run_audit
 
@@ -24,7 +25,7 @@ TOKEN_ENV = "INTERRUPT_WIDGET_TOKEN"
 
 
 def _default_path() -> str:
-    from interrupt_widget.ledger.choose import default_ledger_path
+    from interrupt_widget.ledger.opening import default_ledger_path
 
     return str(default_ledger_path())
 
@@ -128,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "audit":
         return run_audit(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
-    from interrupt_widget.http.fingerprint import FingerprintSecretError
+    from interrupt_widget.errors import FingerprintSecretError
     from interrupt_widget.http.serve import serve
 
     secret: str | None = None

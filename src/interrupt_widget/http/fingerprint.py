@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from interrupt_widget.agui.canonical import spell, spell_as_double
+from interrupt_widget.errors import FingerprintSecretError
 
 SECRET_ENV: Final = "INTERRUPT_WIDGET_SECRET"
 """The environment variable a server reads its fingerprint secret from."""
@@ -46,10 +47,6 @@ _VERSION: Final = "v2"
 _LEGACY_VERSION: Final = "v1"
 _KEY_ID_CHARS: Final = 8
 _MIN_SECRET_BYTES: Final = 16
-
-
-class FingerprintSecretError(ValueError):
-    """The configured secret is unusable (empty or too short)."""
 
 
 def _secret_bytes(secret: str | bytes) -> bytes:

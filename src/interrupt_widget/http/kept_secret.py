@@ -23,8 +23,9 @@ import os
 import stat
 from pathlib import Path
 
-from interrupt_widget.http.fingerprint import Fingerprinter, FingerprintSecretError, random_secret
-from interrupt_widget.ledger.choose import default_ledger_path
+from interrupt_widget.errors import FingerprintSecretError
+from interrupt_widget.http.fingerprint import Fingerprinter, random_secret
+from interrupt_widget.ledger.opening import default_ledger_path
 
 logger = logging.getLogger(__name__)
 

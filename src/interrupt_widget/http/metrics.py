@@ -50,7 +50,7 @@ from interrupt_widget.agui.interrupts import INTERRUPT_KEY, gated_calls, tool_na
 from interrupt_widget.agui.run_handle import AGUIAgent, RunHandle, as_run_handle
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.ledger.audit_log import NotingLedger, answerers
-from interrupt_widget.ledger.core import CallLedger
+from interrupt_widget.ledger.once_only import CallLedger
 
 if TYPE_CHECKING:
     from prometheus_client import CollectorRegistry
@@ -170,10 +170,10 @@ class MeteredAgent:
         """Where the runs are counted."""
 
     def run(self, input: RunAgentInput) -> RunHandle:
-        return MeteredRun(as_run_handle(self._agent.run(input)), input, self.metrics)
+        return CountedRunHandle(as_run_handle(self._agent.run(input)), input, self.metrics)
 
 
-class MeteredRun:
+class CountedRunHandle:
     """One run, passed through as it is, counted on the way."""
 
     def __init__(self, inner: RunHandle, input: RunAgentInput, metrics: ServeMetrics) -> None:
@@ -185,7 +185,7 @@ class MeteredRun:
         self._tools: dict[str, str] | None = None
         self._started: dict[str, str] = {}  # calls this run made (a policy may settle them)
 
-    def __aiter__(self) -> MeteredRun:
+    def __aiter__(self) -> CountedRunHandle:
         return self
 
     async def __anext__(self) -> BaseEvent:

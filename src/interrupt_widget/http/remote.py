@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Iterable
 
 from ag_ui.core import BaseEvent, Interrupt, RunAgentInput, RunErrorEvent
 
-from interrupt_widget.agui.run_handle import RunHandle, StreamRun
+from interrupt_widget.agui.run_handle import EventIteratorHandle, RunHandle
 from interrupt_widget.errors import ErrorCode
 
 __all__ = ["RemoteAgent"]
@@ -43,7 +43,7 @@ class RemoteAgent:
 
     def __init__(self, url: str, *, token: str | None = None) -> None:
         # Imported here so that the kit imports without the `serve` extra.
-        from interrupt_widget.http.legacy_pauses import LegacyPauses
+        from interrupt_widget.http.langgraph_pauses import LegacyPauses
         from interrupt_widget.http.serve_extra import AGUIClient
 
         self.url = url
@@ -60,7 +60,7 @@ class RemoteAgent:
 
         The run cannot stop itself: closing it closes the connection (see the module docs).
         """
-        return StreamRun(self._events(input))
+        return EventIteratorHandle(self._events(input))
 
     async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         from interrupt_widget.http.client import AGUIConnectionError, AGUIHTTPError, AGUIStreamError

@@ -9,9 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-
-class TargetError(Exception):
-    """The `module:attribute` target cannot be loaded."""
+from interrupt_widget.errors import TargetError
 
 
 def _resolve(target: str, what: str) -> Any:

@@ -18,6 +18,8 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Unpack
 
+from interrupt_widget.errors import WorkersRefused
+
 if TYPE_CHECKING:
     from interrupt_widget.http.app import AppOptions
 
@@ -28,10 +30,6 @@ CONFIG_ENV = "INTERRUPT_WIDGET_WORKER_CONFIG"
 
 MEMORY_NAMES = frozenset({"memory"})
 """Ledger names that mean one process's memory, which workers cannot share."""
-
-
-class WorkersRefused(ValueError):
-    """`serve --workers N` was given something its worker processes cannot share."""
 
 
 @dataclass(frozen=True)
@@ -50,7 +48,7 @@ def shareable_ledger(ledger: object) -> str:
     """The ledger as a path or URL every worker can open, or `WorkersRefused` saying why."""
     if ledger is None:
         # The default ledger is one file per user: every worker opens the same one.
-        from interrupt_widget.ledger.choose import LEDGER_ENV, default_ledger_path
+        from interrupt_widget.ledger.opening import LEDGER_ENV, default_ledger_path
 
         ledger = os.environ.get(LEDGER_ENV, "").strip() or str(default_ledger_path())
     if isinstance(ledger, str | os.PathLike):
@@ -102,7 +100,8 @@ def worker_config(target: object, *, policy: object, **options: Unpack[AppOption
             "--metrics counts one process's runs, and with --workers a scrape would reach one "
             "worker at random: run one server per port (each with --metrics) instead"
         )
-    from interrupt_widget.http.targets import TargetError, load_policy, load_target
+    from interrupt_widget.errors import TargetError
+    from interrupt_widget.http.targets import load_policy, load_target
 
     try:  # fail here, once, rather than in every worker
         load_target(target)

@@ -1,7 +1,7 @@
 """The audit trail: every gated call, what was asked, who answered, what ran.
 
 `ledger.audit(since=None, until=None)` (on `SQLiteLedger`, `PostgresLedger`
-and the in-memory `ExecutionLedger`) returns an `AuditTrail`, one
+and the in-memory `MemoryLedger`) returns an `AuditTrail`, one
 `AuditEntry` per gated call, read from two records the ledger keeps: the
 claim of each settled call (claimed before the tool runs, its output stored
 after) and the audit notes the adapter adds (the tool, the arguments' hash

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _write(args: argparse.Namespace) -> int:
     from interrupt_widget.ledger.audit_log import AuditedLedger
-    from interrupt_widget.ledger.choose import open_ledger
+    from interrupt_widget.ledger.opening import open_ledger
 
     try:
         ledger = open_ledger(args.ledger)

@@ -1,7 +1,7 @@
 """What the adapter notes in a ledger for its audit trail, and `audit()` reading it back.
 
 The once-only record of a call (its claim, its output) is written by the
-shared core (`interrupt_widget.ledger.core`); the audit needs a little more, noted
+shared core (`interrupt_widget.ledger.once_only`); the audit needs a little more, noted
 by the adapter beside it:
 
 - **asked**: the tool, the hash of the arguments and when the run paused,
@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 from ag_ui.core import ResumeEntry
 
 from interrupt_widget.ledger.audit import AuditTrail, Claimed, Note, merged_entries
-from interrupt_widget.ledger.core import Key, OnceOnlyLedger
+from interrupt_widget.ledger.once_only import Key, OnceOnlyLedger
 
 logger = logging.getLogger(__name__)
 

@@ -22,8 +22,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from interrupt_widget.errors import NotInDoubt
 from interrupt_widget.ledger.audit import AuditTrail
-from interrupt_widget.ledger.core import Key
+from interrupt_widget.ledger.once_only import Key
 
 __all__ = ["DoubtLedger", "NotInDoubt", "doubted", "settle_doubt"]
 
@@ -39,10 +40,6 @@ class DoubtLedger(Protocol):
     def record(self, thread_id: str, call_id: str, output: str) -> None: ...
 
     def audit(self, since: datetime | None = None, until: datetime | None = None) -> AuditTrail: ...
-
-
-class NotInDoubt(ValueError):
-    """The call is no longer in doubt (someone settled it, or its run came back)."""
 
 
 def doubted(ledger: DoubtLedger, thread_id: str, call_ids: Iterable[str]) -> set[str]:

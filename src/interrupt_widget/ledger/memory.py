@@ -1,10 +1,10 @@
-"""`ExecutionLedger`: exactly-once for approved calls in one process's memory.
+"""`MemoryLedger`: exactly-once for approved calls in one process's memory.
 
 Only when asked for by name (`ledger="memory"`, `serve --ledger memory`): its
 record ends with the process, so a restart would run an approved call again
 if the same resume came back. The default is the persistent per-user
-`SQLiteLedger` (`interrupt_widget.ledger.choose`). The once-only bookkeeping is the
-shared core's (`interrupt_widget.ledger.core`); this module holds only the record.
+`SQLiteLedger` (`interrupt_widget.ledger.opening`). The once-only bookkeeping is the
+shared core's (`interrupt_widget.ledger.once_only`); this module holds only the record.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from interrupt_widget.ledger.audit import Claimed, Note, instant
 from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
-from interrupt_widget.ledger.core import (
+from interrupt_widget.ledger.once_only import (
     DEFAULT_RETENTION,
     MINE,
     CallLedger,
@@ -29,7 +29,7 @@ from interrupt_widget.ledger.core import (
     seconds,
 )
 
-__all__ = ["CallLedger", "ExecutionLedger", "Key"]
+__all__ = ["CallLedger", "Key", "MemoryLedger"]
 
 
 @dataclass
@@ -40,7 +40,7 @@ class _Entry:
     finished_at: float | None = None
 
 
-class ExecutionLedger(NotingLedger):
+class MemoryLedger(NotingLedger):
     """Outputs of approved calls by (thread id, tool call id), kept `retention` after they ran."""
 
     blocking: ClassVar[bool] = False
@@ -75,7 +75,7 @@ class ExecutionLedger(NotingLedger):
             return len(self._entries)
 
     def __repr__(self) -> str:
-        return "ExecutionLedger(in memory)"
+        return "MemoryLedger(in memory)"
 
     # -- hooks -------------------------------------------------------------------------------
 

@@ -60,7 +60,7 @@ from interrupt_widget.errors import LedgerUnavailable
 from interrupt_widget.ledger import postgres_audit
 from interrupt_widget.ledger.audit import Claimed, Note
 from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
-from interrupt_widget.ledger.core import (
+from interrupt_widget.ledger.once_only import (
     DEFAULT_RETENTION,
     MINE,
     Claim,

@@ -5,7 +5,7 @@ to two replicas (a retry after a timeout, a load balancer that tries twice).
 Each replica's adapter then asks its ledger to run the approved call; with
 the in-memory default each one would run it. Replicas that share one SQLite
 file (`asgi_app(agent, ledger="calls.db")`, `serve --ledger calls.db`, and by
-default the per-user file of `interrupt_widget.ledger.choose`) share the record:
+default the per-user file of `interrupt_widget.ledger.opening`) share the record:
 
 1. **Claim before run.** A replica inserts a row keyed on (thread id, tool
    call id), the table's primary key, and commits it before the tool starts.
@@ -68,14 +68,13 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
-from interrupt_widget.errors import LedgerUnavailable
+from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 from interrupt_widget.ledger import sqlite_audit
 from interrupt_widget.ledger.audit import Claimed, Note
 from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
-from interrupt_widget.ledger.core import (
+from interrupt_widget.ledger.once_only import (
     DEFAULT_RETENTION,
     MINE,
-    CallInDoubt,
     Claim,
     Held,
     InDoubt,

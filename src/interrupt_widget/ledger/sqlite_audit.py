@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from interrupt_widget.ledger.audit import Claimed, Note, instant
 from interrupt_widget.ledger.audit_log import Answered, Asked
-from interrupt_widget.ledger.core import Key
+from interrupt_widget.ledger.once_only import Key
 
 AUDIT_SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS call_audit (

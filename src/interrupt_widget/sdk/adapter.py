@@ -25,7 +25,7 @@ carries on. Runs the offline model when no API key is set::
 
     asyncio.run(main())
 
-Stopping a run: `run()` returns an `AdapterRun`. Call its `stop()` (from any
+Stopping a run: `run()` returns an `AdapterRunHandle`. Call its `stop()` (from any
 thread) and keep iterating: open text messages and tool calls are closed, a
 MESSAGES_SNAPSHOT keeps everything said so far, and the run ends with
 RUN_FINISHED and the cancelled outcome. Cancelling the task that iterates has
@@ -86,13 +86,14 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.resume import Resolution, ResumePlan, plan_resume
 from interrupt_widget.errors import (
     AdapterError,
+    CallInDoubt,
     CassetteMismatch,
     CassetteMissing,
     ErrorCode,
     LedgerUnavailable,
 )
-from interrupt_widget.ledger.choose import LedgerSpec, open_ledger
-from interrupt_widget.ledger.core import CallInDoubt, CallLedger
+from interrupt_widget.ledger.once_only import CallLedger
+from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import paused_runs
 from interrupt_widget.sdk.call_results import instant
@@ -106,7 +107,7 @@ from interrupt_widget.sdk.run import Decided, SDKRun
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["AdapterRun", "OpenAIAgentsAdapter"]
+__all__ = ["AdapterRunHandle", "OpenAIAgentsAdapter"]
 
 _T = TypeVar("_T")
 
@@ -180,9 +181,9 @@ class OpenAIAgentsAdapter:
         A settled call never pauses the run: the SDK runs an approved one at once (once,
         through the ledger); a denied one is not run and the model is told why."""
 
-    def run(self, input: RunAgentInput) -> AdapterRun:
+    def run(self, input: RunAgentInput) -> AdapterRunHandle:
         """The AG-UI events of one run, as an async iterator with a thread-safe `stop()`."""
-        return AdapterRun(self, input)
+        return AdapterRunHandle(self, input)
 
     def schema_for(self, tool_name: str) -> dict[str, Any]:
         """The response schema of an interrupt for `tool_name`."""
@@ -206,7 +207,7 @@ class OpenAIAgentsAdapter:
         return self.cassette.active() if self.cassette is not None else contextlib.nullcontext()
 
     async def _events(
-        self, input: RunAgentInput, handle: AdapterRun
+        self, input: RunAgentInput, handle: AdapterRunHandle
     ) -> AsyncGenerator[BaseEvent, None]:
         handle._started(asyncio.get_running_loop())
         yield RunStartedEvent(
@@ -369,7 +370,7 @@ def _ruled(gated: GatedCall, ruling: Ruling) -> Resolution:
     return Resolution(gated, "denied", payload)
 
 
-class AdapterRun:
+class AdapterRunHandle:
     """One run's event stream: a `RunHandle` (an async iterator of events with `stop()`)."""
 
     def __init__(self, adapter: OpenAIAgentsAdapter, input: RunAgentInput) -> None:

@@ -17,7 +17,7 @@ from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.ledger.audit import arguments_sha256
 from interrupt_widget.ledger.audit_log import Answered, Asked, AuditedLedger
-from interrupt_widget.ledger.core import CallLedger, Key
+from interrupt_widget.ledger.once_only import CallLedger, Key
 
 
 async def asked(

@@ -16,7 +16,7 @@ from typing import Any, Final
 from interrupt_widget.agui.interrupts import DENIAL_REASON
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, REASON_LABEL
 from interrupt_widget.agui.resume import Resolution
-from interrupt_widget.ledger.core import Recorded
+from interrupt_widget.ledger.once_only import Recorded
 from interrupt_widget.policy.rules import Ruling
 
 _NOT_RUN_KEY: Final = "not_run"

@@ -17,7 +17,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from interrupt_widget.ledger.core import CallLedger, Key, Recorded
+from interrupt_widget.ledger.once_only import CallLedger, Key, Recorded
 
 
 class NotRun(RuntimeError):

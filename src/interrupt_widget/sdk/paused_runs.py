@@ -25,9 +25,9 @@ from agents import Agent, RunState, ToolApprovalItem
 
 from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
-from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Key
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
+from interrupt_widget.ledger.memory import MemoryLedger
+from interrupt_widget.ledger.once_only import CallLedger, Key
 
 STATE_PREFIX: Final = "sdk-state:"
 """Ledger keys that hold a paused run's state, beside the keys of tool calls."""
@@ -76,7 +76,7 @@ async def keep(
         # One upsert, not a claim and a result: a process killed while writing a state
         # leaves nothing in doubt, and the next pause on the same calls writes it again.
         await asyncio.to_thread(ledger.record, key[0], key[1], state.to_string())
-    elif not isinstance(ledger, ExecutionLedger):
+    elif not isinstance(ledger, MemoryLedger):
         text = state.to_string()
 
         async def write() -> str:

@@ -57,9 +57,9 @@ from interrupt_widget.agui.interrupts import (
 )
 from interrupt_widget.agui.messages import Transcript, content_text
 from interrupt_widget.agui.resume import Resolution
-from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
 from interrupt_widget.ledger.audit_log import answerers
-from interrupt_widget.ledger.core import CallInDoubt, CallLedger, Recorded
+from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.policy.rules import Ruling
 from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs
 from interrupt_widget.sdk.call_results import (
@@ -101,7 +101,7 @@ class RunSettings(Protocol):
 
 
 class RunControl(Protocol):
-    """The handle a run reports its SDK runs to, so `stop()` can end them (`AdapterRun`)."""
+    """The handle a run reports its SDK runs to, so `stop()` can end them (`AdapterRunHandle`)."""
 
     @property
     def stop_requested(self) -> bool: ...

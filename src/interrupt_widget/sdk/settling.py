@@ -23,8 +23,8 @@ from ag_ui.core import Interrupt
 from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.agui.interrupts import verdict
 from interrupt_widget.decisions import Decision, answerer_words, instant_words
-from interrupt_widget.errors import AnswerRefused
-from interrupt_widget.ledger.doubt import DoubtLedger, NotInDoubt, doubted, settle_doubt
+from interrupt_widget.errors import AnswerRefused, NotInDoubt
+from interrupt_widget.ledger.doubt import DoubtLedger, doubted, settle_doubt
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
 __all__ = [

@@ -11,15 +11,9 @@ from __future__ import annotations
 
 import sys
 
+from interrupt_widget.errors import CannotWaitHere
+
 __all__ = ["CannotWaitHere", "in_marimo", "marimo_way"]
-
-
-class CannotWaitHere(RuntimeError):
-    """Awaiting here would never finish: no click can reach Python while this cell waits.
-
-    Raised at once instead of hanging. The run (or the picker) is left as it was:
-    answer it in its widget and it goes on.
-    """
 
 
 def in_marimo() -> bool:

@@ -62,6 +62,7 @@ from interrupt_widget.decisions import (
 from interrupt_widget.errors import (
     AnswerRefused,
     CallMismatch,
+    CannotWaitHere,
     ChatRunError,
     ErrorCode,
     InterruptsOpen,
@@ -71,7 +72,7 @@ from interrupt_widget.errors import (
 )
 from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.audit_log import with_answerers
-from interrupt_widget.ledger.choose import LedgerSpec
+from interrupt_widget.ledger.opening import LedgerSpec
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder, ResponderError
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
@@ -85,7 +86,7 @@ from interrupt_widget.thread import (
 )
 from interrupt_widget.widgets._bundle import CSS, ESM
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, WAYS_OUT, Attached, Attendance
-from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
+from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.chat_protocol import (
     Hello,
     PromptResult,
@@ -388,7 +389,7 @@ class AgentChat(anywidget.AnyWidget):
         `expires_in`, `response_schemas` and `policy` (a `Policy` that settles the calls
         its rules cover, shown as read-only cards) go to the adapter, `renderers` to the
         picker.
-        `ledger` records the approved calls that ran (see `interrupt_widget.ledger.choose`): by
+        `ledger` records the approved calls that ran (see `interrupt_widget.ledger.opening`): by
         default the per-user file shared by every kernel of this user, so a call approved
         twice (a stale save, a second chat on one conversation) runs once; a path, a
         `postgresql://` URL, `"memory"` or a ledger object name another.

@@ -46,12 +46,11 @@ from interrupt_widget.agui.interrupts import (
     verdict,
 )
 from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
-from interrupt_widget.errors import AnswerRefused, UnattendedWait
-from interrupt_widget.ledger.doubt import NotInDoubt
+from interrupt_widget.errors import AnswerRefused, CannotWaitHere, NotInDoubt, UnattendedWait
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
-from interrupt_widget.widgets.awaiting import CannotWaitHere, in_marimo, marimo_way
+from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
     AnswerResult,
     AnswerStatus,

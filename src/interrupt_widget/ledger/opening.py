@@ -10,7 +10,7 @@ reads it the same way, through `open_ledger`:
   and server of that user on this machine;
 - a path: a `SQLiteLedger` in that file;
 - a `postgresql://` URL: a `PostgresLedger` in that database (every host);
-- `"memory"`: an `ExecutionLedger` in this process's memory, with a warning,
+- `"memory"`: an `MemoryLedger` in this process's memory, with a warning,
   since exactly-once then ends with the process;
 - a ledger object: itself.
 
@@ -26,8 +26,8 @@ import warnings
 from pathlib import Path
 from typing import Final
 
-from interrupt_widget.ledger.core import CallLedger
-from interrupt_widget.ledger.memory import ExecutionLedger
+from interrupt_widget.ledger.memory import MemoryLedger
+from interrupt_widget.ledger.once_only import CallLedger
 
 __all__ = [
     "LEDGER_ENV",
@@ -77,7 +77,7 @@ def open_ledger(spec: LedgerSpec = None) -> CallLedger:
         text = os.fspath(spec)
         if text == MEMORY:
             warnings.warn(MEMORY_WARNING, RuntimeWarning, stacklevel=3)
-            return ExecutionLedger()
+            return MemoryLedger()
         return _shared(text)
     return spec
 
@@ -104,7 +104,7 @@ def _shared(spec: str) -> CallLedger:
 
 def _opened(key: str) -> CallLedger:
     if key == MEMORY:
-        return ExecutionLedger()
+        return MemoryLedger()
     if key.startswith(_POSTGRES_SCHEMES):
         from interrupt_widget.ledger.postgres import PostgresLedger
 

@@ -182,12 +182,12 @@ class FingerprintGuard:
             )
         return None
 
-    def run(self, input: RunAgentInput) -> GuardedRun:
+    def run(self, input: RunAgentInput) -> FingerprintCheckedRunHandle:
         """The agent's events, signed; or RUN_STARTED + RUN_ERROR when `check` refuses."""
-        return GuardedRun(self, input)
+        return FingerprintCheckedRunHandle(self, input)
 
     async def _events(
-        self, input: RunAgentInput, handle: GuardedRun
+        self, input: RunAgentInput, handle: FingerprintCheckedRunHandle
     ) -> AsyncGenerator[BaseEvent, None]:
         # Calls that arrived genuine keep their fingerprints in later snapshots.
         known = self._genuine(input)
@@ -271,7 +271,7 @@ class FingerprintGuard:
         return event.model_copy(update={"outcome": outcome})
 
 
-class GuardedRun:
+class FingerprintCheckedRunHandle:
     """One guarded run: a `RunHandle` whose `stop()` reaches the agent's run."""
 
     def __init__(self, guard: FingerprintGuard, input: RunAgentInput) -> None:
@@ -285,7 +285,7 @@ class GuardedRun:
             self.stop()
         return inner
 
-    def __aiter__(self) -> GuardedRun:
+    def __aiter__(self) -> FingerprintCheckedRunHandle:
         return self
 
     async def __anext__(self) -> BaseEvent:

@@ -22,7 +22,7 @@ ask for it with `CallInDoubt`, as for a crash, until an operator settles it.
 
 A ledger supplies only where the record lives: `_claim` (take the key, or
 say who holds it), `_look` (the same without taking it), `_store` (the
-result), `_unclaim` (after a failure). `ExecutionLedger` keeps it in memory,
+result), `_unclaim` (after a failure). `MemoryLedger` keeps it in memory,
 `SQLiteLedger` in a file, `PostgresLedger` in a database.
 """
 
@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, ClassVar, Final, Protocol
 
-from interrupt_widget.errors import LedgerUnavailable
+from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 
 Key = tuple[str, str]
 """(thread id, tool call id)."""
@@ -83,15 +83,6 @@ Claim = Recorded | Held | InDoubt | _Mine
 """What `_claim` finds."""
 Look = Recorded | Held | InDoubt | None
 """What `_look` finds (None: nobody claimed the key)."""
-
-
-class CallInDoubt(RuntimeError):
-    """A claimed call has no recorded result and its owner is gone: it may have run."""
-
-    def __init__(self, key: Key, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-        """(thread id, tool call id)."""
 
 
 class CallLedger(Protocol):
