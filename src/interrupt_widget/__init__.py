@@ -25,8 +25,10 @@ from .errors import (
     CassetteMissing,
     ChatRunError,
     ErrorCode,
+    IdentityMismatch,
     InterruptsOpen,
     LedgerUnavailable,
+    NotAllowedToAnswer,
     PolicyError,
     ResponderError,
     ResumeRefused,
@@ -34,8 +36,10 @@ from .errors import (
     UnattendedWait,
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
+from .identity import Identity, as_identity, current_identity, set_identity
 from .ledger.postgres import PostgresLedger
 from .ledger.sqlite import SQLiteLedger
+from .policy.people import escalate, require
 from .policy.rules import Policy, approve, ask, deny
 from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from .sdk.cassette import Cassette
@@ -74,10 +78,13 @@ __all__: list[str] = [
     "CassetteMissing",
     "ChatRunError",
     "ErrorCode",
+    "Identity",
+    "IdentityMismatch",
     "Inbox",
     "InterruptPicker",
     "InterruptsOpen",
     "LedgerUnavailable",
+    "NotAllowedToAnswer",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",
@@ -93,15 +100,20 @@ __all__: list[str] = [
     "__version__",
     "answer_interruptions",
     "approve",
+    "as_identity",
     "asgi_app",
     "ask",
+    "current_identity",
     "decisions_frame",
     "default_model",
     "deny",
     "editable",
+    "escalate",
     "load_decisions",
+    "require",
     "responders",
     "resume_payload",
     "serve",
+    "set_identity",
     "with_response_schema",
 ]
