@@ -11,10 +11,10 @@ The file is JSON and holds no token, only each token's SHA-256:
 token, adds its digest to FILE and prints the token once (hand it to the
 person; it cannot be read back). With principals, every `POST /` needs a
 token the file knows; the principal it names is who starts the run
-(`forwardedProps.identity`) and who answers (`metadata.identity` on each
-resume entry). An answer or a run that names anyone else is refused with 403
-`identity_mismatch` before the agent sees it: a client cannot claim to be
-someone else.
+(`forwardedProps.identity`, set whatever the client put there) and who
+answers (`metadata.identity` on each resume entry). An answer that names
+anyone else is refused with 403 `identity_mismatch` before the agent sees
+it: a client cannot claim to be someone else.
 """
 
 from __future__ import annotations
@@ -101,11 +101,7 @@ def add_principal(path: str | os.PathLike[str], name: str, roles: Iterable[str] 
 def as_principal(request: RunAgentInput, principal: Identity) -> RunAgentInput:
     """`request` with `principal` as who starts the run and who gives every answer, or
     `IdentityMismatch` when the request names anyone else."""
-    named = identity_in(request.forwarded_props)
-    if named is not None and named.name != principal.name:
-        raise IdentityMismatch(
-            f"the run names {named.name!r} as who starts it, but its token is {principal.name!r}'s"
-        )
+    # Who starts the run is the token's principal, whatever the client's login is called.
     entries: list[ResumeEntry] = []
     for entry in request.resume or []:
         metadata = dict(entry.metadata) if isinstance(entry.metadata, Mapping) else {}

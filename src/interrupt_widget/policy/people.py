@@ -382,6 +382,19 @@ def admit(
     return Admission("waiting", _still_needed(counted, quorum), vote)
 
 
+def refusal(metadata: Any, who: Identity, approved: bool, now: datetime) -> str | None:
+    """Why `who` may not give this answer to an interrupt whose `metadata` shows what it needs
+    (`APPROVALS_KEY`); None when the answer may go on. A widget's early word: the run that
+    counts the votes (`sdk/people.py`) decides with the ledger's votes."""
+    shown = metadata.get(APPROVALS_KEY) if isinstance(metadata, dict) else None
+    found = Quorum.from_metadata(shown)
+    if found is None:
+        return None
+    quorum, votes = found
+    admission = admit(quorum, votes, who, approved, now)
+    return admission.reason if admission.outcome in ("refused", "duplicate") else None
+
+
 def _instant(at: datetime) -> str:
     return at.isoformat(timespec="seconds").replace("+00:00", "Z")
 
