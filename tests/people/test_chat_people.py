@@ -53,4 +53,6 @@ async def test_two_people_in_one_kernel_approve_and_the_call_runs_once(
     second.resolve({"approved": True}, identity="bob")
     await handle
     assert runs_in(runs) == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
-    assert [d.verdict for d in chat.decisions][-1] == "approved"
+    last = chat.decisions[-1]
+    assert (last.verdict, last.identity, last.approvers) == ("approved", "bob", ["ann", "bob"])
+    assert chat.decisions[0].identity == "ann"

@@ -208,14 +208,21 @@ def _outcome(judged: _Judged, now: datetime) -> Resolution | Interrupt:
     if len(counted.approvals) >= quorum.needed:
         names = ", ".join(v.name for v in counted.approvals)
         payload = resolution.payload if resolution.decision == "approved" else {"approved": True}
-        return dataclasses.replace(resolution, decision="approved", payload=payload, by=names)
+        return dataclasses.replace(
+            resolution,
+            decision="approved",
+            payload=payload,
+            by=names,
+            approvers=tuple(v.name for v in counted.approvals),
+        )
     if len(counted.denials) >= quorum.vetoes:
         names = ", ".join(v.name for v in counted.denials)
         reasons = [v.reason for v in counted.denials if v.reason]
         denial: dict[str, Any] = {"approved": False}
         if reasons:
             denial[DENIAL_REASON] = "; ".join(reasons)
-        return Resolution(gated, "denied", denial, by=names)
+        deniers = tuple(v.name for v in counted.denials)
+        return Resolution(gated, "denied", denial, by=names, approvers=deniers)
     if admission.outcome == "lapsed":
         if quorum.then == "cancel":
             return Resolution(gated, "cancelled", None, by="escalation")
