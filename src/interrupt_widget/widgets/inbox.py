@@ -25,7 +25,7 @@ import json
 import logging
 import pathlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any, Final, Protocol, TypeVar
 
@@ -210,6 +210,11 @@ class Inbox(anywidget.AnyWidget):
     """Seconds after which a question still unanswered is announced again (the tab's title,
     and a desktop notification when allowed); None: never."""
 
+    # Set in __init__; defaults here so that closing one whose __init__ refused its
+    # arguments (before the widget was made) has nothing to undo.
+    _unsubscribe: Sequence[Callable[[], None]] = ()
+    _flush_at: asyncio.TimerHandle | None = None
+
     def __init__(
         self,
         *sources: AgentBatch | AgentChat,
@@ -219,8 +224,7 @@ class Inbox(anywidget.AnyWidget):
     ) -> None:
         """`sources`: the batches and chats whose questions the inbox lists; `remind_after`:
         seconds after which an unanswered question is announced again (None: never)."""
-        if remind_after is not None and not remind_after > 0:
-            raise ValueError("remind_after is a positive number of seconds, or None")
+        _check_remind_after(remind_after)
         given: dict[str, str | pathlib.Path] = {}
         wrapped: list[_Source] = []
         for source in sources:
@@ -577,6 +581,11 @@ def _item(n: int, waiting: Waiting) -> dict[str, Any]:
         "error": waiting.error,
         "doubt": waiting.doubt,
     }
+
+
+def _check_remind_after(seconds: float | None) -> None:
+    if seconds is not None and not seconds > 0:
+        raise ValueError("remind_after is a positive number of seconds, or None")
 
 
 def _for_viewer(waiting: Waiting) -> dict[str, bool]:
