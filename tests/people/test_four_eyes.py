@@ -41,6 +41,7 @@ from interrupt_widget import (
 )
 from interrupt_widget.identity import Identity
 from interrupt_widget.policy.people import APPROVALS_KEY
+from interrupt_widget.testing.stream_rules import assert_valid_stream
 from payment_agents import payment_agent, runs_in
 
 BIG = "send_money amount=5000 to=Bob"
@@ -68,7 +69,9 @@ def adapter_for(
 
 
 async def run(adapter: OpenAIAgentsAdapter, request: RunAgentInput) -> list[BaseEvent]:
-    return [event async for event in adapter.run(request)]
+    events = [event async for event in adapter.run(request)]
+    assert_valid_stream(events)  # a partial approval asks again as a well-formed run
+    return events
 
 
 def ask(text: str, starter: Identity = CARL) -> RunAgentInput:
