@@ -25,13 +25,18 @@ from .errors import (
     CassetteMissing,
     ChatRunError,
     ErrorCode,
+    FingerprintSecretError,
+    InsecureBindError,
     InterruptsOpen,
     LedgerUnavailable,
+    NotInDoubt,
     PolicyError,
     ResponderError,
     ResumeRefused,
+    TargetError,
     ThreadBusy,
     UnattendedWait,
+    WorkersRefused,
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .ledger.postgres import PostgresLedger
@@ -41,7 +46,8 @@ from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from .sdk.cassette import Cassette
 from .sdk.decision_spans import SPAN_NAME
 from .sdk.edits import editable
-from .sdk.offline_model import OfflineModel, default_model
+from .sdk.model_choice import default_model
+from .sdk.offline_model import OfflineModel
 from .sdk.response_schema import with_response_schema
 from .sdk.tool_answers import resume_payload
 from .widgets.chat import AgentChat
@@ -74,10 +80,13 @@ __all__: list[str] = [
     "CassetteMissing",
     "ChatRunError",
     "ErrorCode",
+    "FingerprintSecretError",
     "Inbox",
+    "InsecureBindError",
     "InterruptPicker",
     "InterruptsOpen",
     "LedgerUnavailable",
+    "NotInDoubt",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",
@@ -88,8 +97,10 @@ __all__: list[str] = [
     "ResumeRefused",
     "RunHandle",
     "SQLiteLedger",
+    "TargetError",
     "ThreadBusy",
     "UnattendedWait",
+    "WorkersRefused",
     "__version__",
     "answer_interruptions",
     "approve",

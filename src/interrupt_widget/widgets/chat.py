@@ -77,7 +77,8 @@ from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder, ResponderError
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
 from interrupt_widget.sdk.cassette import Cassette, cassette_from
-from interrupt_widget.sdk.offline_model import OfflineModel, has_openai_credentials
+from interrupt_widget.sdk.model_choice import has_openai_credentials
+from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import (
     ConversationThread,
