@@ -5,9 +5,9 @@
 
 import { describe, expect, it } from "vitest";
 import servers from "../../tests/fixtures/other_servers.json";
-import { FakeModel } from "./fake_model";
+import { FakeModel } from "../testing/fake_model";
+import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import { collect, denial, formFromSchema, initialValues, type RawValues } from "./form";
-import { buttonIn, cardIn, pickerHost } from "./test_host";
 import type { JsonSchema, ToolCallOf, WireInterrupt } from "./types";
 
 const interrupt = (name: keyof typeof servers): WireInterrupt => servers[name] as unknown as WireInterrupt;
