@@ -3,23 +3,13 @@
 
 import { h } from "../dom";
 import { str } from "../json";
+import { collect, denial, initialValues } from "./collect";
 import { formatRemaining } from "./countdown";
+import { type Change, changesOf, prefilled, proposalOf, withEdit } from "./edits";
 import { buildField, type FieldDom, readValues } from "./field_dom";
-import {
-  type Change,
-  changesOf,
-  collect,
-  denial,
-  type FormSpec,
-  formFromSchema,
-  initialValues,
-  prefilled,
-  proposalOf,
-  type RawValues,
-  withEdit,
-} from "./form";
 import type { AnswerResultMessage } from "./protocol";
 import { loadRenderer, type ModuleLoader } from "./renderers";
+import { type FormSpec, formFromSchema, type RawValues } from "./schema_form";
 import type { CardView } from "./state";
 import type { AnswerStatus, FieldError } from "./types";
 

@@ -3,7 +3,7 @@
 
 import { type AttrMap, h } from "../dom";
 import { str } from "../json";
-import type { FieldSpec, RawValue, RawValues } from "./form";
+import type { FieldSpec, RawValue, RawValues } from "./schema_form";
 
 /** A drawn field: the controls its value is read from, and where its error goes. */
 export interface FieldDom {

@@ -7,7 +7,8 @@ import { describe, expect, it } from "vitest";
 import servers from "../../tests/fixtures/other_servers.json";
 import { FakeModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import { collect, denial, formFromSchema, initialValues, type RawValues } from "./form";
+import { collect, denial, initialValues } from "./collect";
+import { formFromSchema, type RawValues } from "./schema_form";
 import type { JsonSchema, ToolCallOf, WireInterrupt } from "./types";
 
 const interrupt = (name: keyof typeof servers): WireInterrupt => servers[name] as unknown as WireInterrupt;
