@@ -24,6 +24,7 @@ RANKS: dict[str, int] = {
     "sdk": 5,
     "thread": 6,
     "responders": 7,
+    "conversation": 7,
     "http": 8,
     "batch": 8,
     "widgets": 9,

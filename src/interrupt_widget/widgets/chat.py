@@ -50,14 +50,12 @@ from interrupt_widget.agui.wire import (
     messages_to_wire,
     to_wire,
 )
+from interrupt_widget.conversation import Step, converse, last_markers, noted
 from interrupt_widget.decisions import (
     Decision,
     decisions_for,
     decisions_frame,
-    result_markers,
     save_decisions,
-    settled_decisions,
-    with_outcomes,
 )
 from interrupt_widget.errors import (
     AnswerRefused,
@@ -457,6 +455,8 @@ class AgentChat(anywidget.AnyWidget):
         self._attendance = Attendance()
         """Whether a front end holds this chat, and since when a person has been asked."""
         self._stop_when_answered = False
+        self._doing = "running the agent"
+        """What the conversation is doing, for the status line of an error."""
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
 
@@ -649,28 +649,23 @@ class AgentChat(anywidget.AnyWidget):
         names = ", ".join(tool_name(i, self._thread.messages) for i in self._thread.interrupts)
         return f"the chat's question ({names})" if names else "the chat's question"
 
-    async def _converse(
-        self, first: RunAgentInput | list[ResumeEntry], decisions_before: int
-    ) -> ChatResult:
+    async def _converse(self, first: Step, decisions_before: int) -> ChatResult:
         runs_before = len(self._thread.runs)
-        doing = "running the agent"
+        self._doing = "running the agent"
         try:
-            if isinstance(first, RunAgentInput):
-                outcome = await self._run(first)
-            else:
-                doing = "resuming the run"
-                outcome = await self._resume(first)
-            while outcome.kind == "interrupt":
-                doing = "asking for an answer"
-                entries = await self._ask(outcome.interrupts)
-                doing = "resuming the run"
-                outcome = await self._resume(entries)
+            outcome = await converse(
+                first,
+                run=self._step,
+                ask=self._ask,
+                open_interrupts=lambda: self._thread.interrupts,
+            )
         except asyncio.CancelledError:
             self._thread.stop()
             raise
         except Exception as exc:  # a responder, or interrupts the picker refuses
-            self._set_status("error", error_line(exc, doing))
+            self._set_status("error", error_line(exc, self._doing))
             raise
+        doing = self._doing
         if outcome.kind == "error":
             self._set_status("error", error_line(outcome.error, doing))
             if self._thread.interrupts:
@@ -714,15 +709,8 @@ class AgentChat(anywidget.AnyWidget):
         finally:
             self._batcher.flush()
             self._sync_messages()
-            self._record_settled()
-            self._note_outcomes()
+            self._note_decisions()
         return outcome
-
-    def _record_settled(self) -> None:
-        # Calls a policy settled inside the run are decisions too, recorded as they ran.
-        known = {d.interrupt_id for d in self._decisions}
-        found = settled_decisions(self._thread.messages)
-        self._decisions.extend(d for d in found if d.interrupt_id not in known)
 
     async def _resume(self, entries: list[ResumeEntry]) -> RunOutcome:
         stop, self._stop_when_answered = self._stop_when_answered, False
@@ -735,17 +723,27 @@ class AgentChat(anywidget.AnyWidget):
             raise
         return await self._run(run_input, stop_once_answered=stop)
 
-    def _note_outcomes(self) -> None:
-        """Mark each decision with what came of it (ran, not run, or replayed a run)."""
+    def _note_decisions(self) -> None:
+        """The decisions after a run: those a policy settled inside it, each marked with what
+        came of it (ran, not run, or replayed a run)."""
         if not self._thread.runs:
             return
-        markers = result_markers(self._thread.runs[-1].events)
-        self._decisions = with_outcomes(self._decisions, markers)
+        self._decisions = noted(self._decisions, self._thread)
+        markers = last_markers(self._thread)
         replayed = [k for k, marker in markers.items() if marker.get("replayed") is True]
         if replayed:
             self._picker.note_replayed(replayed)
 
-    async def _ask(self, interrupts: tuple[Interrupt, ...]) -> list[ResumeEntry]:
+    async def _step(self, step: Step) -> RunOutcome:
+        if isinstance(step, RunAgentInput):
+            return await self._run(step)
+        self._doing = "resuming the run"
+        return await self._resume(step)
+
+    async def _ask(
+        self, interrupts: tuple[Interrupt, ...], _offers: Mapping[str, Offer]
+    ) -> list[ResumeEntry]:
+        self._doing = "asking for an answer"
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[list[ResumeEntry]] = loop.create_future()
         self._waiter = waiter
