@@ -17,6 +17,7 @@ SOURCE = Path(interrupt_widget.__file__).parent
 
 RANKS: dict[str, int] = {
     "errors": 0,
+    "identity": 0,
     "agui": 1,
     "ledger": 2,
     "decisions": 3,

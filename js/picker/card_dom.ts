@@ -3,6 +3,7 @@
 
 import { h } from "../dom";
 import { str } from "../json";
+import { approvalsOf } from "./approvals";
 import { collect, denial, initialValues } from "./collect";
 import { formatRemaining } from "./countdown";
 import { type Change, changesOf, prefilled, proposalOf, withEdit } from "./edits";
@@ -146,6 +147,18 @@ function doubtPart(ctx: CardContext, id: string): Part {
   };
 }
 
+/** Who has approved a call that needs several people, and who may still answer (as text). */
+function approvalsPart(metadata: Record<string, unknown> | undefined): HTMLElement | null {
+  const shown = approvalsOf(metadata);
+  if (!shown) return null;
+  const lines = [shown.progress, shown.denials, shown.who, shown.escalation].filter(Boolean);
+  return h(
+    "div",
+    { class: "iw-approvals", role: "group", "aria-label": "Approvals" },
+    ...lines.map((line, i) => h("p", i === 0 ? "iw-approvals-progress" : "iw-approvals-line", line)),
+  );
+}
+
 function countdownText(card: CardView, closed: boolean): string {
   if (card.phase === "decided" || closed || card.remaining === null) return "";
   if (card.remaining <= 0) return "Expired: it can only be cancelled";
@@ -169,6 +182,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     ),
     card.message && h("p", "iw-message", card.message),
     card.args.length > 0 && argsTable(card.args),
+    approvalsPart(interrupt.metadata),
   );
 
   const proposal = proposalOf(interrupt.metadata?.tool_input);

@@ -55,6 +55,8 @@ export interface AnswerRecord {
   status: AnswerStatus;
   payload: unknown;
   by: string;
+  /** Who answered: a name and roles (`current_identity()` in the kernel, or a token's principal). */
+  identity?: { name: string; roles: string[] };
   at: string;
   /** For a call that was in doubt: what the person said of it. */
   settled?: "ran" | "not_run";

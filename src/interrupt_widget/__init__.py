@@ -26,9 +26,11 @@ from .errors import (
     ChatRunError,
     ErrorCode,
     FingerprintSecretError,
+    IdentityMismatch,
     InsecureBindError,
     InterruptsOpen,
     LedgerUnavailable,
+    NotAllowedToAnswer,
     NotInDoubt,
     PolicyError,
     ResponderError,
@@ -39,8 +41,10 @@ from .errors import (
     WorkersRefused,
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
+from .identity import Identity, as_identity, current_identity, set_identity
 from .ledger.postgres import PostgresLedger
 from .ledger.sqlite import SQLiteLedger
+from .policy.people import escalate, require
 from .policy.rules import Policy, approve, ask, deny
 from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from .sdk.cassette import Cassette
@@ -81,11 +85,14 @@ __all__: list[str] = [
     "ChatRunError",
     "ErrorCode",
     "FingerprintSecretError",
+    "Identity",
+    "IdentityMismatch",
     "Inbox",
     "InsecureBindError",
     "InterruptPicker",
     "InterruptsOpen",
     "LedgerUnavailable",
+    "NotAllowedToAnswer",
     "NotInDoubt",
     "OfflineModel",
     "OpenAIAgentsAdapter",
@@ -104,15 +111,20 @@ __all__: list[str] = [
     "__version__",
     "answer_interruptions",
     "approve",
+    "as_identity",
     "asgi_app",
     "ask",
+    "current_identity",
     "decisions_frame",
     "default_model",
     "deny",
     "editable",
+    "escalate",
     "load_decisions",
+    "require",
     "responders",
     "resume_payload",
     "serve",
+    "set_identity",
     "with_response_schema",
 ]

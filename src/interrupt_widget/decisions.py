@@ -78,6 +78,12 @@ class Decision:
     ran_by: str | None = None
     """For `replayed`: who gave the answer it ran on, as the ledger's audit notes say
     (`by`'s forms); None if they do not say."""
+    identity: str | None = None
+    """The person who answered (`current_identity()`, `identity=`, or a token's principal);
+    None when the answer did not say."""
+    approvers: list[str] | None = None
+    """For a call that needed several people (`require`): whose votes decided it, once its
+    run said; None otherwise."""
 
     @property
     def replay_note(self) -> str:
@@ -104,6 +110,9 @@ def with_outcomes(
             decision = out[n]
             if decision.interrupt_id != interrupt_id or decision.outcome is not None:
                 continue
+            people = marker.get("approvers")
+            if isinstance(people, list):
+                decision = out[n] = replace(decision, approvers=[str(p) for p in people])
             if marker.get("replayed") is True and marker.get("decision") == "approved":
                 ran_with = marker.get("ran_with")
                 ran = executed_arguments(decision.arguments, ran_with)
@@ -169,6 +178,7 @@ def decisions_for(
                 executed_arguments=_executed(interrupt, status, payload, by),
                 settled=record.get("settled"),
                 settled_output=record.get("output"),
+                identity=_name(record.get("identity")),
             )
         )
     return out
@@ -214,6 +224,12 @@ def settled_decisions(messages: Iterable[Message]) -> list[Decision]:
 
 POLICY_BY = "policy:"
 """How `by` begins for a decision a policy rule made."""
+
+
+def _name(identity: Any) -> str | None:
+    """The name in an answer record's `identity` (`{"name", "roles"}`), if any."""
+    name = identity.get("name") if isinstance(identity, Mapping) else None
+    return name if isinstance(name, str) else None
 
 
 def _executed(interrupt: Interrupt, status: str, payload: Any, by: str) -> Any:

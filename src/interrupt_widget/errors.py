@@ -120,6 +120,13 @@ class ErrorCode(StrEnum):
     INVALID_EDIT = "invalid_edit"
     """Edited arguments break the tool's parameter schema (or come without an approval)."""
 
+    # Who may answer (`require`, `escalate`, `serve --principals`).
+    NOT_ALLOWED_TO_ANSWER = "not_allowed_to_answer"
+    """The answer comes from someone the call's rules do not let answer it (a missing role,
+    the run's own starter approving, a question escalated to others); nothing was recorded."""
+    IDENTITY_MISMATCH = "identity_mismatch"
+    """403: an answer names another identity than the principal its bearer token belongs to."""
+
     # Replaying a recorded model (`Cassette`).
     CASSETTE_MISMATCH = "cassette_mismatch"
     """The model was asked something its cassette did not record (replay only): the message
@@ -313,3 +320,17 @@ class WorkersRefused(ValueError):
 
 class TargetError(Exception):
     """The `module:attribute` target cannot be loaded."""
+
+
+class NotAllowedToAnswer(AnswerRefused):
+    """An answer from someone the call's rules do not let answer it; nothing was recorded."""
+
+    code = ErrorCode.NOT_ALLOWED_TO_ANSWER
+    """The code a run refused for this reason ends with."""
+
+
+class IdentityMismatch(ValueError):
+    """An answer names another identity than the one its sender is known as."""
+
+    code = ErrorCode.IDENTITY_MISMATCH
+    """The code the server answers with (403)."""

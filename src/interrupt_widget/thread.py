@@ -56,6 +56,7 @@ from interrupt_widget.agui.wire import (
     resume_entry_from_wire,
 )
 from interrupt_widget.errors import ErrorCode, InterruptsOpen, ResumeRefused, ThreadBusy
+from interrupt_widget.identity import IDENTITY_KEY, current_identity
 
 OutcomeKind = Literal["success", "interrupt", "cancelled", "error"]
 EventSink = Callable[[BaseEvent], object]
@@ -166,6 +167,8 @@ class ConversationThread:
             tools=[],
             context=[],
             resume=resume,
+            # Who starts the run (a server with principals puts its token's there instead).
+            forwarded_props={IDENTITY_KEY: current_identity().to_wire()},
         )
 
     def _check_idle(self) -> None:

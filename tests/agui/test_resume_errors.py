@@ -213,6 +213,8 @@ def test_error_codes_are_stable_strings() -> None:
         "internal_error",
         "connection_failed",
         "invalid_stream",
+        "not_allowed_to_answer",
+        "identity_mismatch",
         "edit_not_allowed",
         "edit_outside_fields",
         "invalid_edit",

@@ -50,6 +50,8 @@ class Resolution:
     """The arguments to run with when the answer edits the proposal; None to run it as proposed."""
     by: str | None = None
     """Who answered, as the resume entry's `metadata.by` says; None when it does not say."""
+    approvers: tuple[str, ...] = ()
+    """For a call that needed several people (`require`): the names whose votes decided it."""
 
 
 @dataclass(frozen=True)

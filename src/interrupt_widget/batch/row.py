@@ -46,6 +46,7 @@ from interrupt_widget.agui.interrupts import (
 )
 from interrupt_widget.decisions import Decision, decisions_for
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotInDoubt
+from interrupt_widget.identity import IDENTITY_KEY, current_identity
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.thread import ConversationThread
 
@@ -317,7 +318,9 @@ class BatchRow:
     def _store(self, interrupt: Interrupt, status: str, payload: Any, by: str, **more: Any) -> None:
         _check_by(by)
         at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        who = current_identity().to_wire()
         record = {"status": status, "payload": payload, "by": by, "at": at, **more}
+        record.setdefault(IDENTITY_KEY, who)
         self._recorded[interrupt.id] = record
         self._refused.pop(interrupt.id, None)
         if not self.open_interrupts:
@@ -335,7 +338,10 @@ class BatchRow:
                 status=self._recorded[i.id]["status"],
                 payload=self._recorded[i.id]["payload"],
                 # Who answered travels with the answer, so the run's trace can say it.
-                metadata={"by": self._recorded[i.id]["by"]},
+                metadata={
+                    "by": self._recorded[i.id]["by"],
+                    IDENTITY_KEY: self._recorded[i.id][IDENTITY_KEY],
+                },
             )
             for i in self._asked
         ]

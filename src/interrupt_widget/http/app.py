@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import hmac
 import logging
+import os
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from starlette.types import Receive, Scope, Send
 
 from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.agui.wire import json_pointer
-from interrupt_widget.errors import ErrorCode
+from interrupt_widget.errors import ErrorCode, IdentityMismatch
 from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
@@ -43,6 +44,8 @@ from interrupt_widget.http.health import health_of
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
 from interrupt_widget.http.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from interrupt_widget.http.metrics import ServeMetrics, attach_ledger, metered
+from interrupt_widget.http.principals import Principals, as_principal
+from interrupt_widget.identity import Identity
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy
@@ -67,6 +70,7 @@ class AppOptions(TypedDict, total=False):
     ledger: LedgerSpec
     cors_origins: Sequence[str]
     metrics: bool
+    principals: str | os.PathLike[str] | Principals | None
 
 
 DEFAULT_KEEPALIVE_SECONDS = 15.0
@@ -87,15 +91,23 @@ class _Server:
     """The served agent's ledger, which `/health` checks (None: it has none)."""
     metrics: ServeMetrics | None = None
     runs: set[DetachedRun] = field(default_factory=set)
+    principals: Principals | None = None
+    """Token digests and who they stand for (`serve --principals`); None: one shared token."""
 
 
-def _unauthorized(server: _Server, request: Request) -> Response | None:
-    if server.token is None:
+def _caller(server: _Server, request: Request) -> Identity | Response | None:
+    """The principal the bearer token names (None without principals), or a 401 response."""
+    if server.token is None and server.principals is None:
         return None
     scheme, _, credentials = request.headers.get("authorization", "").partition(" ")
-    given = credentials.strip().encode()
-    if scheme.lower() == "bearer" and given and hmac.compare_digest(given, server.token):
-        return None
+    given = credentials.strip()
+    if scheme.lower() == "bearer" and given:
+        if server.principals is not None:
+            principal = server.principals.identify(given)
+            if principal is not None:
+                return principal
+        elif server.token is not None and hmac.compare_digest(given.encode(), server.token):
+            return None
     message = (
         "the bearer token is not this server's"
         if scheme.lower() == "bearer" and given
@@ -104,6 +116,11 @@ def _unauthorized(server: _Server, request: Request) -> Response | None:
     return error_response(
         401, ErrorCode.UNAUTHORIZED, message, headers={"WWW-Authenticate": 'Bearer realm="agent"'}
     )
+
+
+def _unauthorized(server: _Server, request: Request) -> Response | None:
+    caller = _caller(server, request)
+    return caller if isinstance(caller, Response) else None
 
 
 async def _read_body(request: Request, limit: int, seconds: float) -> bytes | Response:
@@ -285,9 +302,9 @@ def _routes(server: _Server) -> list[Route]:
     `GET /metrics` shows the metrics when the server counts them."""
 
     async def run(request: Request) -> Response:
-        refused = _unauthorized(server, request)
-        if refused is not None:
-            return refused
+        caller = _caller(server, request)
+        if isinstance(caller, Response):
+            return caller
         content_type = request.headers.get("content-type", "application/json")
         if "json" not in content_type.lower():
             return error_response(
@@ -302,6 +319,11 @@ def _routes(server: _Server) -> list[Route]:
         parsed = _parse_input(body)
         if isinstance(parsed, Response):
             return parsed
+        if caller is not None:
+            try:
+                parsed = as_principal(parsed, caller)
+            except IdentityMismatch as error:
+                return error_response(403, ErrorCode.IDENTITY_MISMATCH, str(error))
         detached = DetachedRun(server.agent, parsed)
         server.runs.add(detached)
         detached.task.add_done_callback(lambda _: server.runs.discard(detached))
@@ -384,6 +406,7 @@ def asgi_app(
     cors_origins: Sequence[str] = (),
     hooks: Any = None,
     metrics: bool = False,
+    principals: str | os.PathLike[str] | Principals | None = None,
 ) -> Starlette:
     """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
 
@@ -418,9 +441,16 @@ def asgi_app(
     decisions, the time to answer, the tool runs, the calls in doubt and the
     ledger's errors (`interrupt_widget.http.metrics`), behind the same token as
     `POST /`.
+    `principals` (a file's path, or `Principals`) replaces the one `token` with one
+    token per person (`interrupt_widget.http.principals`): the token names who starts
+    each run and who gives each answer, roles included, and a request naming anyone
+    else is refused with 403 `identity_mismatch`.
     """
     origins = cors_allowed_origins(cors_origins)
     _check_limits(token, max_body_bytes, body_timeout)
+    if token is not None and principals is not None:
+        raise ValueError("give a token or principals, not both: each principal has its own")
+    known = principals if isinstance(principals, Principals | None) else Principals.load(principals)
     secret, lasting_secret = _fingerprint_secret(secret)
     served = as_agui_agent(
         agent,
@@ -446,6 +476,7 @@ def asgi_app(
         shutdown_grace=shutdown_grace,
         ledger=_ledger_of(served),
         metrics=counted,
+        principals=known,
     )
     app = Starlette(
         routes=_routes(server),

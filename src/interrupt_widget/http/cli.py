@@ -53,7 +53,36 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--log-level", default="info")
     add_audit_commands(commands)
+    _add_principals_command(commands)
     return parser
+
+
+def _add_principals_command(commands: Any) -> None:
+    principals = commands.add_parser(
+        "principals", help="manage the tokens of `serve --principals FILE`"
+    )
+    actions = principals.add_subparsers(dest="action", required=True)
+    add = actions.add_parser(
+        "add",
+        help="add a person with a new token to FILE; prints the token once (FILE keeps only "
+        "its SHA-256)",
+    )
+    add.add_argument("file", type=Path)
+    add.add_argument("name")
+    add.add_argument("--role", action="append", default=[], help="a role; repeat for several")
+
+
+def _run_principals(args: argparse.Namespace) -> int:
+    from interrupt_widget.http.principals import add_principal, token_digest
+
+    try:
+        token = add_principal(args.file, args.name, args.role)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"token for {args.name}: {token}")
+    print(f"sha256 kept in {args.file}: {token_digest(token)}")
+    return 0
 
 
 def _add_access_options(serve: argparse.ArgumentParser) -> None:
@@ -67,6 +96,12 @@ def _add_access_options(serve: argparse.ArgumentParser) -> None:
     serve.add_argument("--port", type=int, default=8000, help="port to listen on")
     serve.add_argument(
         "--token", help=f"bearer token clients must send (default: ${TOKEN_ENV} if set)"
+    )
+    serve.add_argument(
+        "--principals",
+        type=Path,
+        help="a JSON file of token digests, names and roles (`principals add`): each person "
+        "has a token, which decides who starts a run and who answers (instead of --token)",
     )
     serve.add_argument(
         OPT_OUT_FLAG,
@@ -128,6 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "audit":
         return run_audit(args)
+    if args.command == "principals":
+        return _run_principals(args)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     from interrupt_widget.errors import FingerprintSecretError
     from interrupt_widget.http.serve import serve
@@ -168,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             workers=args.workers,
             cors_origins=args.cors_origin,
             metrics=args.metrics,
+            principals=str(args.principals) if args.principals is not None else None,
         )
     except (FingerprintSecretError, ValueError, TypeError) as exc:
         print(f"error: {exc}", file=sys.stderr)

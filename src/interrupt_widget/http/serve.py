@@ -71,7 +71,9 @@ def serve(
             "run `python -m interrupt_widget serve module:agent` in a terminal, or mount "
             "asgi_app(agent) in your own server"
         )
-    check_bind(host, token=options.get("token"), insecure_no_token=insecure_no_token)
+    # Principals are tokens too: one per person.
+    guarded_by = options.get("token") or (None if options.get("principals") is None else "*")
+    check_bind(host, token=guarded_by, insecure_no_token=insecure_no_token)
     if workers < 1:
         raise ValueError("workers must be at least 1")
     if options.get("secret") is None and secret_from_env() is None:

@@ -52,9 +52,10 @@ recorded. `failed`: the tool raised (a later resume may try it again).
 NOT_RUN_KEY: Final = "not_run"
 """Key of the ledger's answer record for a call settled without running (`sdk/call_results.py`)."""
 
-NOT_CALLS: Final = ("sdk-state:",)
+NOT_CALLS: Final = ("sdk-state:", "people:")
 """Call-id prefixes of what the ledger keeps that is not a call: a paused run's SDK state
-(`sdk/paused_runs.py`, `STATE_PREFIX`); the audit leaves them out."""
+(`sdk/paused_runs.py`, `STATE_PREFIX`) and the votes on a call that needs several people
+(`ledger/votes.py`, `PEOPLE_PREFIX`); the audit leaves them out."""
 
 
 def arguments_sha256(arguments: Any) -> str:

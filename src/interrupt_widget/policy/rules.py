@@ -15,6 +15,9 @@ and a call where a `when` raises (the failure is logged): a broken rule never
 runs a tool. Give the policy to `OpenAIAgentsAdapter(agent, policy=...)`,
 `AgentChat(agent, policy=...)` or `serve(..., policy=...)`; measure it against
 recorded decisions with `policy.evaluate(decisions)`.
+
+Rules about people sit beside them (`require`, `escalate`, see `policy/people.py`):
+a call no rule settles is asked, and they say who must answer it and how many.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 from agents import FunctionTool
 
 from interrupt_widget.errors import PolicyError
+from interrupt_widget.policy.people import Escalation, Requirement
 from interrupt_widget.policy.report import Decisions, PolicyReport, evaluate
 from interrupt_widget.policy.ruling import Condition, Rule, Ruling, Verdict
 
@@ -89,16 +93,22 @@ def ask(tool: str | FunctionTool, when: Condition | None = None, name: str | Non
 class Policy:
     """Rules tried in order; the first that matches a call decides; none: a person does."""
 
-    def __init__(self, *rules: Rule) -> None:
+    def __init__(self, *rules: Rule | Requirement | Escalation) -> None:
         for rule in rules:
-            if not isinstance(rule, Rule):
+            if not isinstance(rule, Rule | Requirement | Escalation):
                 raise TypeError(
-                    f"Policy takes rules made by approve, deny or ask, got {type(rule).__name__}"
+                    "Policy takes rules made by approve, deny, ask, require or escalate, "
+                    f"got {type(rule).__name__}"
                 )
-        self.rules: tuple[Rule, ...] = rules
-        """The rules, in the order they are tried."""
+        self.people: tuple[Requirement | Escalation, ...] = tuple(
+            r for r in rules if isinstance(r, Requirement | Escalation)
+        )
+        """The rules about people (`require`, `escalate`), in order."""
+        rules_only = tuple(r for r in rules if isinstance(r, Rule))
+        self.rules: tuple[Rule, ...] = rules_only
+        """The rules that settle calls, in the order they are tried."""
         by_tool: dict[str, list[tuple[Condition | None, Ruling]]] = {}
-        for rule in rules:
+        for rule in rules_only:
             by_tool.setdefault(rule.tool, []).append((rule.when, Ruling(rule.verdict, rule)))
         self._by_tool = {tool: tuple(found) for tool, found in by_tool.items()}
 
@@ -137,6 +147,18 @@ class Policy:
                 return ruling
         return _NO_RULE
 
+    def people_for(self, tool: str, arguments: Any) -> tuple[Requirement | None, Escalation | None]:
+        """The first `require` and the first `escalate` rule that cover a call, if any."""
+        requirement = next(
+            (r for r in self.people if isinstance(r, Requirement) and r.matches(tool, arguments)),
+            None,
+        )
+        escalation = next(
+            (r for r in self.people if isinstance(r, Escalation) and r.matches(tool, arguments)),
+            None,
+        )
+        return requirement, escalation
+
     @property
     def tools(self) -> frozenset[str]:
         """The tools some rule names."""
@@ -151,5 +173,5 @@ class Policy:
         return evaluate(self, decisions)
 
     def __repr__(self) -> str:
-        names = ", ".join(repr(rule.name) for rule in self.rules)
+        names = ", ".join(repr(rule.name) for rule in (*self.rules, *self.people))
         return f"Policy({names})"

@@ -54,6 +54,7 @@ from ag_ui.core import (
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
+    RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
     RunStartedEvent,
     UserMessage,
@@ -95,7 +96,7 @@ from interrupt_widget.errors import (
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy, Ruling
-from interrupt_widget.sdk import paused_runs
+from interrupt_widget.sdk import paused_runs, people
 from interrupt_widget.sdk.call_results import instant
 from interrupt_widget.sdk.cassette import Cassette, cassette_from, tap_models
 from interrupt_widget.sdk.decision_spans import ASKED_AT_KEY
@@ -215,9 +216,17 @@ class OpenAIAgentsAdapter:
         )
         try:
             plan = self._plan(input)
+            counted = await self._count_votes(input, plan)
+            if counted.waiting:  # some call still waits for people: nothing runs yet
+                for event in self._still_waiting(input, plan.messages, counted.waiting):
+                    yield event
+                return
             state = await self._paused_state(input.thread_id, plan) if plan.resolutions else None
         except AdapterError as error:
             yield self.run_error(error.code, error.message)
+            return
+        except (LedgerUnavailable, CallInDoubt) as error:
+            yield self.run_error(*_classify(error))
             return
         except Exception as error:  # e.g. the agent's paused run could not be restored
             yield self.run_error(ErrorCode.AGENT_ERROR, str(error) or type(error).__name__)
@@ -230,10 +239,38 @@ class OpenAIAgentsAdapter:
                 thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedSuccessOutcome()
             )
             return
-        run = handle._sdk_run = SDKRun(self, input, handle, history)
-        decided: list[Decided] = [(r, None) for r in plan.resolutions]
+        run = handle._sdk_run = SDKRun(self, input, handle, history, starter=counted.starter)
+        decided: list[Decided] = [(r, None) for r in counted.ready]
         async for event in run.events(state, decided):
             yield event
+
+    async def _count_votes(self, input: RunAgentInput, plan: ResumePlan) -> people.Counted:
+        """The answers after the rules about people (`sdk/people.py`): decided, or waiting."""
+        starter = people.starter_of(input.forwarded_props)
+        if self.policy is None or not self.policy.people or not plan.resolutions:
+            return people.Counted(list(plan.resolutions), [], starter)
+        counted = await people.count(
+            self.policy,
+            self.ledger,
+            input.thread_id,
+            plan.resolutions,
+            people.answerer_identities(input.resume),
+            self.now(),
+        )
+        return dataclasses.replace(counted, starter=counted.starter or starter)
+
+    def _still_waiting(
+        self, input: RunAgentInput, history: list[Message], waiting: list[Interrupt]
+    ) -> list[BaseEvent]:
+        """How a run ends when its answers were kept as votes: asking again, nothing run."""
+        return [
+            MessagesSnapshotEvent(messages=history),
+            RunFinishedEvent(
+                thread_id=input.thread_id,
+                run_id=input.run_id,
+                outcome=RunFinishedInterruptOutcome(interrupts=waiting),
+            ),
+        ]
 
     def _plan(self, input: RunAgentInput) -> ResumePlan:
         return plan_resume(

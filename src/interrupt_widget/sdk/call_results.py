@@ -71,6 +71,8 @@ def ruled_marker(
 ) -> dict[str, Any]:
     """The full marker: the interrupt id, and for a policy's ruling who decided and when."""
     full: dict[str, Any] = {"id": resolution.gated.interrupt.id, **marker}
+    if resolution.approvers:  # a call several people decided: who they were
+        full["approvers"] = list(resolution.approvers)
     if ruling is not None:
         # Recorded like a person's answer, so the decision log and the transcript show it.
         full.update(by=ruling.by, payload=resolution.payload, at=instant(now))

@@ -60,8 +60,8 @@ from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
 from interrupt_widget.ledger.audit_log import answerers
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
-from interrupt_widget.policy.rules import Ruling
-from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs
+from interrupt_widget.policy.rules import Policy, Ruling
+from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs, people
 from interrupt_widget.sdk.call_results import (
     not_run_answer,
     not_run_output,
@@ -88,6 +88,7 @@ class RunSettings(Protocol):
     ledger: CallLedger
     expires_in: float | timedelta | None
     trace_arguments: bool
+    policy: Policy | None
 
     def now(self) -> datetime: ...
     def run_config_for(self, thread_id: str) -> RunConfig: ...
@@ -122,8 +123,12 @@ class SDKRun:
         input: RunAgentInput,
         handle: RunControl,
         history: list[Message],
+        *,
+        starter: str | None = None,
     ) -> None:
         self._adapter = adapter
+        self._starter = starter
+        """Who started the run (its calls' own approvals are refused by `require`)."""
         self._input = input
         self._handle = handle
         self._history = history
@@ -207,6 +212,9 @@ class SDKRun:
             if asked:
                 adapter = self._adapter
                 thread_id = self._input.thread_id
+                asked = await people.asked(
+                    adapter.policy, adapter.ledger, thread_id, asked, self._starter, adapter.now()
+                )
                 await audit_notes.asked(adapter.ledger, thread_id, asked, adapter.now())
                 paused = streamed.to_state()
                 await paused_runs.keep(adapter.ledger, adapter.agent, thread_id, paused)
@@ -454,7 +462,10 @@ class SDKRun:
         await asyncio.gather(*(claim.recorded() for claim in claims))
 
     def _answerer(self, resolution: Resolution, ruling: Ruling | None) -> str | None:
-        return ruling.by if ruling is not None else self._by.get(resolution.gated.interrupt.id)
+        if ruling is not None:
+            return ruling.by
+        # A call decided by several people names them all (`sdk/people.py` sets `by`).
+        return resolution.by or self._by.get(resolution.gated.interrupt.id)
 
     async def _note_failed(self, error: Exception) -> None:
         """Note the claimed calls whose tool raised `error` as failed, in the audit."""

@@ -69,6 +69,7 @@ from interrupt_widget.errors import (
     UnattendedWait,
 )
 from interrupt_widget.http.remote import RemoteAgent
+from interrupt_widget.identity import IDENTITY_KEY
 from interrupt_widget.ledger.audit_log import with_answerers
 from interrupt_widget.ledger.opening import LedgerSpec
 from interrupt_widget.policy.rules import Policy
@@ -950,8 +951,13 @@ def _waiting_line(
 
 
 def _signed(entry: ResumeEntry, record: Any) -> ResumeEntry:
-    """`entry` with `metadata.by` from the picker's record of the answer, unless it has one."""
+    """`entry` with `metadata.by` and `metadata.identity` from the picker's record of the
+    answer, unless it says who answered already."""
     by = record.get("by") if isinstance(record, Mapping) else None
     if not isinstance(by, str) or entry.metadata:
         return entry
-    return entry.model_copy(update={"metadata": {"by": by}})
+    metadata: dict[str, Any] = {"by": by}
+    identity = record.get(IDENTITY_KEY)
+    if identity is not None:
+        metadata[IDENTITY_KEY] = identity
+    return entry.model_copy(update={"metadata": metadata})

@@ -46,7 +46,15 @@ from interrupt_widget.agui.interrupts import (
     verdict,
 )
 from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
-from interrupt_widget.errors import AnswerRefused, CannotWaitHere, NotInDoubt, UnattendedWait
+from interrupt_widget.errors import (
+    AnswerRefused,
+    CannotWaitHere,
+    NotAllowedToAnswer,
+    NotInDoubt,
+    UnattendedWait,
+)
+from interrupt_widget.identity import Identity, as_identity_value, current_identity
+from interrupt_widget.policy.people import refusal
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
@@ -229,7 +237,12 @@ class InterruptPicker(anywidget.AnyWidget):
     # -- answering ---------------------------------------------------------------------------
 
     def resolve(
-        self, payload: Any = None, interrupt_id: str | None = None, *, by: str = "python"
+        self,
+        payload: Any = None,
+        interrupt_id: str | None = None,
+        *,
+        by: str = "python",
+        identity: str | Identity | None = None,
     ) -> None:
         """Answer an interrupt with `payload`, exactly as a click on its form would.
 
@@ -238,16 +251,26 @@ class InterruptPicker(anywidget.AnyWidget):
         same message shows in the widget. A field the schema closes out (every
         schema the kit builds does; a typo such as `reson`) is refused naming the
         nearest declared field, as a click, a responder and a resume refuse it.
+
+        `identity` is who answers (a name or an `Identity`; default `current_identity()`);
+        a call that needs several people refuses, with `NotAllowedToAnswer`, an answer from
+        someone its rules do not let answer, or from someone who already did.
         """
         try:
-            self._record(interrupt_id, "resolved", payload, by=by)
+            self._record(interrupt_id, "resolved", payload, by=by, identity=identity)
         finally:
             self._settle()
 
-    def cancel(self, interrupt_id: str | None = None, *, by: str = "python") -> None:
+    def cancel(
+        self,
+        interrupt_id: str | None = None,
+        *,
+        by: str = "python",
+        identity: str | Identity | None = None,
+    ) -> None:
         """Abandon an interrupt (the only answer an expired one accepts)."""
         try:
-            self._record(interrupt_id, "cancelled", None, by=by)
+            self._record(interrupt_id, "cancelled", None, by=by, identity=identity)
         finally:
             self._settle()
 
@@ -385,6 +408,7 @@ class InterruptPicker(anywidget.AnyWidget):
         payload: Any,
         *,
         by: str,
+        identity: str | Identity | None = None,
     ) -> None:
         """Record one answer (submitting when it completes the set) or raise `AnswerRefused`.
 
@@ -414,9 +438,11 @@ class InterruptPicker(anywidget.AnyWidget):
                     f"{label} was already answered elsewhere ({_decision(earlier)}, by "
                     f"{earlier['by']}){sent}; nothing was changed"
                 )
+            who = current_identity() if identity is None else as_identity_value(identity)
             if status == "resolved":
                 self._check_resolvable(interrupt, payload)
-            self._store(interrupt, status, payload, by=by)
+                self._check_people(interrupt, payload, who)
+            self._store(interrupt, status, payload, by=by, identity=who.to_wire())
             self._submit_if_complete()
 
     def _late(self) -> str:
@@ -479,6 +505,15 @@ class InterruptPicker(anywidget.AnyWidget):
                 f"{len(still_open)} interrupts are open ({names}): pass interrupt_id to say which"
             )
         return still_open[0]
+
+    def _check_people(self, interrupt: Interrupt, payload: Any, who: Identity) -> None:
+        """Refuse an answer the call's rules about people would not count, with the reason."""
+        approved = isinstance(payload, Mapping) and payload.get("approved") is True
+        reason = refusal(interrupt.metadata, who, approved, datetime.now(UTC))
+        if reason is not None:
+            message = f"{self._names[interrupt.id]}: {reason}"
+            self.error = message
+            raise NotAllowedToAnswer(message)
 
     def _check_resolvable(self, interrupt: Interrupt, payload: Any) -> None:
         label = self._names[interrupt.id]

@@ -1,0 +1,232 @@
+"""The rules about people applied where a run asks and where a resume answers.
+
+When a run pauses on a call a `require` or `escalate` rule covers, the ledger
+keeps when it was asked and who started the run (`ledger/votes.py`), and the
+interrupt's metadata says what the call needs and who has given it
+(`APPROVALS_KEY`). When a resume answers such a call, each answer goes through
+`admit` against the votes the ledger holds: one that may not count refuses
+the whole resume before anything is kept (`not_allowed_to_answer`); the
+others are kept as votes. The call is decided once its quorum is met (it
+runs, once, through the ledger's claim like any approved call), a denial
+vetoes it, or its escalation lapses; until then the run ends with the
+interrupt outcome again, carrying the votes so far, and nothing runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ag_ui.core import Interrupt, ResumeEntry
+
+from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool_name
+from interrupt_widget.agui.resume import Resolution
+from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.identity import Identity, identity_in
+from interrupt_widget.ledger import votes
+from interrupt_widget.ledger.once_only import CallLedger
+from interrupt_widget.policy.people import APPROVALS_KEY, Admission, Quorum, admit, tally
+from interrupt_widget.policy.rules import Policy
+from interrupt_widget.sdk.call_results import instant
+
+_BY = "by"
+
+
+def starter_of(forwarded_props: Any) -> str | None:
+    """Who started a run, as its `forwarded_props` say (the server sets it from the token)."""
+    found = identity_in(forwarded_props)
+    return found.name if found is not None else None
+
+
+def answerer_identities(
+    entries: Sequence[ResumeEntry | Mapping[str, Any]] | None,
+) -> dict[str, Identity]:
+    """Who gave each answer, by interrupt id: the entry's identity, else its `by` as a name."""
+    found: dict[str, Identity] = {}
+    for raw in entries or []:
+        entry = raw if isinstance(raw, ResumeEntry) else ResumeEntry.model_validate(dict(raw))
+        metadata = entry.metadata if isinstance(entry.metadata, Mapping) else {}
+        who = identity_in(metadata)
+        by = metadata.get(_BY)
+        if who is None and isinstance(by, str) and by.strip():
+            who = Identity(by)
+        if who is not None:
+            found[entry.interrupt_id] = who
+    return found
+
+
+def _quorum_rules(policy: Policy | None, interrupt: Interrupt) -> tuple[Any, Any]:
+    if policy is None or not policy.people:
+        return None, None
+    return policy.people_for(tool_name(interrupt), tool_arguments(interrupt))
+
+
+def with_quorum(
+    interrupt: Interrupt, quorum: Quorum, given: Sequence[votes.Vote], now: datetime
+) -> Interrupt:
+    """`interrupt` with what it needs and who gave it in its metadata (`APPROVALS_KEY`)."""
+    metadata = {**(interrupt.metadata or {}), APPROVALS_KEY: quorum.to_metadata(given, now)}
+    return interrupt.model_copy(update={"metadata": metadata})
+
+
+async def asked(
+    policy: Policy | None,
+    ledger: CallLedger,
+    thread_id: str,
+    interrupts: list[Interrupt],
+    starter: str | None,
+    now: datetime,
+) -> list[Interrupt]:
+    """The interrupts a run pauses on, those that need people kept as asked and annotated."""
+    out: list[Interrupt] = []
+    for interrupt in interrupts:
+        requirement, escalation = _quorum_rules(policy, interrupt)
+        call_id = interrupt.tool_call_id
+        if (requirement is None and escalation is None) or not call_id:
+            out.append(interrupt)
+            continue
+        record = await votes.note_asked(
+            ledger, thread_id, call_id, votes.AskedRecord(instant(now), starter)
+        )
+        given = await votes.votes(ledger, thread_id, call_id)
+        quorum = Quorum.of(requirement, escalation, record)
+        out.append(with_quorum(interrupt, quorum, given, now))
+    return out
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A resume's answers after the rules about people: what is decided, what still waits."""
+
+    ready: list[Resolution]
+    """Answers to apply now (all of them when nothing waits)."""
+    waiting: list[Interrupt]
+    """Every open interrupt, annotated, when some call still waits for people; else empty."""
+    starter: str | None
+    """Who started the run that asked (carried to the calls a resumed run asks next)."""
+
+
+@dataclass
+class _Judged:
+    resolution: Resolution
+    quorum: Quorum | None = None
+    given: list[votes.Vote] = dataclasses.field(default_factory=list)
+    admission: Admission | None = None
+
+
+async def count(
+    policy: Policy | None,
+    ledger: CallLedger,
+    thread_id: str,
+    resolutions: Sequence[Resolution],
+    who: Mapping[str, Identity],
+    now: datetime,
+) -> Counted:
+    """Judge every answer (raising `AdapterError` before anything is kept), keep the votes,
+    and say which calls are decided."""
+    judged = [await _judge(policy, ledger, thread_id, r, who, now) for r in resolutions]
+    starter = next((j.quorum.started_by for j in judged if j.quorum is not None), None)
+    for j in judged:
+        if j.admission is not None and j.admission.vote is not None:
+            call_id = j.resolution.gated.call_id
+            j.given = await votes.cast(ledger, thread_id, call_id, j.admission.vote)
+    outcomes = [_outcome(j, now) for j in judged]
+    if any(isinstance(o, Interrupt) for o in outcomes):
+        waiting = [
+            o if isinstance(o, Interrupt) else j.resolution.gated.interrupt
+            for o, j in zip(outcomes, judged, strict=True)
+        ]
+        return Counted([], waiting, starter)
+    return Counted([o for o in outcomes if isinstance(o, Resolution)], [], starter)
+
+
+async def _judge(
+    policy: Policy | None,
+    ledger: CallLedger,
+    thread_id: str,
+    resolution: Resolution,
+    who: Mapping[str, Identity],
+    now: datetime,
+) -> _Judged:
+    interrupt = resolution.gated.interrupt
+    requirement, escalation = _quorum_rules(policy, interrupt)
+    if requirement is None and escalation is None:
+        return _Judged(resolution)
+    call_id = resolution.gated.call_id
+    record = await votes.asked(ledger, thread_id, call_id)
+    quorum = Quorum.of(requirement, escalation, record)
+    given = await votes.votes(ledger, thread_id, call_id)
+    judged = _Judged(resolution, quorum, given)
+    if resolution.decision == "cancelled":
+        return judged  # abandoning a call never runs it: anyone may
+    answerer = who.get(interrupt.id)
+    if answerer is None:
+        _refuse(
+            resolution,
+            f"a call that needs {quorum.needed} approvals takes answers that "
+            "say who gives them (metadata.identity)",
+        )
+    assert answerer is not None
+    if resolution.edited_arguments is not None and quorum.needed > 1:
+        _refuse(
+            resolution,
+            f"a call that needs {quorum.needed} approvals cannot be edited: "
+            "every approver approves the same call",
+        )
+    payload = resolution.payload if isinstance(resolution.payload, Mapping) else {}
+    reason = payload.get(DENIAL_REASON)
+    approving = resolution.decision == "approved"
+    admission = admit(
+        quorum, given, answerer, approving, now, reason=reason if isinstance(reason, str) else None
+    )
+    if admission.outcome == "refused":
+        _refuse(resolution, admission.reason)
+    judged.admission = admission
+    return judged
+
+
+def _refuse(resolution: Resolution, reason: str) -> None:
+    gated = resolution.gated
+    raise AdapterError(
+        ErrorCode.NOT_ALLOWED_TO_ANSWER,
+        f"The answer to interrupt {gated.interrupt.id!r} ({gated.call.function.name}) is "
+        f"refused: {reason}; nothing was recorded.",
+        interrupt_id=gated.interrupt.id,
+    )
+
+
+def _outcome(judged: _Judged, now: datetime) -> Resolution | Interrupt:
+    """The answer to apply, or the interrupt (annotated) when the call still waits."""
+    resolution, quorum, admission = judged.resolution, judged.quorum, judged.admission
+    if quorum is None or admission is None:
+        return resolution
+    counted = tally(judged.given)
+    gated = resolution.gated
+    if len(counted.approvals) >= quorum.needed:
+        names = ", ".join(v.name for v in counted.approvals)
+        payload = resolution.payload if resolution.decision == "approved" else {"approved": True}
+        return dataclasses.replace(
+            resolution,
+            decision="approved",
+            payload=payload,
+            by=names,
+            approvers=tuple(v.name for v in counted.approvals),
+        )
+    if len(counted.denials) >= quorum.vetoes:
+        names = ", ".join(v.name for v in counted.denials)
+        reasons = [v.reason for v in counted.denials if v.reason]
+        denial: dict[str, Any] = {"approved": False}
+        if reasons:
+            denial[DENIAL_REASON] = "; ".join(reasons)
+        deniers = tuple(v.name for v in counted.denials)
+        return Resolution(gated, "denied", denial, by=names, approvers=deniers)
+    if admission.outcome == "lapsed":
+        if quorum.then == "cancel":
+            return Resolution(gated, "cancelled", None, by="escalation")
+        return Resolution(
+            gated, "denied", {"approved": False, DENIAL_REASON: admission.reason}, by="escalation"
+        )
+    return with_quorum(gated.interrupt, quorum, judged.given, now)

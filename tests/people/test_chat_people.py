@@ -1,0 +1,58 @@
+"""Four eyes in a notebook: two people answer one chat's card in one kernel, each as who
+they are (`identity=`, `as_identity`). The card says "1 of 2" after the first approval,
+refuses the same person again and the run's starter with the reason, and the second
+approver's click runs the call once; the runs are read from the file the tool writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interrupt_widget import AgentChat, NotAllowedToAnswer, Policy, as_identity, require
+from interrupt_widget.policy.people import APPROVALS_KEY
+from interrupt_widget.testing import CommRecorder, until
+from payment_agents import payment_agent, runs_in
+
+BIG = "send_money amount=5000 to=Bob"
+FOUR_EYES = Policy(require("send_money", approvals=2, when=lambda a: a["amount"] > 1000))
+
+
+async def test_two_people_in_one_kernel_approve_and_the_call_runs_once(
+    recorder: CommRecorder, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    chat = AgentChat(payment_agent(runs), policy=FOUR_EYES, ledger=str(tmp_path / "l.db"))
+    with as_identity("carl"):
+        handle = chat.send(BIG)
+    await until(chat, lambda: chat.status == "waiting")
+    first = chat.picker
+    assert first is not None
+    needs = first.interrupts[0]["metadata"][APPROVALS_KEY]
+    assert (needs["needed"], needs["started_by"]) == (2, "carl")
+
+    with pytest.raises(NotAllowedToAnswer, match="carl started this run"):
+        first.resolve({"approved": True}, identity="carl")
+    first.resolve({"approved": True}, identity="ann")
+
+    def given() -> list[str]:
+        picker = chat.picker
+        if chat.status != "waiting" or picker is None or not picker.interrupts:
+            return []
+        shown = picker.interrupts[0]["metadata"][APPROVALS_KEY]["given"]
+        return [v["name"] for v in shown]
+
+    await until(chat, lambda: given() == ["ann"], names=("status", "interrupts"))
+    second = chat.picker
+    assert second is not None
+    assert runs_in(runs) == []
+
+    with pytest.raises(NotAllowedToAnswer, match="ann already approved"):
+        second.resolve({"approved": True}, identity="ann")
+    second.resolve({"approved": True}, identity="bob")
+    await handle
+    assert runs_in(runs) == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+    last = chat.decisions[-1]
+    assert (last.verdict, last.identity, last.approvers) == ("approved", "bob", ["ann", "bob"])
+    assert chat.decisions[0].identity == "ann"

@@ -1,0 +1,280 @@
+"""Four eyes in the adapter: a call under `require(approvals=2)` runs once, when two distinct
+people have approved it, never before; what ran is read back from the file the tool writes.
+
+Each answer carries who gave it (`metadata.identity`); the run's starter travels in
+`forwarded_props`. Votes are kept in the ledger, so a new adapter on the same file goes on
+where the last one stopped.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from ag_ui.core import (
+    BaseEvent,
+    Interrupt,
+    Message,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedEvent,
+    RunFinishedInterruptOutcome,
+    RunFinishedSuccessOutcome,
+    UserMessage,
+)
+
+from interrupt_widget import ErrorCode, OpenAIAgentsAdapter, Policy, escalate, require
+from interrupt_widget.identity import Identity
+from interrupt_widget.policy.people import APPROVALS_KEY
+from payment_agents import payment_agent, runs_in
+
+BIG = "send_money amount=5000 to=Bob"
+SMALL = "send_money amount=42 to=Bob"
+FOUR_EYES = Policy(require("send_money", approvals=2, when=lambda a: a["amount"] > 1000))
+CARL = Identity("carl", ("clerk",))
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def adapter_for(
+    runs: Path, policy: Policy, ledger: Path, clock: Clock | None = None
+) -> OpenAIAgentsAdapter:
+    return OpenAIAgentsAdapter(
+        payment_agent(runs), policy=policy, ledger=str(ledger), clock=clock or Clock()
+    )
+
+
+async def run(adapter: OpenAIAgentsAdapter, request: RunAgentInput) -> list[BaseEvent]:
+    return [event async for event in adapter.run(request)]
+
+
+def ask(text: str, starter: Identity = CARL) -> RunAgentInput:
+    return RunAgentInput(
+        thread_id="t1",
+        run_id="r1",
+        messages=[UserMessage(id="u1", content=text)],
+        forwarded_props={"identity": starter.to_wire()},
+        tools=[],
+        context=[],
+        state=None,
+    )
+
+
+def history(events: list[BaseEvent]) -> list[Message]:
+    return [e for e in events if isinstance(e, MessagesSnapshotEvent)][-1].messages
+
+
+def waiting(events: list[BaseEvent]) -> Interrupt:
+    finished = events[-1]
+    assert isinstance(finished, RunFinishedEvent), finished
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome), finished.outcome
+    [interrupt] = finished.outcome.interrupts
+    return interrupt
+
+
+def answer(
+    events: list[BaseEvent], who: Identity, approved: bool = True, run_id: str = "r2"
+) -> RunAgentInput:
+    interrupt = waiting(events)
+    payload: dict[str, Any] = {"approved": approved}
+    entry = ResumeEntry(
+        interrupt_id=interrupt.id,
+        status="resolved",
+        payload=payload,
+        metadata={"by": "python", "identity": who.to_wire()},
+    )
+    return RunAgentInput(
+        thread_id="t1",
+        run_id=run_id,
+        messages=history(events),
+        resume=[entry],
+        tools=[],
+        context=[],
+        state=None,
+    )
+
+
+def error_of(events: list[BaseEvent]) -> RunErrorEvent:
+    assert isinstance(events[-1], RunErrorEvent), events[-1]
+    return events[-1]
+
+
+ANN, BOB = Identity("ann"), Identity("bob")
+
+
+async def test_one_approval_of_two_runs_nothing_and_asks_again_saying_who_gave_it(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    adapter = adapter_for(runs, FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    asked = waiting(first).metadata or {}
+    assert asked[APPROVALS_KEY]["needed"] == 2
+    assert asked[APPROVALS_KEY]["given"] == []
+    assert asked[APPROVALS_KEY]["started_by"] == "carl"
+
+    second = await run(adapter, answer(first, ANN))
+    still = (waiting(second).metadata or {})[APPROVALS_KEY]
+    assert [v["name"] for v in still["given"]] == ["ann"]
+    assert runs_in(runs) == []  # quorum not met: 0 runs
+
+    third = await run(adapter, answer(second, BOB, run_id="r3"))
+    assert isinstance(third[-1], RunFinishedEvent)
+    assert isinstance(third[-1].outcome, RunFinishedSuccessOutcome)
+    assert runs_in(runs) == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+
+    # The same resume again: the call ran once, and runs no more.
+    again = await run(adapter, answer(second, BOB, run_id="r4"))
+    assert not isinstance(again[-1], RunErrorEvent)
+    assert len(runs_in(runs)) == 1
+
+
+async def test_a_call_no_rule_about_people_covers_runs_on_one_approval(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    adapter = adapter_for(runs, FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(SMALL))
+    assert APPROVALS_KEY not in (waiting(first).metadata or {})
+    await run(adapter, answer(first, ANN))
+    assert len(runs_in(runs)) == 1
+
+
+async def test_the_same_person_twice_is_one_approval(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    adapter = adapter_for(runs, FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    second = await run(adapter, answer(first, ANN))
+    third = await run(adapter, answer(second, ANN, run_id="r3"))
+    given = (waiting(third).metadata or {})[APPROVALS_KEY]["given"]
+    assert [v["name"] for v in given] == ["ann"]
+    assert runs_in(runs) == []
+
+
+async def test_the_run_s_starter_may_not_approve_its_own_call(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    adapter = adapter_for(runs, FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    refused = error_of(await run(adapter, answer(first, CARL)))
+    assert refused.code == ErrorCode.NOT_ALLOWED_TO_ANSWER
+    assert "carl started this run" in refused.message
+    # Nothing was kept: ann and bob still make the quorum, and the call runs once.
+    second = await run(adapter, answer(first, ANN, run_id="r3"))
+    await run(adapter, answer(second, BOB, run_id="r4"))
+    assert len(runs_in(runs)) == 1
+
+
+async def test_a_rule_may_let_the_starter_approve(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    policy = Policy(require("send_money", approvals=1, self_approval=True))
+    adapter = adapter_for(runs, policy, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    await run(adapter, answer(first, CARL))
+    assert len(runs_in(runs)) == 1
+
+
+async def test_one_denial_vetoes_and_the_call_never_runs(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    adapter = adapter_for(runs, FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    second = await run(adapter, answer(first, ANN))
+    third = await run(adapter, answer(second, BOB, approved=False, run_id="r3"))
+    assert isinstance(third[-1], RunFinishedEvent)
+    assert isinstance(third[-1].outcome, RunFinishedSuccessOutcome)
+    late = await run(adapter, answer(second, Identity("dan"), run_id="r4"))
+    assert not isinstance(late[-1], RunErrorEvent)
+    assert runs_in(runs) == []
+
+
+async def test_with_two_vetoes_needed_one_denial_only_counts(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    policy = Policy(require("send_money", approvals=2, vetoes=2))
+    adapter = adapter_for(runs, policy, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    second = await run(adapter, answer(first, ANN, approved=False))
+    counted = (waiting(second).metadata or {})[APPROVALS_KEY]
+    assert [v["name"] for v in counted["denied"]] == ["ann"]
+    third = await run(adapter, answer(second, BOB, run_id="r3"))
+    fourth = await run(adapter, answer(third, Identity("dan"), run_id="r4"))
+    assert isinstance(fourth[-1], RunFinishedEvent)
+    assert len(runs_in(runs)) == 1
+
+
+async def test_roles_decide_who_may_approve(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    policy = Policy(require("send_money", approvals=2, roles=["finance"]))
+    adapter = adapter_for(runs, policy, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    refused = error_of(await run(adapter, answer(first, ANN)))
+    assert refused.code == ErrorCode.NOT_ALLOWED_TO_ANSWER
+    assert "needs finance" in refused.message
+    second = await run(adapter, answer(first, Identity("ann", ("finance",)), run_id="r3"))
+    await run(adapter, answer(second, Identity("bob", ("finance",)), run_id="r4"))
+    assert len(runs_in(runs)) == 1
+
+
+async def test_an_unanswered_question_escalates_then_lapses_on_a_fake_clock(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    clock = Clock()
+    policy = Policy(
+        require("send_money", approvals=1, roles=["clerk-lead"]),
+        escalate("send_money", after=timedelta(hours=1), to="cfo", then="deny"),
+    )
+    adapter = adapter_for(runs, policy, tmp_path / "l.db", clock)
+    first = await run(adapter, ask(BIG))
+    cfo = Identity("cleo", ("cfo",))
+    early = error_of(await run(adapter, answer(first, cfo)))
+    assert early.code == ErrorCode.NOT_ALLOWED_TO_ANSWER
+    assert "escalates to cfo" in early.message
+
+    clock.now += timedelta(hours=1, minutes=1)
+    await run(adapter, answer(first, cfo, run_id="r3"))
+    assert len(runs_in(runs)) == 1
+
+
+async def test_a_question_nobody_answers_lapses_into_its_then(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    clock = Clock()
+    policy = Policy(
+        require("send_money", approvals=2),
+        escalate("send_money", after=timedelta(minutes=30), to="cfo", then="deny"),
+    )
+    adapter = adapter_for(runs, policy, tmp_path / "l.db", clock)
+    first = await run(adapter, ask(BIG))
+    clock.now += timedelta(hours=1, seconds=1)
+    late = await run(adapter, answer(first, ANN))
+    assert isinstance(late[-1], RunFinishedEvent)
+    assert isinstance(late[-1].outcome, RunFinishedSuccessOutcome)
+    assert runs_in(runs) == []
+
+
+async def test_votes_survive_a_new_adapter_on_the_same_ledger(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    ledger = tmp_path / "l.db"
+    first = await run(adapter_for(runs, FOUR_EYES, ledger), ask(BIG))
+    second = await run(adapter_for(runs, FOUR_EYES, ledger), answer(first, ANN))
+    await run(adapter_for(runs, FOUR_EYES, ledger), answer(second, BOB, run_id="r3"))
+    assert len(runs_in(runs)) == 1
+
+
+async def test_an_answer_that_says_nobody_is_refused(tmp_path: Path) -> None:
+    runs = tmp_path / "runs.jsonl"
+    adapter = adapter_for(runs, FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    request = answer(first, ANN)
+    assert request.resume is not None
+    bare = [e.model_copy(update={"metadata": None}) for e in request.resume]
+    refused = error_of(await run(adapter, request.model_copy(update={"resume": bare})))
+    assert refused.code == ErrorCode.NOT_ALLOWED_TO_ANSWER
+    assert runs_in(runs) == []
