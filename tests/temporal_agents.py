@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from interrupt_widget import OpenAIAgentsAdapter
+from interrupt_widget import OpenAIAgentsAdapter, Policy, approve
 from payment_agents import payment_agent
 
 PAYMENTS = "payment_agents:payment_agent"
@@ -16,3 +16,13 @@ EXPIRES_IN = 1.0
 def expiring() -> OpenAIAgentsAdapter:
     """The payment agent whose questions expire after `EXPIRES_IN` seconds."""
     return OpenAIAgentsAdapter(payment_agent(), expires_in=EXPIRES_IN)
+
+
+def approving() -> OpenAIAgentsAdapter:
+    """The payment agent with a policy on the worker that approves every transfer."""
+    return OpenAIAgentsAdapter(
+        payment_agent(), policy=Policy(approve("send_money", name="all")), ledger=None
+    )
+
+
+APPROVING = "temporal_agents:approving"

@@ -156,6 +156,8 @@ class AgentBatch:
             raise TypeError("give the policy, the model and the cassette to the adapter you pass")
         self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls and finished rows are recorded."""
+        if adapter is None and isinstance(agent, AGUIAgent):
+            adapter = agent  # an AG-UI agent (a `TemporalAgent`, a `RemoteAgent`) runs itself
         if adapter is None:
             if not isinstance(agent, Agent):
                 raise TypeError(f"AgentBatch runs an agents.Agent, got {type(agent).__name__}")
