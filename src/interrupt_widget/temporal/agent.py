@@ -28,6 +28,8 @@ from temporalio.service import RPCError
 from interrupt_widget.agui.run_handle import EventIteratorHandle, RunHandle
 from interrupt_widget.agui.wire import event_from_wire, to_wire
 from interrupt_widget.errors import ErrorCode, TemporalUnavailable
+from interrupt_widget.ledger.once_only import CallLedger
+from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
 from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
@@ -77,6 +79,7 @@ class TemporalAgent:
         heartbeat_seconds: float = 10.0,
         keep_open_seconds: float = 3600.0,
         ui_url: str | None = None,
+        ledger: LedgerSpec = None,
     ) -> None:
         self._client = client_or_address if isinstance(client_or_address, Client) else None
         self.address = (
@@ -93,7 +96,9 @@ class TemporalAgent:
         )
         self.ui_url = ui_url
         """The Temporal Web UI (e.g. `DevServer.ui_url`), for `run_link`; None: no links."""
-        self._connecting: asyncio.Lock | None = None
+        self.ledger: CallLedger | None = None if ledger is None else open_ledger(ledger)
+        """The workers' ledger, when given (`ledger=`: the same file or `postgresql://` URL the
+        workers use): a call left in doubt by a worker that died is then settled from the card."""
 
     def __repr__(self) -> str:
         return f"<TemporalAgent {self.agent} on {self.task_queue} at {self.address}>"

@@ -60,8 +60,14 @@ def build_worker(
     task_queue: str,
     graceful_seconds: float = 30.0,
     max_concurrent_activities: int = 64,
+    sticky_seconds: float = 1.0,
 ) -> Worker:
-    """A worker for the conversations on `task_queue`, running `agents` (by target name)."""
+    """A worker for the conversations on `task_queue`, running `agents` (by target name).
+
+    `sticky_seconds`: how long a conversation's next step waits for the worker that ran its
+    last one (which holds it in memory) before any worker takes it: short, so the
+    conversations of a worker that died move on within about that long.
+    """
     return Worker(
         client,
         task_queue=task_queue,
@@ -72,6 +78,7 @@ def build_worker(
         workflow_runner=UnsandboxedWorkflowRunner(),
         max_concurrent_activities=max_concurrent_activities,
         graceful_shutdown_timeout=timedelta(seconds=graceful_seconds),
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_seconds),
     )
 
 
@@ -103,7 +110,7 @@ async def run_worker(
     stop = stop or asyncio.Event()
     _on_signals(stop)
     async with worker:
-        logger.info("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
+        logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
         await stop.wait()
     logger.info("worker %s stopped", os.getpid())
 
