@@ -29,6 +29,7 @@ RANKS: dict[str, int] = {
     "http": 8,
     "batch": 8,
     "widgets": 9,
+    "temporal": 9,
     "examples": 10,
     "testing": 10,
     "__main__": 11,

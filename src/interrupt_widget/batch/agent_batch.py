@@ -158,15 +158,12 @@ class AgentBatch:
         self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls and finished rows are recorded."""
         if adapter is None:
-            if not isinstance(agent, Agent):
-                raise TypeError(f"AgentBatch runs an agents.Agent, got {type(agent).__name__}")
-            agent = agent.clone(model=model) if model is not None else agent
             # A denial after the deadline is the batch's own: the interrupt itself then
             # carries none, since an expired interrupt can only be cancelled.
             expiry = expires_in if on_expiry == "cancel" else None
-            adapter = OpenAIAgentsAdapter(
-                agent, response_schemas=response_schemas, expires_in=expiry, ledger=self.ledger,
-                policy=policy, cassette=cassette,
+            adapter = _adapter_of(
+                agent, model=model, response_schemas=response_schemas, expires_in=expiry,
+                ledger=self.ledger, policy=policy, cassette=cassette,
             )  # fmt: skip
         self.adapter = adapter
         """The AG-UI agent every row runs on."""
@@ -547,6 +544,20 @@ def _replayed(decision: Decision, found: Recorded | None) -> Decision:
         ran_at = datetime.fromtimestamp(found.at, UTC).isoformat().replace("+00:00", "Z")
     ran_with = found.answer if found.answer is not None else decision.payload
     return replace(decision, outcome="replayed", ran_with=ran_with, ran_at=ran_at, ran_by=found.by)
+
+
+def _adapter_of(agent: Any, *, model: Any, **options: Any) -> AGUIAgent:
+    """The AG-UI agent a batch of `agent` runs on: an AG-UI agent (a `TemporalAgent`, a
+    `RemoteAgent`) runs itself; an `agents.Agent` runs in an adapter given `options`."""
+    if isinstance(agent, AGUIAgent):
+        given = [k for k in ("policy", "cassette", "response_schemas") if options[k] is not None]
+        if model is not None or given:
+            raise TypeError("give the policy, model and cassette to the agent where it runs")
+        return agent
+    if not isinstance(agent, Agent):
+        raise TypeError(f"AgentBatch runs an agents.Agent, got {type(agent).__name__}")
+    agent = agent.clone(model=model) if model is not None else agent
+    return OpenAIAgentsAdapter(agent, **options)
 
 
 def _agent_name(agent: Any) -> str:

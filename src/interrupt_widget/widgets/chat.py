@@ -20,7 +20,7 @@ import json
 import logging
 import os
 import pathlib
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, overload
@@ -227,7 +227,7 @@ def _agent_and_adapter(
         )
     if adapter is not None:
         return agent, adapter, False
-    if isinstance(agent, RemoteAgent):
+    if isinstance(agent, AGUIAgent):  # a `RemoteAgent`, a `TemporalAgent`: it runs itself
         if (
             model is not None
             or expires_in is not None
@@ -239,8 +239,7 @@ def _agent_and_adapter(
         ):
             raise TypeError(
                 "model, expires_in, response_schemas, ledger, policy, hooks and cassette belong "
-                "to the "
-                "remote server's agent; set them where it is served"
+                "to the agent where it runs; set them where it is served (a server, or workers)"
             )
         return agent, agent, False
     if model is not None:
@@ -615,6 +614,27 @@ class AgentChat(anywidget.AnyWidget):
                 interrupt_id=mismatch.interrupt_id,
             ) from None
         return cls(agent, _state=document, **options)
+
+    @classmethod
+    def for_thread(
+        cls,
+        agent: Any,
+        thread_id: str,
+        *,
+        messages: Iterable[Mapping[str, Any]] = (),
+        interrupts: Iterable[Mapping[str, Any]] = (),
+        **options: Any,
+    ) -> AgentChat:
+        """A chat on a conversation held elsewhere (a Temporal workflow found by a new kernel,
+        `TemporalAgent.waiting()`), from its messages and open interrupts, which ask again.
+
+        Checked as a save is (`load`): open calls that are not what their interrupts show
+        raise `CallMismatch`, and nothing is made.
+        """
+        said, asked = list(messages), list(interrupts)
+        check_saved([message_from_wire(m) for m in said], interrupts_from_wire(asked))
+        state = {"threadId": thread_id, "messages": said, "interrupts": asked}
+        return cls(agent, _state=state, **options)
 
     def __repr__(self) -> str:
         lines = [f"AgentChat ({self.status})"]
