@@ -89,6 +89,7 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
         None,  # approved by the notebook once another process died in the call
     ],
     "10_regression_runs.ipynb": [{"delete_rows": {"approved": True}}],
+    "12_four_eyes.ipynb": [],  # two approvers and a CFO answer from Python
 }
 
 # Facts checked in the kernel once every cell ran: expression -> expected value.
@@ -121,6 +122,10 @@ AFTERWARDS: dict[str, dict[str, Any]] = {
     "10_regression_runs.ipynb": {
         "TABLES": {"staging_orders": 1245},
         "cassette.records": False,
+    },
+    "12_four_eyes.ipynb": {
+        "[t['amount'] for t in read_journal(journal)]": [5000.0, 2500.0],
+        "[d.approvers for d in chat.decisions if d.approvers]": [["ann", "bob"], ["ann", "cleo"]],
     },
 }
 

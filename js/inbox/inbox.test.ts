@@ -231,6 +231,24 @@ describe("the mounted inbox", () => {
     }
   });
 
+  it("marks the title while a call escalated to this person waits, even with the page in view", () => {
+    document.title = "Notebook";
+    const escalated = item(4, "transfer_funds", { mayAnswer: false, escalatesToMe: true });
+    escalated.interrupt.metadata = {
+      ...escalated.interrupt.metadata,
+      approvals: { needed: 2, given: [], escalated: true, escalated_to: ["cfo"] },
+    };
+    const model = mount([item(1, "transfer_funds", { mayAnswer: false }), escalated]);
+    expect(document.title).toBe("(2 waiting, 1 escalated to you) Notebook");
+    const note = el.querySelector(".iw-escalated .iw-row-note");
+    expect(note?.textContent).toBe("Escalated to you");
+    const mine = el.querySelector<HTMLInputElement>('input[aria-label="Waiting for me"]');
+    mine?.click();
+    expect(lines()).toEqual(["INV-4"]);
+    model.emit("msg:custom", { type: "delta", upsert: [], remove: [escalated.id] });
+    expect(document.title).toBe("Notebook");
+  });
+
   it("names the tool of a new call in a notification, when asked for and allowed", () => {
     const shown: Array<[string, NotificationOptions | undefined]> = [];
     class FakeNotification {

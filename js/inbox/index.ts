@@ -7,9 +7,11 @@
 import type { AnyModel } from "@anywidget/types";
 import { type AnswerResultMessage, newViewId } from "../picker/protocol";
 import type { ModuleLoader } from "../picker/renderers";
+import { escalatedToMe, overdue } from "./people";
 import {
   answerMessage,
   forgetMessage,
+  type Item,
   type ItemResult,
   parseMessage,
   rememberMessage,
@@ -23,6 +25,8 @@ export interface InboxModel {
   remembered: Rule[];
   renderers: Record<string, string>;
   notify: boolean;
+  /** Seconds after which an unanswered call is announced again; null: never. */
+  remind_after?: number | null;
 }
 
 const TYPING = new Set(["INPUT", "TEXTAREA", "SELECT"]);
@@ -32,6 +36,8 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
   let state: InboxState = initialState(Date.now());
   const replies = new Map<string, (results: ItemResult[]) => void>();
   const title = { base: document.title, marked: false };
+  /** Calls already announced as overdue or escalated, so each is announced once. */
+  const announced = new Set<string>();
   let timer: ReturnType<typeof setInterval> | null = null;
 
   const send = (message: { requestId: string; type: string }, ids: string[]): Promise<ItemResult[]> => {
@@ -109,33 +115,58 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
       clearInterval(timer);
       timer = null;
     }
-    signal(before, view.waiting);
+    signal(before, view);
   }
 
-  /** The tab's title while hidden, and a notification per new call when allowed. */
-  function signal(before: string[], waiting: number): void {
+  /** The tab's title while hidden or while calls escalated to this person wait, and a
+   * notification per new, overdue or escalated call when allowed. */
+  function signal(before: string[], view: ReturnType<typeof viewOf>): void {
     if (typeof document === "undefined") return;
-    if (document.hidden && waiting > 0) {
+    const waiting = view.waiting;
+    const urgent = view.escalatedToMe + view.overdue;
+    if ((document.hidden && waiting > 0) || urgent > 0) {
       if (!title.marked) title.base = document.title;
-      document.title = `(${waiting} waiting) ${title.base}`;
+      const parts = [
+        `${waiting} waiting`,
+        ...(view.escalatedToMe ? [`${view.escalatedToMe} escalated to you`] : []),
+        ...(view.overdue ? [`${view.overdue} overdue`] : []),
+      ];
+      document.title = `(${parts.join(", ")}) ${title.base}`;
       title.marked = true;
       const fresh = Object.values(state.items).filter((i) => !before.includes(i.id));
-      const N = globalThis.Notification;
-      if (model.get("notify") && fresh.length && N?.permission === "granted") {
-        const first = fresh[0];
-        new N(`${fresh.length} new call${fresh.length > 1 ? "s" : ""} waiting`, {
-          body: first ? `${first.tool} (${first.key})` : "",
-        });
-      }
+      announce(fresh.length ? `${fresh.length} new call${fresh.length > 1 ? "s" : ""} waiting` : "", fresh);
+      const due = shownAgain();
+      announce(due.length ? `${due.length} call${due.length > 1 ? "s" : ""} still waiting for you` : "", due);
     } else if (title.marked) {
       document.title = title.base;
       title.marked = false;
     }
   }
 
-  const onVisible = (): void => signal(Object.keys(state.items), Object.keys(state.items).length);
+  /** The calls escalated to this person or overdue that were not announced yet. */
+  function shownAgain(): Item[] {
+    const now = state.now;
+    const due = Object.values(state.items).filter(
+      (i) => !announced.has(i.id) && (escalatedToMe(i, now) || overdue(i, now, state.remindAfterMs)),
+    );
+    for (const i of due) announced.add(i.id);
+    return due;
+  }
+
+  function announce(heading: string, items: Item[]): void {
+    const N = globalThis.Notification;
+    const first = items[0];
+    if (!heading || !first || !model.get("notify") || N?.permission !== "granted") return;
+    new N(heading, { body: `${first.tool} (${first.key})` });
+  }
+
+  const onVisible = (): void => signal(Object.keys(state.items), viewOf(state));
   const onTraits = (): void =>
     dispatch({ type: "counts", counts: model.get("counts") ?? {}, rules: model.get("remembered") ?? [] });
+  const onReminders = (): void => {
+    const seconds = model.get("remind_after");
+    dispatch({ type: "reminders", remindAfterMs: typeof seconds === "number" ? seconds * 1000 : null });
+  };
   const onCustom = (message: unknown): void => {
     const parsed = parseMessage(message);
     if (!parsed) return;
@@ -147,14 +178,17 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
   };
   model.on("change:counts", onTraits);
   model.on("change:remembered", onTraits);
+  model.on("change:remind_after", onReminders);
   model.on("msg:custom", onCustom);
   document.addEventListener("visibilitychange", onVisible);
   onTraits();
+  onReminders();
   model.send({ type: "hello" });
 
   return () => {
     model.off("change:counts", onTraits);
     model.off("change:remembered", onTraits);
+    model.off("change:remind_after", onReminders);
     model.off("msg:custom", onCustom);
     document.removeEventListener("visibilitychange", onVisible);
     if (timer !== null) clearInterval(timer);

@@ -23,6 +23,10 @@ export interface Item {
   error: string;
   /** What is known of an approved call that may have run (settled, not answered), or "". */
   doubt?: string;
+  /** Whether the inbox's person may answer it now (Python reads the call's rules about people). */
+  mayAnswer?: boolean;
+  /** Whether its question escalates (or has) to the inbox's person. */
+  escalatesToMe?: boolean;
 }
 
 export interface ItemResult {

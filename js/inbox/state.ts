@@ -3,6 +3,7 @@
 
 import { formatRemaining, remainingMs } from "../picker/countdown";
 import type { FieldError } from "../picker/types";
+import { escalatedToMe, forMe, overdue } from "./people";
 import type { Item, ItemResult } from "./protocol";
 
 export type SortBy = "age" | "expiry";
@@ -20,6 +21,10 @@ export interface InboxState {
   tool: string;
   text: string;
   sort: SortBy;
+  /** Only the calls this inbox's person may answer ("Waiting for me"). */
+  mine: boolean;
+  /** After how long an unanswered call is announced again (ms), or null: never. */
+  remindAfterMs: number | null;
   selected: Record<string, true>;
   cursor: string | null;
   open: string | null;
@@ -36,7 +41,8 @@ export type InboxEvent =
   | { type: "snapshot"; items: Item[] }
   | { type: "delta"; upsert: Item[]; remove: string[] }
   | { type: "counts"; counts: Record<string, number>; rules: Rule[] }
-  | { type: "filter"; tool?: string; text?: string; sort?: SortBy }
+  | { type: "filter"; tool?: string; text?: string; sort?: SortBy; mine?: boolean }
+  | { type: "reminders"; remindAfterMs: number | null }
   | { type: "toggle"; id: string }
   | { type: "selectShown"; on: boolean }
   | { type: "move"; by: number }
@@ -55,6 +61,8 @@ export interface RowView {
   /** "4:59", "expired", or "" without a deadline. */
   expiry: string;
   error: string;
+  /** "Escalated to you", "Reminder: still waiting", or "". */
+  note: string;
 }
 
 export interface InboxView {
@@ -67,6 +75,10 @@ export interface InboxView {
   total: number;
   open: Item | null;
   ticking: boolean;
+  /** Calls escalated to this inbox's person. */
+  escalatedToMe: number;
+  /** Calls waiting longer than the reminder. */
+  overdue: number;
 }
 
 export function initialState(now: number): InboxState {
@@ -77,6 +89,8 @@ export function initialState(now: number): InboxState {
     tool: "",
     text: "",
     sort: "age",
+    mine: false,
+    remindAfterMs: null,
     selected: {},
     cursor: null,
     open: null,
@@ -109,6 +123,7 @@ export function shown(state: InboxState): Item[] {
   const deadline = (item: Item): number => (item.expiresAt ? Date.parse(item.expiresAt) : Number.POSITIVE_INFINITY);
   return Object.values(state.items)
     .filter((item) => !state.tool || item.tool === state.tool)
+    .filter((item) => !state.mine || forMe(item, state.now))
     .filter((item) => !text || `${item.tool} ${item.key} ${item.args}`.toLowerCase().includes(text))
     .sort((a, b) =>
       state.sort === "expiry"
@@ -181,6 +196,8 @@ export function reduce(state: InboxState, event: InboxEvent): InboxState {
     }
     case "tick":
       return { ...state, now: event.now };
+    case "reminders":
+      return { ...state, remindAfterMs: event.remindAfterMs };
   }
 }
 
@@ -199,8 +216,10 @@ export function viewOf(state: InboxState): InboxView {
       waited: formatRemaining(Math.max(0, state.now - item.since)),
       expiry: left === null ? "" : left > 0 ? formatRemaining(left) : "expired",
       error: state.refused[item.id] || item.error,
+      note: noteOf(item, state),
     };
   });
+  const all = Object.values(state.items);
   const count = (name: string): number => state.counts[name] ?? 0;
   return {
     rows,
@@ -213,6 +232,14 @@ export function viewOf(state: InboxState): InboxView {
     finished: FINISHED.reduce((n, s) => n + count(s), 0),
     total: count("total"),
     open: state.open ? (state.items[state.open] ?? null) : null,
-    ticking: rows.length > 0,
+    ticking: Object.keys(state.items).length > 0,
+    escalatedToMe: all.filter((i) => escalatedToMe(i, state.now)).length,
+    overdue: all.filter((i) => overdue(i, state.now, state.remindAfterMs)).length,
   };
+}
+
+function noteOf(item: Item, state: InboxState): string {
+  if (escalatedToMe(item, state.now)) return "Escalated to you";
+  if (overdue(item, state.now, state.remindAfterMs)) return "Reminder: still waiting";
+  return "";
 }

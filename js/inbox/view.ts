@@ -12,7 +12,7 @@ import type { Item } from "./protocol";
 import type { InboxState, InboxView, RowView, SortBy } from "./state";
 
 export interface InboxActions extends ViewActions {
-  filter(change: { tool?: string; text?: string; sort?: SortBy }): void;
+  filter(change: { tool?: string; text?: string; sort?: SortBy; mine?: boolean }): void;
   toggle(id: string): void;
   selectShown(on: boolean): void;
   point(id: string): void;
@@ -80,6 +80,7 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
   const sort = h("select", { "aria-label": "Sort" }, h("option", { value: "age" }, "Oldest first"));
   sort.append(h("option", { value: "expiry" }, "Expiring first"));
   const all = h("input", { type: "checkbox", "aria-label": "Select shown" });
+  const mine = h("input", { type: "checkbox", "aria-label": "Waiting for me" });
   const reason = h("input", { type: "text", placeholder: "Reason for denying", "aria-label": "Deny reason" });
   const button = (label: string, cls = ""): HTMLButtonElement => h("button", { type: "button", class: cls }, label);
   const approve = button("Approve selected", "iw-primary");
@@ -100,6 +101,7 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
       tool,
       text,
       sort,
+      h("label", {}, mine, " Waiting for me"),
       h("label", {}, all, " Select shown"),
       approve,
       reason,
@@ -118,6 +120,7 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
   text.addEventListener("input", () => actions.filter({ text: text.value }));
   sort.addEventListener("change", () => actions.filter({ sort: sort.value as SortBy }));
   all.addEventListener("change", () => actions.selectShown(all.checked));
+  mine.addEventListener("change", () => actions.filter({ mine: mine.checked }));
   approve.addEventListener("click", () => actions.bulk("approve", ""));
   deny.addEventListener("click", () => actions.bulk("deny", reason.value));
   cancel.addEventListener("click", () => actions.bulk("cancel", ""));
@@ -130,7 +133,9 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
     if (found) return found;
     const box = h("input", { type: "checkbox", "aria-label": `Select ${item.key}` });
     const open = button("Open", "iw-open");
-    const cells = ["iw-tool", "iw-args", "iw-key", "iw-waited", "iw-expiry", "iw-row-error"].map((c) => h("span", c));
+    const cells = ["iw-tool", "iw-args", "iw-key", "iw-waited", "iw-expiry", "iw-row-note", "iw-row-error"].map((c) =>
+      h("span", c),
+    );
     const made: Line = {
       root: h("div", { class: "iw-item", role: "option", "data-id": item.id }),
       box,
@@ -150,7 +155,7 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
     const found = line(row.item);
     // A call in doubt has no deadline: what it waits for is a person's word on whether it ran.
     const expiry = row.item.doubt ? "May have run" : row.expiry;
-    const values = [row.item.tool, row.item.args, row.item.key, row.waited, expiry, row.error];
+    const values = [row.item.tool, row.item.args, row.item.key, row.waited, expiry, row.note, row.error];
     const key = [...values, row.selected, row.current, row.pending].join("\u0000");
     if (key !== found.shown) {
       found.shown = key;
@@ -164,6 +169,7 @@ export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: 
       found.root.classList.toggle("iw-pending", row.pending);
       found.root.classList.toggle("iw-refused", Boolean(row.error));
       found.root.classList.toggle("iw-in-doubt", Boolean(row.item.doubt));
+      found.root.classList.toggle("iw-escalated", row.note === "Escalated to you");
     }
     return found.root;
   };

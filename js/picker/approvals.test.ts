@@ -74,10 +74,20 @@ describe("the card of a call that needs several people", () => {
     expect(card.querySelector(".iw-card-error")?.textContent).toContain("ann already approved");
   });
 
+  it("redraws the approvals when the same question is asked again with a new vote", () => {
+    const model = new FakeModel([needing({})]);
+    host.mount(model);
+    const progress = () => cardIn(host.el, "send").querySelector(".iw-approvals-progress")?.textContent;
+    expect(progress()).toBe("0 of 2 approvals");
+    model.set("interrupts", [needing({ given: [ANN] })]);
+    expect(progress()).toMatch(/^1 of 2 approvals: ann approved \d\d:\d\d$/);
+  });
+
   it("draws nothing extra for an ordinary approval", () => {
     const plain = needing({});
     plain.metadata = { tool_name: "send_money", tool_input: { amount: 5 } };
     host.mount(new FakeModel([plain]));
-    expect(cardIn(host.el, "send").querySelector(".iw-approvals")).toBeNull();
+    expect(cardIn(host.el, "send").querySelector(".iw-approvals")?.classList.contains("iw-hidden")).toBe(true);
+    expect(cardIn(host.el, "send").querySelector(".iw-approvals")?.textContent).toBe("");
   });
 });

@@ -147,16 +147,25 @@ function doubtPart(ctx: CardContext, id: string): Part {
   };
 }
 
-/** Who has approved a call that needs several people, and who may still answer (as text). */
-function approvalsPart(metadata: Record<string, unknown> | undefined): HTMLElement | null {
-  const shown = approvalsOf(metadata);
-  if (!shown) return null;
-  const lines = [shown.progress, shown.denials, shown.who, shown.escalation].filter(Boolean);
-  return h(
-    "div",
-    { class: "iw-approvals", role: "group", "aria-label": "Approvals" },
-    ...lines.map((line, i) => h("p", i === 0 ? "iw-approvals-progress" : "iw-approvals-line", line)),
-  );
+/** Who has approved a call that needs several people, and who may still answer (as text),
+ * redrawn from each new view: a partial approval asks again under the same interrupt id. */
+function approvalsPart(): Part & { root: HTMLElement } {
+  const root = h("div", { class: "iw-approvals iw-hidden", role: "group", "aria-label": "Approvals" });
+  let drawn = "";
+  return {
+    root,
+    update(view: CardView): void {
+      const shown = approvalsOf(view.interrupt.metadata);
+      const lines = shown ? [shown.progress, shown.denials, shown.who, shown.escalation].filter(Boolean) : [];
+      const key = lines.join("\n");
+      if (key === drawn) return;
+      drawn = key;
+      root.classList.toggle("iw-hidden", lines.length === 0);
+      root.replaceChildren(
+        ...lines.map((line, i) => h("p", i === 0 ? "iw-approvals-progress" : "iw-approvals-line", line)),
+      );
+    },
+  };
 }
 
 function countdownText(card: CardView, closed: boolean): string {
@@ -181,8 +190,9 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     ),
     card.message && h("p", "iw-message", card.message),
     card.args.length > 0 && argsTable(card.args),
-    approvalsPart(interrupt.metadata),
   );
+  const approvals = approvalsPart();
+  root.append(approvals.root);
   const answer = answerForm(ctx, card, titleId);
   const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
   const doubt = doubtPart(ctx, id);
@@ -201,6 +211,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
       root.setAttribute("data-phase", phase);
       answer.form.classList.toggle("iw-hidden", phase === "decided" || closed || view.doubt !== null);
       doubt.update(view, closed);
+      approvals.update(view, closed);
       for (const field of answer.fields) for (const c of field.controls) (c as HTMLInputElement).disabled = !editable;
       answer.primary.disabled = !editable;
       if (answer.deny) answer.deny.disabled = !editable;

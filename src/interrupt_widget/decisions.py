@@ -84,6 +84,9 @@ class Decision:
     approvers: list[str] | None = None
     """For a call that needed several people (`require`): whose votes decided it, once its
     run said; None otherwise."""
+    asked_at: str | None = None
+    """When the question was asked (ISO 8601, UTC), as its interrupt says; None if it does
+    not. `at` minus `asked_at` is how long it waited."""
 
     @property
     def replay_note(self) -> str:
@@ -179,6 +182,7 @@ def decisions_for(
                 settled=record.get("settled"),
                 settled_output=record.get("output"),
                 identity=_name(record.get("identity")),
+                asked_at=_text((interrupt.metadata or {}).get(ASKED_AT)),
             )
         )
     return out
@@ -221,6 +225,9 @@ def settled_decisions(messages: Iterable[Message]) -> list[Decision]:
         )
     return out
 
+
+ASKED_AT = "asked_at"
+"""The interrupt metadata key saying when the adapter asked (`sdk/decision_spans.py`)."""
 
 POLICY_BY = "policy:"
 """How `by` begins for a decision a policy rule made."""

@@ -349,9 +349,11 @@ class AnsweredElsewhere(RuntimeError):
     stands, and this one was not taken."""
 
     code = ErrorCode.ANSWERED_ELSEWHERE
+    """The code a run refused for this reason ends with."""
 
 
 class TemporalUnavailable(ConnectionError):
     """The Temporal server is not reachable (`ErrorCode.TEMPORAL_UNAVAILABLE`): nothing was sent."""
 
     code = ErrorCode.TEMPORAL_UNAVAILABLE
+    """The code a run that could not reach Temporal ends with."""

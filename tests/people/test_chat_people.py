@@ -6,11 +6,21 @@ approver's click runs the call once; the runs are read from the file the tool wr
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
-from interrupt_widget import AgentChat, NotAllowedToAnswer, Policy, as_identity, require
+from interrupt_widget import (
+    AgentChat,
+    Identity,
+    Inbox,
+    NotAllowedToAnswer,
+    Policy,
+    as_identity,
+    escalate,
+    require,
+)
 from interrupt_widget.policy.people import APPROVALS_KEY
 from interrupt_widget.testing import CommRecorder, until
 from payment_agents import payment_agent, runs_in
@@ -56,3 +66,40 @@ async def test_two_people_in_one_kernel_approve_and_the_call_runs_once(
     last = chat.decisions[-1]
     assert (last.verdict, last.identity, last.approvers) == ("approved", "bob", ["ann", "bob"])
     assert chat.decisions[0].identity == "ann"
+
+
+async def test_the_inbox_lists_what_waits_for_each_person_and_what_escalates_to_them(
+    recorder: CommRecorder, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    policy = Policy(
+        require("send_money", approvals=2, roles=["finance"]),
+        escalate("send_money", after=timedelta(hours=1), to="cfo", then="deny"),
+    )
+    chat = AgentChat(payment_agent(runs), policy=policy, ledger=str(tmp_path / "l.db"))
+    chat.responder = None
+    with as_identity("carl", roles=["finance"]):
+        handle = chat.send(BIG)
+    await until(chat, lambda: chat.status == "waiting")
+    inbox = Inbox(chat, remind_after=600)
+    assert len(inbox.waiting) == 1
+    assert inbox.waiting_for(Identity("ann", ("finance",))) == inbox.waiting
+    assert inbox.waiting_for(Identity("carl", ("finance",))) == []  # started the run
+    assert inbox.waiting_for(Identity("dan")) == []  # no finance role, not escalated yet
+    assert inbox.escalated(Identity("cleo", ("cfo",))) == inbox.waiting
+    assert inbox.escalated(Identity("ann", ("finance",))) == []
+    with as_identity("dan"):
+        inbox._refresh()
+        assert inbox.viewer == {"name": "dan", "roles": []}
+    items = [
+        item
+        for message in recorder.of(inbox).custom_messages()
+        for item in message.get("items", message.get("upsert", []))
+    ]
+    assert {"mayAnswer", "escalatesToMe"} <= set(items[-1])
+    assert inbox.remind_after == 600
+    with pytest.raises(ValueError, match="remind_after"):
+        Inbox(chat, remind_after=0)
+    chat.stop()
+    await handle
+    assert runs_in(runs) == []

@@ -395,6 +395,18 @@ def refusal(metadata: Any, who: Identity, approved: bool, now: datetime) -> str 
     return admission.reason if admission.outcome in ("refused", "duplicate") else None
 
 
+def escalates_to(metadata: Any, who: Identity) -> bool:
+    """Whether the question an interrupt's `metadata` shows escalates (or has) to `who`,
+    by name or by one of their roles."""
+    found = Quorum.from_metadata(
+        metadata.get(APPROVALS_KEY) if isinstance(metadata, dict) else None
+    )
+    if found is None:
+        return False
+    targets = found[0].escalated_to
+    return who.name in targets or any(role in targets for role in who.roles)
+
+
 def _instant(at: datetime) -> str:
     return at.isoformat(timespec="seconds").replace("+00:00", "Z")
 

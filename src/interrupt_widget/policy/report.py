@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Protocol
 
+from interrupt_widget.agui.answers import parse_instant
 from interrupt_widget.agui.interrupts import TOOL_CALL_REASON
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
 from interrupt_widget.policy.chart import PolicyChart
@@ -27,9 +28,12 @@ Decisions = Sequence[Decision] | str | os.PathLike[str] | Any
 
 
 class Decider(Protocol):
-    """What the report puts each decision to: a `Policy`'s strict ruling on a call."""
+    """What the report puts each decision to: a `Policy`'s strict ruling on a call, and its
+    rules about people."""
 
     def strict_decide(self, tool: str, arguments: Any) -> Ruling: ...
+
+    def people_for(self, tool: str, arguments: Any) -> tuple[Any, Any]: ...
 
 
 class Comparison(NamedTuple):
@@ -51,6 +55,12 @@ class Comparison(NamedTuple):
     """Who made the recorded decision."""
     at: str
     """When it was recorded."""
+    needs: int = 1
+    """How many people the policy's `require` rule would ask to approve it (1: one)."""
+    waited: float | None = None
+    """Seconds the recorded answer took after the question was asked; None if unknown."""
+    escalates_after: float | None = None
+    """Seconds after which the policy's `escalate` rule would move the question; None: never."""
 
     @property
     def settled(self) -> bool:
@@ -110,6 +120,31 @@ class PolicyReport:
         expire: the dangerous ones."""
         self.false_denials: list[Comparison] = [c for c in settled if c.false_denial]
         """Decisions the policy would deny that the person approved."""
+        self.more_people: list[Comparison] = [
+            c for c in self.comparisons if not c.settled and c.needs > 1
+        ]
+        """Decisions the policy would leave to several people (`require(approvals=N)`)."""
+        known = sorted(c.waited for c in self.comparisons if c.waited is not None)
+        self.median_wait: float | None = known[len(known) // 2] if known else None
+        """The median time a recorded question waited for its answer (seconds); None when
+        no decision says when it was asked."""
+
+    def extra_wait(self, comparison: Comparison) -> float | None:
+        """How much longer `comparison`'s call would have waited for the further approvers
+        its rule asks for, each taken to answer in the median recorded time (seconds)."""
+        if comparison.needs <= 1 or self.median_wait is None:
+            return 0.0 if comparison.needs <= 1 else None
+        return (comparison.needs - 1) * self.median_wait
+
+    def would_escalate(self) -> list[Comparison]:
+        """The calls needing several people whose expected wait passes their escalation."""
+        return [
+            c
+            for c in self.more_people
+            if c.escalates_after is not None
+            and (extra := self.extra_wait(c)) is not None
+            and (c.waited or 0.0) + extra >= c.escalates_after
+        ]
 
     def __len__(self) -> int:
         return len(self.comparisons)
@@ -186,7 +221,23 @@ class PolicyReport:
             lines.append(
                 f"  ! would approve {c.tool} {c.arguments!r} ({c.rule}); person: {c.person}"
             )
+        lines.extend(self._people_lines())
         return "\n".join(lines)
+
+    def _people_lines(self) -> list[str]:
+        """What the rules about people would have cost: further approvers and their wait."""
+        if not self.more_people:
+            return []
+        extra = [w for c in self.more_people if (w := self.extra_wait(c)) is not None]
+        line = f"  {len(self.more_people)} would need a second approver (or more)"
+        if extra:
+            line += f", waiting about {_duration(sum(extra) / len(extra))} more each"
+            line += f" (the median answer took {_duration(self.median_wait or 0.0)})"
+        lines = [line]
+        escalated = self.would_escalate()
+        if escalated:
+            lines.append(f"  {len(escalated)} of them would have escalated")
+        return lines
 
     def __repr__(self) -> str:
         return self.summary()
@@ -197,19 +248,50 @@ def evaluate(policy: Decider, decisions: Decisions) -> PolicyReport:
     comparisons: list[Comparison] = []
     skipped = 0
     decide = policy.strict_decide
-    for tool, arguments, verdict, by, reason, interrupt_id, at in _rows(decisions):
+    for tool, arguments, verdict, by, reason, interrupt_id, at, asked_at in _rows(decisions):
         if reason != TOOL_CALL_REASON or verdict not in PERSON_VERDICTS or by.startswith(POLICY_BY):
             skipped += 1
             continue
         ruling = decide(tool, arguments)
         rule = ruling.rule.name if ruling.rule is not None else None
+        requirement, escalation = policy.people_for(tool, arguments)
         comparisons.append(
-            Comparison(tool, arguments, verdict, ruling.verdict, rule, interrupt_id, by, at)
+            Comparison(
+                tool,
+                arguments,
+                verdict,
+                ruling.verdict,
+                rule,
+                interrupt_id,
+                by,
+                at,
+                needs=requirement.approvals if requirement is not None else 1,
+                waited=_waited(asked_at, at),
+                escalates_after=escalation.after.total_seconds() if escalation else None,
+            )
         )
     return PolicyReport(policy, comparisons, skipped)
 
 
-_Row = tuple[str, Any, str, str, str, str, str]
+def _waited(asked_at: Any, at: Any) -> float | None:
+    """Seconds from `asked_at` to `at` (ISO 8601 instants), or None when either is unknown."""
+    if not isinstance(asked_at, str) or not isinstance(at, str) or not asked_at or not at:
+        return None
+    try:
+        return max(0.0, (parse_instant(at) - parse_instant(asked_at)).total_seconds())
+    except ValueError:
+        return None
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+_Row = tuple[str, Any, str, str, str, str, str, Any]
 
 
 def _rows(decisions: Decisions) -> Iterable[_Row]:
@@ -224,14 +306,18 @@ def _rows(decisions: Decisions) -> Iterable[_Row]:
                 f"the DataFrame lacks the columns {', '.join(missing)}; "
                 "pass one made by decisions_frame()"
             )
-        return list(zip(*(frame[name].tolist() for name in needed), strict=True))
+        columns = [frame[name].tolist() for name in needed]
+        asked = frame["asked_at"].tolist() if "asked_at" in frame.columns else [None] * len(frame)
+        return list(zip(*columns, asked, strict=True))
     rows: list[_Row] = []
     for d in decisions:
         if not isinstance(d, Decision):
             raise TypeError(
                 f"evaluate takes Decisions, a decision file or a DataFrame, got {type(d).__name__}"
             )
-        rows.append((d.tool, d.arguments, d.verdict, d.by, d.reason, d.interrupt_id, d.at))
+        rows.append(
+            (d.tool, d.arguments, d.verdict, d.by, d.reason, d.interrupt_id, d.at, d.asked_at)
+        )
     return rows
 
 

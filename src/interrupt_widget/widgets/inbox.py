@@ -25,7 +25,8 @@ import json
 import logging
 import pathlib
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any, Final, Protocol, TypeVar
 
 import anywidget
@@ -38,6 +39,8 @@ from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused, UnattendedWait
+from interrupt_widget.identity import Identity, as_identity_value, current_identity
+from interrupt_widget.policy.people import escalates_to, refusal
 from interrupt_widget.policy.remembered import (
     RULE_BY,
     RememberedPolicy,
@@ -200,14 +203,28 @@ class Inbox(anywidget.AnyWidget):
     """`{tool name or reason: ES module source}` for the cards, as the picker's."""
     notify = traitlets.Bool(False).tag(sync=True)
     """Whether a view may ask for a desktop notification when a call starts waiting."""
+    viewer = traitlets.Dict().tag(sync=True)
+    """Who answers in this inbox (`current_identity()`, `{"name", "roles"}`): its "waiting
+    for me" filter and its notice of questions escalated to them read it."""
+    remind_after = traitlets.Float(None, allow_none=True).tag(sync=True)
+    """Seconds after which a question still unanswered is announced again (the tab's title,
+    and a desktop notification when allowed); None: never."""
+
+    # Set in __init__; defaults here so that closing one whose __init__ refused its
+    # arguments (before the widget was made) has nothing to undo.
+    _unsubscribe: Sequence[Callable[[], None]] = ()
+    _flush_at: asyncio.TimerHandle | None = None
 
     def __init__(
         self,
         *sources: AgentBatch | AgentChat,
         notify: bool = False,
         renderers: Mapping[str, str | pathlib.Path] | None = None,
+        remind_after: float | None = None,
     ) -> None:
-        """`sources`: the batches and chats whose questions the inbox lists."""
+        """`sources`: the batches and chats whose questions the inbox lists; `remind_after`:
+        seconds after which an unanswered question is announced again (None: never)."""
+        _check_remind_after(remind_after)
         given: dict[str, str | pathlib.Path] = {}
         wrapped: list[_Source] = []
         for source in sources:
@@ -222,7 +239,10 @@ class Inbox(anywidget.AnyWidget):
                 )
         given.update(renderers or {})
         super().__init__(
-            notify=notify, renderers={str(k): renderer_source(v) for k, v in given.items()}
+            notify=notify,
+            renderers={str(k): renderer_source(v) for k, v in given.items()},
+            remind_after=remind_after,
+            viewer=current_identity().to_wire(),
         )
         self._sources = wrapped
         self._rules = RememberedRules()
@@ -241,6 +261,20 @@ class Inbox(anywidget.AnyWidget):
     def waiting(self) -> list[Waiting]:
         """Every open question, source by source, row by row."""
         return [w for _n, w in self._waiting()]
+
+    def waiting_for(self, who: str | Identity | None = None) -> list[Waiting]:
+        """The open questions `who` (default: `current_identity()`) may answer now: every one
+        no rule about people holds back from them (a role they lack, a run they started, an
+        approval they gave already)."""
+        person = current_identity() if who is None else as_identity_value(who)
+        now = datetime.now(UTC)
+        return [w for w in self.waiting if refusal(w.interrupt.metadata, person, True, now) is None]
+
+    def escalated(self, who: str | Identity | None = None) -> list[Waiting]:
+        """The open questions that escalate (or have) to `who` (by name or role), whether
+        or not their time has come yet; `Waiting.interrupt.metadata["approvals"]` says when."""
+        person = current_identity() if who is None else as_identity_value(who)
+        return [w for w in self.waiting if escalates_to(w.interrupt.metadata, person)]
 
     @property
     def rules(self) -> RememberedPolicy:
@@ -428,7 +462,10 @@ class Inbox(anywidget.AnyWidget):
             for status, n in source.counts().items():
                 totals[status] = totals.get(status, 0) + n
         totals["total"] = sum(totals.values())
+        viewer = current_identity().to_wire()
         with self.hold_sync():
+            if viewer != self.viewer:
+                self.viewer = viewer
             if totals != self.counts:
                 self.counts = totals
             rules = self._rules.to_wire()
@@ -439,8 +476,11 @@ class Inbox(anywidget.AnyWidget):
         """The wire item of a waiting call, built once per interrupt (the list is redrawn often)."""
         item_id = _item_id(n, waiting)
         cached = self._wired.get(item_id)
+        people = _for_viewer(waiting)
         if cached is None or cached[0] is not waiting.interrupt:
-            cached = (waiting.interrupt, _item(n, waiting))
+            cached = (waiting.interrupt, {**_item(n, waiting), **people})
+        elif any(cached[1].get(k) != v for k, v in people.items()):
+            cached = (waiting.interrupt, {**cached[1], **people})
         elif (cached[1]["error"], cached[1]["doubt"]) != (waiting.error, waiting.doubt):
             cached = (
                 waiting.interrupt,
@@ -540,6 +580,23 @@ def _item(n: int, waiting: Waiting) -> dict[str, Any]:
         "expiresAt": waiting.expires_at,
         "error": waiting.error,
         "doubt": waiting.doubt,
+    }
+
+
+def _check_remind_after(seconds: float | None) -> None:
+    if seconds is not None and not seconds > 0:
+        raise ValueError("remind_after is a positive number of seconds, or None")
+
+
+def _for_viewer(waiting: Waiting) -> dict[str, bool]:
+    """Whether this kernel's person may answer the question now, and whether it escalates
+    to them (a call no rule about people covers: anyone may, and it escalates nowhere)."""
+    person = current_identity()
+    metadata = waiting.interrupt.metadata
+    now = datetime.now(UTC)
+    return {
+        "mayAnswer": refusal(metadata, person, True, now) is None,
+        "escalatesToMe": escalates_to(metadata, person),
     }
 
 
