@@ -113,6 +113,20 @@ def current_identity() -> Identity:
     return chosen if chosen is not None else login_identity()
 
 
+ANSWERS_AS_ITSELF = ("responder:", "policy:")
+"""How `by` begins for an answerer that answers as itself, not as the person at the keyboard."""
+
+
+def answering_identity(by: str, given: str | Identity | None = None) -> Identity:
+    """Who gives an answer recorded `by`: `given` if any; a responder or a policy rule as
+    itself (`responder:approve_all`); anyone else as `current_identity()`."""
+    if given is not None:
+        return as_identity_value(given)
+    if by.startswith(ANSWERS_AS_ITSELF):
+        return Identity(by)
+    return current_identity()
+
+
 def set_identity(who: str | Identity | None, roles: Iterable[str] = ()) -> None:
     """Answer as `who` from now on in this process (clicks included); None: the login again."""
     global _default

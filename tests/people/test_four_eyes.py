@@ -8,10 +8,12 @@ where the last one stopped.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from ag_ui.core import (
     BaseEvent,
     Interrupt,
@@ -25,10 +27,21 @@ from ag_ui.core import (
     RunFinishedSuccessOutcome,
     UserMessage,
 )
+from agents import set_trace_processors, set_tracing_disabled
+from agents.tracing import Span, Trace, TracingProcessor
+from agents.tracing.processors import default_processor
 
-from interrupt_widget import ErrorCode, OpenAIAgentsAdapter, Policy, escalate, require
+from interrupt_widget import (
+    SPAN_NAME,
+    ErrorCode,
+    OpenAIAgentsAdapter,
+    Policy,
+    escalate,
+    require,
+)
 from interrupt_widget.identity import Identity
 from interrupt_widget.policy.people import APPROVALS_KEY
+from interrupt_widget.testing.stream_rules import assert_valid_stream
 from payment_agents import payment_agent, runs_in
 
 BIG = "send_money amount=5000 to=Bob"
@@ -56,7 +69,9 @@ def adapter_for(
 
 
 async def run(adapter: OpenAIAgentsAdapter, request: RunAgentInput) -> list[BaseEvent]:
-    return [event async for event in adapter.run(request)]
+    events = [event async for event in adapter.run(request)]
+    assert_valid_stream(events)  # a partial approval asks again as a well-formed run
+    return events
 
 
 def ask(text: str, starter: Identity = CARL) -> RunAgentInput:
@@ -133,6 +148,10 @@ async def test_one_approval_of_two_runs_nothing_and_asks_again_saying_who_gave_i
     assert isinstance(third[-1], RunFinishedEvent)
     assert isinstance(third[-1].outcome, RunFinishedSuccessOutcome)
     assert runs_in(runs) == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+
+    # Who decided is in the audit trail, the approvers by name.
+    [entry] = [e for e in adapter.ledger.audit() if e.tool == "send_money"]
+    assert entry.by == "ann, bob"
 
     # The same resume again: the call ran once, and runs no more.
     again = await run(adapter, answer(second, BOB, run_id="r4"))
@@ -278,3 +297,45 @@ async def test_an_answer_that_says_nobody_is_refused(tmp_path: Path) -> None:
     refused = error_of(await run(adapter, request.model_copy(update={"resume": bare})))
     assert refused.code == ErrorCode.NOT_ALLOWED_TO_ANSWER
     assert runs_in(runs) == []
+
+
+class DecisionSpans(TracingProcessor):
+    """The decision spans the SDK's tracing ends (`interrupt_widget.decision`)."""
+
+    def __init__(self) -> None:
+        self.found: list[dict[str, Any]] = []
+
+    def on_span_end(self, span: Span[Any]) -> None:
+        exported = span.export() or {}
+        data = exported.get("span_data", {})
+        if data.get("type") == "custom" and data.get("name") == SPAN_NAME:
+            self.found.append(data["data"])
+
+    def on_trace_start(self, trace: Trace) -> None: ...
+    def on_trace_end(self, trace: Trace) -> None: ...
+    def on_span_start(self, span: Span[Any]) -> None: ...
+    def shutdown(self) -> None: ...
+    def force_flush(self) -> None: ...
+
+
+@pytest.fixture
+def decision_spans() -> Iterator[DecisionSpans]:
+    recording = DecisionSpans()
+    set_trace_processors([recording])
+    set_tracing_disabled(False)
+    try:
+        yield recording
+    finally:
+        set_tracing_disabled(True)
+        set_trace_processors([default_processor()])
+
+
+async def test_the_decision_span_names_the_approvers_and_the_person_who_answered(
+    tmp_path: Path, decision_spans: DecisionSpans
+) -> None:
+    adapter = adapter_for(tmp_path / "runs.jsonl", FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(BIG))
+    second = await run(adapter, answer(first, ANN))
+    await run(adapter, answer(second, BOB, run_id="r3"))
+    [span] = decision_spans.found
+    assert (span["verdict"], span["by"], span["identity"]) == ("approved", "ann, bob", "bob")

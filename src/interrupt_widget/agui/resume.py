@@ -29,6 +29,7 @@ from interrupt_widget.agui.interrupts import (
     is_adapter_result,
 )
 from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.identity import identity_in
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +51,8 @@ class Resolution:
     """The arguments to run with when the answer edits the proposal; None to run it as proposed."""
     by: str | None = None
     """Who answered, as the resume entry's `metadata.by` says; None when it does not say."""
+    identity: str | None = None
+    """The person who gave the answer, as the entry's `metadata.identity` names them."""
     approvers: tuple[str, ...] = ()
     """For a call that needed several people (`require`): the names whose votes decided it."""
 
@@ -202,8 +205,10 @@ def _resolve(
 ) -> Resolution:
     interrupt_id = call.interrupt.id
     by = _answered_by(entry)
+    who = identity_in(entry.metadata)
+    person = who.name if who is not None else None
     if entry.status == "cancelled":
-        return Resolution(call, "cancelled", None, by=by)
+        return Resolution(call, "cancelled", None, by=by, identity=person)
     if is_expired(call.interrupt, now):
         raise AdapterError(
             ErrorCode.INTERRUPT_EXPIRED,
@@ -222,7 +227,8 @@ def _resolve(
             interrupt_id=interrupt_id,
         )
     approved = isinstance(entry.payload, Mapping) and entry.payload.get("approved") is True
-    return Resolution(call, "approved" if approved else "denied", entry.payload, edited, by)
+    verdict: Decision = "approved" if approved else "denied"
+    return Resolution(call, verdict, entry.payload, edited, by, identity=person)
 
 
 def _answered_by(entry: ResumeEntry) -> str | None:

@@ -46,7 +46,7 @@ from interrupt_widget.agui.interrupts import (
 )
 from interrupt_widget.decisions import Decision, decisions_for
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotInDoubt
-from interrupt_widget.identity import IDENTITY_KEY, current_identity
+from interrupt_widget.identity import IDENTITY_KEY, answering_identity
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.thread import ConversationThread
 
@@ -318,7 +318,7 @@ class BatchRow:
     def _store(self, interrupt: Interrupt, status: str, payload: Any, by: str, **more: Any) -> None:
         _check_by(by)
         at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        who = current_identity().to_wire()
+        who = answering_identity(by).to_wire()
         record = {"status": status, "payload": payload, "by": by, "at": at, **more}
         record.setdefault(IDENTITY_KEY, who)
         self._recorded[interrupt.id] = record

@@ -80,6 +80,8 @@ class DecisionSpan:
     """SHA-256 of the canonical JSON of the arguments that ran (or would have run)."""
     arguments: str | None
     """Those arguments, only when the adapter traces arguments."""
+    identity: str | None = None
+    """The person who answered, as the answer named them (the token's principal over HTTP)."""
 
     @property
     def waited_seconds(self) -> float | None:
@@ -98,6 +100,7 @@ class DecisionSpan:
             "verdict": self.verdict,
             "answer": self.answer,
             "by": self.by,
+            "identity": self.identity,
             "asked_at": _iso(self.asked_at),
             "answered_at": _iso(self.answered_at),
             "waited_seconds": self.waited_seconds,
@@ -146,6 +149,7 @@ def decision_span(
         verdict="replayed" if marker.get("replayed") is True else resolution.decision,
         answer=resolution.decision,
         by=ruling.by if ruling is not None else resolution.by or ANSWERED_BY_CLIENT,
+        identity=resolution.identity,
         asked_at=_parse(asked),
         answered_at=answered_at,
         arguments_edited=edited is not None and resolution.decision == "approved",

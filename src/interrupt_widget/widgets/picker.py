@@ -53,7 +53,7 @@ from interrupt_widget.errors import (
     NotInDoubt,
     UnattendedWait,
 )
-from interrupt_widget.identity import Identity, as_identity_value, current_identity
+from interrupt_widget.identity import Identity, answering_identity
 from interrupt_widget.policy.people import refusal
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
@@ -438,7 +438,7 @@ class InterruptPicker(anywidget.AnyWidget):
                     f"{label} was already answered elsewhere ({_decision(earlier)}, by "
                     f"{earlier['by']}){sent}; nothing was changed"
                 )
-            who = current_identity() if identity is None else as_identity_value(identity)
+            who = answering_identity(by, identity)
             if status == "resolved":
                 self._check_resolvable(interrupt, payload)
                 self._check_people(interrupt, payload, who)
