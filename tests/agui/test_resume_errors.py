@@ -218,8 +218,6 @@ def test_error_codes_are_stable_strings() -> None:
         "edit_not_allowed",
         "edit_outside_fields",
         "invalid_edit",
-        "not_allowed_to_answer",
-        "identity_mismatch",
         "unanswerable_pause",
         "cassette_mismatch",
         "cassette_missing",
