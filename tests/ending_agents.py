@@ -54,7 +54,7 @@ from openai.types.responses import (
 from pydantic import BaseModel
 
 from interrupt_widget import OfflineModel
-from interrupt_widget.sdk.offline_model import response_stream
+from interrupt_widget.sdk.response_stream import response_stream
 
 REFUSAL = "I can't help with moving that money."
 """What the refusing model says instead of a reply."""

@@ -7,14 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import interrupt_widget
 
 DEEP_IMPORT = re.compile(r"from interrupt_widget\.([\w.]+) import ([\w, ]+)")
 """An import of names from a module below the root."""
 
 PUBLIC = {
+    "WorkersRefused",
+    "TargetError",
+    "NotInDoubt",
+    "InsecureBindError",
+    "FingerprintSecretError",
     "AGUIAgent",
     "AGUIClient",
     "AGUIClientError",
@@ -26,6 +29,7 @@ PUBLIC = {
     "AgentBatch",
     "AgentChat",
     "AnswerRefused",
+    "AnsweredElsewhere",
     "CallInDoubt",
     "CannotWaitHere",
     "Cassette",
@@ -53,6 +57,7 @@ PUBLIC = {
     "ResumeRefused",
     "RunHandle",
     "SQLiteLedger",
+    "TemporalUnavailable",
     "ThreadBusy",
     "UnattendedWait",
     "__version__",
@@ -66,8 +71,8 @@ PUBLIC = {
     "default_model",
     "deny",
     "editable",
-    "escalate",
     "load_decisions",
+    "escalate",
     "require",
     "responders",
     "resume_payload",
@@ -122,12 +127,15 @@ def test_the_exceptions_a_user_catches_come_from_the_root() -> None:
     assert interrupt_widget.InterruptsOpen is InterruptsOpen
 
 
-def test_the_old_name_of_resume_refused_still_works_and_says_so() -> None:
-    from interrupt_widget import thread
+def test_the_pre_release_names_are_gone() -> None:
+    from interrupt_widget import examples, thread
 
-    with pytest.warns(DeprecationWarning, match="ResumeRefused"):
-        old = thread.AnswersRefused
-    assert old is interrupt_widget.ResumeRefused
+    for module, name in (
+        (thread, "AnswersRefused"),
+        (thread, "AgentRunner"),
+        (examples, "ExecutionLog"),
+    ):
+        assert not hasattr(module, name), f"{module.__name__}.{name}"
     assert not issubclass(interrupt_widget.ResumeRefused, interrupt_widget.AnswerRefused)
 
 

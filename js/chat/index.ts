@@ -7,7 +7,7 @@ import { mountPicker, type PickerModel } from "../picker/index";
 
 import { type ChatModel, isToFrontEnd, promptMessage, type ToKernel, type WireMessage } from "./protocol";
 import { emptyTranscript, fromMessages, reduce, type Transcript } from "./transcript";
-import { createChatView } from "./view";
+import { type ChatView, createChatView } from "./view";
 
 export type { ChatModel } from "./protocol";
 
@@ -76,55 +76,72 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
     draw();
   };
 
-  let pickerCleanup: (() => void) | undefined;
-  let pickerGeneration = 0;
-  const unmountPicker = (): void => {
-    pickerCleanup?.();
-    pickerCleanup = undefined;
-  };
-  const onPicker = (): void => {
-    pickerGeneration += 1;
-    const generation = pickerGeneration;
-    unmountPicker();
-    view.pickerSlot.replaceChildren();
-    view.anchorPicker([]);
-    const id = pickerModelId(model.get("picker"));
-    if (!id) return;
-    const mount = options.mountPicker ?? mountOwnPicker;
-    void model.widget_manager.get_model(id).then(
-      (pickerModel) => {
-        if (generation !== pickerGeneration) return; // a newer picker replaced this one
-        // The chat keeps one picker and resets it for each question: follow its interrupts.
-        const anchor = (): void => view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
-        anchor();
-        const unmount = mount(view.pickerSlot, pickerModel);
-        pickerModel.on("change:interrupts", anchor);
-        pickerCleanup = () => {
-          pickerModel.off("change:interrupts", anchor);
-          unmount?.();
-        };
-      },
-      () => {
-        if (generation === pickerGeneration) view.notice("The picker for this run could not be loaded.");
-      },
-    );
-  };
+  const picker = followPicker(model, view, options.mountPicker ?? mountOwnPicker);
   const listeners: Array<[string, (msg: unknown) => void]> = [
     ["change:messages", onMessages],
     ["change:status", draw],
     ["change:status_line", draw],
-    ["change:picker", onPicker],
+    ["change:picker", picker.follow],
     ["msg:custom", onCustom],
   ];
   for (const [name, listener] of listeners) model.on(name, listener);
   draw();
-  onPicker();
+  picker.follow();
   send({ type: "hello" }); // a view opened mid-run asks for the run so far
 
   return () => {
     for (const [name, listener] of listeners) model.off(name, listener);
-    pickerGeneration += 1;
-    unmountPicker();
+    picker.stop();
     view.destroy();
+  };
+}
+
+/**
+ * Mounts the picker the chat's `picker` trait names into the view's slot, and follows it:
+ * a newer picker replaces the one mounted, and the transcript anchors to its interrupts.
+ */
+function followPicker(
+  model: AnyModel<ChatModel>,
+  view: ChatView,
+  mount: PickerMounter,
+): { follow: () => void; stop: () => void } {
+  let cleanup: (() => void) | undefined;
+  let generation = 0;
+  const unmount = (): void => {
+    cleanup?.();
+    cleanup = undefined;
+  };
+  const follow = (): void => {
+    generation += 1;
+    const mine = generation;
+    unmount();
+    view.pickerSlot.replaceChildren();
+    view.anchorPicker([]);
+    const id = pickerModelId(model.get("picker"));
+    if (!id) return;
+    void model.widget_manager.get_model(id).then(
+      (pickerModel) => {
+        if (mine !== generation) return; // a newer picker replaced this one
+        // The chat keeps one picker and resets it for each question: follow its interrupts.
+        const anchor = (): void => view.anchorPicker(toolCallIdsOf(pickerModel.get("interrupts")));
+        anchor();
+        const unmountPicker = mount(view.pickerSlot, pickerModel);
+        pickerModel.on("change:interrupts", anchor);
+        cleanup = () => {
+          pickerModel.off("change:interrupts", anchor);
+          unmountPicker?.();
+        };
+      },
+      () => {
+        if (mine === generation) view.notice("The picker for this run could not be loaded.");
+      },
+    );
+  };
+  return {
+    follow,
+    stop(): void {
+      generation += 1;
+      unmount();
+    },
   };
 }

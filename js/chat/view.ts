@@ -106,14 +106,7 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
     pickerSlot,
   );
   const status = h("div", { class: "iw-chat-status", role: "status" });
-  const input = h("textarea", {
-    rows: 2,
-    placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
-    "aria-label": "Message",
-  });
-  const send = h("button", { class: "iw-chat-send", type: "submit" }, "Send");
-  const stop = h("button", { class: "iw-chat-stop", type: "button" }, "Stop");
-  const form = h("form", "iw-chat-prompt", input, send, stop);
+  const { form, send, stop } = promptBox(actions);
   const root = h("div", "iw-chat", log, status, form);
   container.appendChild(root);
 
@@ -122,46 +115,11 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
   let current: ChatViewState | null = null;
   let anchors: readonly string[] = [];
 
-  // The picker sits in the transcript after the call it asks about (the last
-  // one drawn), so the decision reads in order; at the end when no such call is drawn.
   const placePicker = (): void => {
-    const asked = current?.transcript.items.filter((it) => it.kind === "tool" && anchors.includes(it.id)) ?? [];
-    const last = asked[asked.length - 1];
-    const after = last && nodes.get(`tool:${last.id}`)?.node;
-    if (!after) {
-      if (log.lastElementChild !== pickerSlot) log.appendChild(pickerSlot);
-    } else if (after.nextElementSibling !== pickerSlot) {
-      after.after(pickerSlot);
-    }
+    const items = current?.transcript.items ?? [];
+    placeAfterAskedCall(log, pickerSlot, items, anchors, (id) => nodes.get(`tool:${id}`)?.node);
   };
-
-  const submit = (): void => {
-    const text = input.value.trim();
-    if (!text || send.disabled) return;
-    input.value = "";
-    actions.prompt(text);
-  };
-  // The view's listeners go with its elements when it is destroyed.
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    submit();
-  });
-  input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      submit();
-    }
-  });
-  stop.addEventListener("click", () => actions.stop());
-  // The picker mounts after its model arrives and grows as it draws: keep its
-  // buttons in view while the run waits for them, without scrolling the page.
-  const revealPicker = (): void => {
-    if (current?.status !== "waiting") return;
-    const bottom = pickerSlot.offsetTop + pickerSlot.offsetHeight;
-    if (bottom > log.scrollTop + log.clientHeight) log.scrollTop = bottom - log.clientHeight;
-  };
-  const pickerGrowth = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(revealPicker);
-  pickerGrowth?.observe(pickerSlot);
+  const pickerGrowth = keepPickerInView(log, pickerSlot, () => current?.status === "waiting");
 
   const drawStatus = (): void => {
     if (!current) return;
@@ -179,28 +137,7 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
     draw(state: ChatViewState): void {
       if (current && current.status !== state.status) noticeText = "";
       current = state;
-      const seen = new Set<string>();
-      let previous: Element | null = null;
-      for (const item of state.transcript.items) {
-        const key = `${item.kind}:${item.id}`;
-        seen.add(key);
-        let node = nodes.get(key);
-        if (node) node.patch(item);
-        else {
-          node = itemNode(item);
-          nodes.set(key, node);
-        }
-        let expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;
-        if (expected === pickerSlot) expected = pickerSlot.nextElementSibling;
-        if (expected !== node.node) log.insertBefore(node.node, expected);
-        previous = node.node;
-      }
-      for (const [key, node] of nodes) {
-        if (!seen.has(key)) {
-          node.node.remove();
-          nodes.delete(key);
-        }
-      }
+      drawItems(log, pickerSlot, nodes, state.transcript.items);
       placePicker();
       const busy = state.status === "running" || state.status === "waiting";
       send.disabled = busy;
@@ -218,4 +155,108 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
       root.remove();
     },
   };
+}
+
+/** The prompt box: a text area that sends on Enter, Send and Stop. Its listeners go with it. */
+function promptBox(actions: ChatViewActions): {
+  form: HTMLFormElement;
+  send: HTMLButtonElement;
+  stop: HTMLButtonElement;
+} {
+  const input = h("textarea", {
+    rows: 2,
+    placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
+    "aria-label": "Message",
+  });
+  const send = h("button", { class: "iw-chat-send", type: "submit" }, "Send");
+  const stop = h("button", { class: "iw-chat-stop", type: "button" }, "Stop");
+  const form = h("form", "iw-chat-prompt", input, send, stop);
+  const submit = (): void => {
+    const text = input.value.trim();
+    if (!text || send.disabled) return;
+    input.value = "";
+    actions.prompt(text);
+  };
+  form.addEventListener("submit", (e) => {
+    e.preventDefault();
+    submit();
+  });
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+      e.preventDefault();
+      submit();
+    }
+  });
+  stop.addEventListener("click", () => actions.stop());
+  return { form, send, stop };
+}
+
+/**
+ * The transcript's items drawn into `log` in order, each node kept by its key and patched in
+ * place (a streaming reply is not redrawn from scratch); the picker's slot is stepped over.
+ */
+function drawItems(
+  log: HTMLElement,
+  pickerSlot: HTMLElement,
+  nodes: Map<string, ItemNode>,
+  items: Transcript["items"],
+): void {
+  const seen = new Set<string>();
+  let previous: Element | null = null;
+  for (const item of items) {
+    const key = `${item.kind}:${item.id}`;
+    seen.add(key);
+    let node = nodes.get(key);
+    if (node) node.patch(item);
+    else {
+      node = itemNode(item);
+      nodes.set(key, node);
+    }
+    let expected: Element | null = previous ? previous.nextElementSibling : log.firstElementChild;
+    if (expected === pickerSlot) expected = pickerSlot.nextElementSibling;
+    if (expected !== node.node) log.insertBefore(node.node, expected);
+    previous = node.node;
+  }
+  for (const [key, node] of nodes) {
+    if (!seen.has(key)) {
+      node.node.remove();
+      nodes.delete(key);
+    }
+  }
+}
+
+/**
+ * The picker sits in the transcript after the call it asks about (the last one drawn), so the
+ * decision reads in order; at the end when no such call is drawn.
+ */
+function placeAfterAskedCall(
+  log: HTMLElement,
+  pickerSlot: HTMLElement,
+  items: Transcript["items"],
+  anchors: readonly string[],
+  nodeOf: (toolCallId: string) => Element | undefined,
+): void {
+  const asked = items.filter((it) => it.kind === "tool" && anchors.includes(it.id));
+  const last = asked[asked.length - 1];
+  const after = last && nodeOf(last.id);
+  if (!after) {
+    if (log.lastElementChild !== pickerSlot) log.appendChild(pickerSlot);
+  } else if (after.nextElementSibling !== pickerSlot) {
+    after.after(pickerSlot);
+  }
+}
+
+/**
+ * The picker mounts after its model arrives and grows as it draws: keep its buttons in view
+ * while the run waits for them, without scrolling the page. Returns the observer to disconnect.
+ */
+function keepPickerInView(log: HTMLElement, pickerSlot: HTMLElement, waiting: () => boolean): ResizeObserver | null {
+  if (typeof ResizeObserver === "undefined") return null;
+  const observer = new ResizeObserver(() => {
+    if (!waiting()) return;
+    const bottom = pickerSlot.offsetTop + pickerSlot.offsetHeight;
+    if (bottom > log.scrollTop + log.clientHeight) log.scrollTop = bottom - log.clientHeight;
+  });
+  observer.observe(pickerSlot);
+  return observer;
 }

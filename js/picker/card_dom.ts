@@ -4,23 +4,13 @@
 import { h } from "../dom";
 import { str } from "../json";
 import { approvalsOf } from "./approvals";
+import { collect, denial, initialValues } from "./collect";
 import { formatRemaining } from "./countdown";
+import { type Change, changesOf, prefilled, proposalOf, withEdit } from "./edits";
 import { buildField, type FieldDom, readValues } from "./field_dom";
-import {
-  type Change,
-  changesOf,
-  collect,
-  denial,
-  type FormSpec,
-  formFromSchema,
-  initialValues,
-  prefilled,
-  proposalOf,
-  type RawValues,
-  withEdit,
-} from "./form";
 import type { AnswerResultMessage } from "./protocol";
 import { loadRenderer, type ModuleLoader } from "./renderers";
+import { type FormSpec, formFromSchema, type RawValues } from "./schema_form";
 import type { CardView } from "./state";
 import type { AnswerStatus, FieldError } from "./types";
 
@@ -185,7 +175,6 @@ function countdownText(card: CardView, closed: boolean): string {
 }
 
 export function buildCard(ctx: CardContext, card: CardView): Card {
-  const { actions } = ctx;
   const { id, interrupt } = card;
   const titleId = `${ctx.idPrefix}-title`;
   const countdown = h("span", { class: "iw-countdown", "aria-live": "off" });
@@ -204,7 +193,63 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
   );
   const approvals = approvalsPart();
   root.append(approvals.root);
+  const answer = answerForm(ctx, card, titleId);
+  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
+  const doubt = doubtPart(ctx, id);
+  root.append(answer.form, doubt.root, decision);
+  const cleanup: Array<() => void> = [];
+  if (card.renderer) mountRenderer(ctx, card, answer, cleanup);
+  const drawErrors = errorDrawer(answer.fields, answer.cardError);
+  const drawDecision = decisionDrawer(root, decision);
 
+  return {
+    root,
+    update(view: CardView, closed: boolean): void {
+      const { phase } = view;
+      const editable = phase === "open" && !closed;
+      root.classList.toggle("iw-decided", phase === "decided");
+      root.setAttribute("data-phase", phase);
+      answer.form.classList.toggle("iw-hidden", phase === "decided" || closed || view.doubt !== null);
+      doubt.update(view, closed);
+      approvals.update(view, closed);
+      for (const field of answer.fields) for (const c of field.controls) (c as HTMLInputElement).disabled = !editable;
+      answer.primary.disabled = !editable;
+      if (answer.deny) answer.deny.disabled = !editable;
+      answer.cancel.disabled = closed || !(phase === "open" || phase === "expired");
+      answer.form.setAttribute("aria-busy", String(phase === "pending"));
+      countdown.textContent = countdownText(view, closed);
+      drawErrors(view);
+      drawDecision(view);
+    },
+    destroy(): void {
+      for (const fn of cleanup) fn();
+      root.remove();
+    },
+  };
+}
+
+/** The answer form of a card: its fields, the deny reason, Approve / Deny / Cancel. */
+interface AnswerForm {
+  form: HTMLFormElement;
+  body: HTMLElement;
+  reason: HTMLElement | null;
+  fields: FieldDom[];
+  cardError: HTMLElement;
+  primary: HTMLButtonElement;
+  deny: HTMLButtonElement | null;
+  cancel: HTMLButtonElement;
+  /** Shows or hides the built-in form (a custom renderer draws its own). */
+  showBuiltIn(shown: boolean): void;
+}
+
+/**
+ * The form built from the interrupt's response schema, with an editable call's fields
+ * starting from the proposal; submitting checks the fields as Python will and sends the
+ * answer, with an edit in full, through the card's actions.
+ */
+function answerForm(ctx: CardContext, card: CardView, titleId: string): AnswerForm {
+  const { actions } = ctx;
+  const { id, interrupt } = card;
   const proposal = proposalOf(interrupt.metadata?.tool_input);
   const spec = prefilled(formFromSchema(interrupt.responseSchema), proposal);
   const raw = initialValues(spec.fields);
@@ -228,10 +273,6 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     cardError,
     h("div", "iw-actions", primary, deny, cancel),
   );
-  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
-  const doubt = doubtPart(ctx, id);
-  root.append(form, doubt.root, decision);
-
   const send = (status: AnswerStatus, payload: unknown): void => {
     void actions.answer(id, status, payload);
   };
@@ -257,38 +298,43 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     send("resolved", denial(str(said)));
   });
   cancel.addEventListener("click", () => send("cancelled", null));
-
-  const cleanup: Array<() => void> = [];
   const showBuiltIn = (shown: boolean): void => {
     for (const el of [body, reason, primary, deny]) el?.classList.toggle("iw-hidden", !shown);
   };
-  if (card.renderer) {
-    const host = h("div", "iw-custom");
-    form.insertBefore(host, body);
-    showBuiltIn(false);
-    loadRenderer(card.renderer, ctx.loader)
-      .then(async (render) => {
-        if (!ctx.alive()) return;
-        const done = await render({
-          interrupt,
-          el: host,
-          resolve: (payload) => actions.answer(id, "resolved", payload),
-          cancel: () => actions.answer(id, "cancelled", null),
-          showForm: () => showBuiltIn(true),
-        });
-        if (typeof done === "function") cleanup.push(done);
-      })
-      .catch((err: unknown) => {
-        // Fall back to the built-in form, and say why.
-        host.remove();
-        showBuiltIn(true);
-        cardError.textContent = `${CUSTOM_FAILED}: ${err instanceof Error ? err.message : String(err)}`;
-      });
-  }
+  return { form, body, reason, fields, cardError, primary, deny, cancel, showBuiltIn };
+}
 
-  // Every drawn field's pointer: errors for any other path go above the buttons.
+/** A custom renderer drawn in place of the built-in form; on failure, the form comes back and says why. */
+function mountRenderer(ctx: CardContext, card: CardView, answer: AnswerForm, cleanup: Array<() => void>): void {
+  const { actions } = ctx;
+  const { id, interrupt, renderer } = card;
+  if (!renderer) return;
+  const host = h("div", "iw-custom");
+  answer.form.insertBefore(host, answer.body);
+  answer.showBuiltIn(false);
+  loadRenderer(renderer, ctx.loader)
+    .then(async (render) => {
+      if (!ctx.alive()) return;
+      const done = await render({
+        interrupt,
+        el: host,
+        resolve: (payload) => actions.answer(id, "resolved", payload),
+        cancel: () => actions.answer(id, "cancelled", null),
+        showForm: () => answer.showBuiltIn(true),
+      });
+      if (typeof done === "function") cleanup.push(done);
+    })
+    .catch((err: unknown) => {
+      host.remove();
+      answer.showBuiltIn(true);
+      answer.cardError.textContent = `${CUSTOM_FAILED}: ${err instanceof Error ? err.message : String(err)}`;
+    });
+}
+
+/** Draws a view's errors beside their fields; errors for any other path go above the buttons. */
+function errorDrawer(fields: FieldDom[], cardError: HTMLElement): (view: CardView) => void {
   const placed = new Set(fields.map((f) => f.spec.pointer));
-  const drawErrors = (view: CardView): void => {
+  return (view) => {
     const unplaced: string[] = [];
     for (const [path, messages] of Object.entries(view.fieldErrors)) {
       if (!placed.has(path)) unplaced.push(...messages.map((m) => (path ? `${path}: ${m}` : m)));
@@ -302,10 +348,12 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     // A renderer's failure stays in view until there is something else to say.
     if (!cardError.textContent?.startsWith(CUSTOM_FAILED) || text) cardError.textContent = text;
   };
+}
 
-  // The read-only summary, drawn from the saved answer (again only when it changes).
+/** Draws the read-only summary from the saved answer (again only when it changes). */
+function decisionDrawer(root: HTMLElement, decision: HTMLElement): (view: CardView) => void {
   let shownDecision = "";
-  const drawDecision = ({ decision: d }: CardView): void => {
+  return ({ decision: d }) => {
     const key = d ? JSON.stringify(d) : "";
     if (key === shownDecision) return;
     shownDecision = key;
@@ -323,30 +371,5 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     const hadFocus = root.contains(document.activeElement);
     decision.classList.toggle("iw-hidden", !d);
     if (d && hadFocus) decision.focus();
-  };
-
-  return {
-    root,
-    update(view: CardView, closed: boolean): void {
-      const { phase } = view;
-      const editable = phase === "open" && !closed;
-      root.classList.toggle("iw-decided", phase === "decided");
-      root.setAttribute("data-phase", phase);
-      form.classList.toggle("iw-hidden", phase === "decided" || closed || view.doubt !== null);
-      doubt.update(view, closed);
-      approvals.update(view, closed);
-      for (const field of fields) for (const c of field.controls) (c as HTMLInputElement).disabled = !editable;
-      primary.disabled = !editable;
-      if (deny) deny.disabled = !editable;
-      cancel.disabled = closed || !(phase === "open" || phase === "expired");
-      form.setAttribute("aria-busy", String(phase === "pending"));
-      countdown.textContent = countdownText(view, closed);
-      drawErrors(view);
-      drawDecision(view);
-    },
-    destroy(): void {
-      for (const fn of cleanup) fn();
-      root.remove();
-    },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "./fake_model";
-import { buttonIn, cardIn, pickerHost } from "./test_host";
+import { FakeModel } from "../testing/fake_model";
+import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import type { WireInterrupt } from "./types";
 
 const call: WireInterrupt = {

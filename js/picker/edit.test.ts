@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "./fake_model";
-import { changesOf, formFromSchema, prefilled, withEdit } from "./form";
-import { buttonIn, cardIn, pickerHost } from "./test_host";
+import { FakeModel } from "../testing/fake_model";
+import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
+import { changesOf, prefilled, withEdit } from "./edits";
+import { formFromSchema } from "./schema_form";
 import type { JsonSchema, WireInterrupt } from "./types";
 
 // The answer schema the adapter builds for `editable(transfer_funds, fields=("amount", "memo"))`.

@@ -3,7 +3,7 @@
 
 import { type AttrMap, h } from "../dom";
 import { str } from "../json";
-import type { FieldSpec, RawValue, RawValues } from "./form";
+import type { FieldSpec, RawValue, RawValues } from "./schema_form";
 
 /** A drawn field: the controls its value is read from, and where its error goes. */
 export interface FieldDom {
@@ -75,22 +75,7 @@ export function buildField(ctx: FieldContext, field: FieldSpec, raw: RawValues, 
   let wrap: HTMLElement;
   let controls: HTMLElement[];
   if (c.kind === "multi" || (c.kind === "choice" && c.style === "radio")) {
-    // One labelled input per option (checkbox or radio), its value the option's index.
-    const radio = c.kind === "choice";
-    const inputs = c.options.map((_, index) => {
-      const input = h("input", { type: radio ? "radio" : "checkbox", name: radio ? id : undefined, value: index });
-      input.checked = [value].flat().includes(String(index));
-      return input;
-    });
-    const group = { role: radio ? "radiogroup" : undefined, "aria-required": radio && required ? "true" : undefined };
-    wrap = h(
-      "fieldset",
-      { class: "iw-group", "data-field": dataField, ...group },
-      h("legend", {}, label, mark),
-      h("div", "iw-choices", ...inputs.map((input, i) => h("label", {}, input, String(c.options[i])))),
-      desc,
-    );
-    controls = inputs;
+    [wrap, controls] = optionInputs(field, id, c.options, c.kind === "choice", value, [mark, desc]);
   } else if (c.kind === "boolean") {
     const input = h("input", { type: "checkbox", id, "data-field": dataField });
     input.checked = value === true;
@@ -111,6 +96,35 @@ export function buildField(ctx: FieldContext, field: FieldSpec, raw: RawValues, 
   wrap.append(error);
   out.push({ spec: field, controls, error });
   return wrap;
+}
+
+/**
+ * One labelled input per option (radio for a choice, checkbox for several), its value the
+ * option's index, in a fieldset; returns the fieldset and the inputs.
+ */
+function optionInputs(
+  field: FieldSpec,
+  id: string,
+  options: unknown[],
+  radio: boolean,
+  value: RawValue | undefined,
+  [mark, desc]: [HTMLElement | false, HTMLElement | null],
+): [HTMLElement, HTMLInputElement[]] {
+  const inputs = options.map((_, index) => {
+    const input = h("input", { type: radio ? "radio" : "checkbox", name: radio ? id : undefined, value: index });
+    input.checked = [value].flat().includes(String(index));
+    return input;
+  });
+  const required = radio && field.required ? "true" : undefined;
+  const group = { role: radio ? "radiogroup" : undefined, "aria-required": required };
+  const wrap = h(
+    "fieldset",
+    { class: "iw-group", "data-field": field.dataField, ...group },
+    h("legend", {}, field.label, mark),
+    h("div", "iw-choices", ...inputs.map((input, i) => h("label", {}, input, String(options[i])))),
+    desc,
+  );
+  return [wrap, inputs];
 }
 
 /** The raw value of each drawn field, keyed by its data field. */

@@ -9,9 +9,10 @@ import { initialState, type ModelState, type PickerEvent, type PickerState, redu
 import type { PickerModel } from "./types";
 import { createPickerDom } from "./view";
 
-export { collect, formFromSchema } from "./form";
+export { collect } from "./collect";
 export type { AnswerMessage, AnswerResultMessage } from "./protocol";
 export type { RendererProps, RenderFn } from "./renderers";
+export { formFromSchema } from "./schema_form";
 export { initialState, reduce, viewOf } from "./state";
 export type {
   AnswerRecord,

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as meetingTime from "../../src/interrupt_widget/widgets/renderers/meeting_time.js";
 import SOURCE from "../../src/interrupt_widget/widgets/renderers/meeting_time.js?raw";
-import { FakeModel } from "./fake_model";
+import { FakeModel } from "../testing/fake_model";
 import { mountPicker } from "./index";
 import type { WireInterrupt } from "./types";
 

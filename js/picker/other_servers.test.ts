@@ -5,9 +5,10 @@
 
 import { describe, expect, it } from "vitest";
 import servers from "../../tests/fixtures/other_servers.json";
-import { FakeModel } from "./fake_model";
-import { collect, denial, formFromSchema, initialValues, type RawValues } from "./form";
-import { buttonIn, cardIn, pickerHost } from "./test_host";
+import { FakeModel } from "../testing/fake_model";
+import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
+import { collect, denial, initialValues } from "./collect";
+import { formFromSchema, type RawValues } from "./schema_form";
 import type { JsonSchema, ToolCallOf, WireInterrupt } from "./types";
 
 const interrupt = (name: keyof typeof servers): WireInterrupt => servers[name] as unknown as WireInterrupt;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "./fake_model";
+import { FakeModel } from "../testing/fake_model";
+import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import { mountPicker } from "./index";
-import { buttonIn, cardIn, pickerHost } from "./test_host";
 import type { WireInterrupt } from "./types";
 
 const MEETING_SCHEMA = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatRemaining } from "./countdown";
-import { labelFor } from "./form";
+import { labelFor } from "./dates";
 import { initialState, type ModelState, reduce, viewOf } from "./state";
 import { decisionOf } from "./summary";
 

@@ -1,7 +1,8 @@
 // How a recorded answer reads in the card once it is decided.
 
 import { asRecord } from "../json";
-import { DENY_REASON, EDIT_KEY, humanize, labelFor } from "./form";
+import { labelFor } from "./dates";
+import { DENY_REASON, EDIT_KEY, humanize } from "./schema_form";
 import type { AnswerRecord } from "./types";
 
 export interface Decision {

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
-import { FakeModel } from "./fake_model";
+import { FakeModel } from "../testing/fake_model";
+import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import { mountPicker } from "./index";
 import type { RendererProps } from "./renderers";
-import { buttonIn, cardIn, pickerHost } from "./test_host";
 import type { JsonSchema, WireInterrupt } from "./types";
 
 function ask(id: string, schema: JsonSchema | undefined, extra: Partial<WireInterrupt> = {}): WireInterrupt {

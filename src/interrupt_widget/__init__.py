@@ -17,6 +17,7 @@ from .errors import (
     AGUIConnectionError,
     AGUIHTTPError,
     AGUIStreamError,
+    AnsweredElsewhere,
     AnswerRefused,
     CallInDoubt,
     CallMismatch,
@@ -25,15 +26,21 @@ from .errors import (
     CassetteMissing,
     ChatRunError,
     ErrorCode,
+    FingerprintSecretError,
     IdentityMismatch,
+    InsecureBindError,
     InterruptsOpen,
     LedgerUnavailable,
     NotAllowedToAnswer,
+    NotInDoubt,
     PolicyError,
     ResponderError,
     ResumeRefused,
+    TargetError,
+    TemporalUnavailable,
     ThreadBusy,
     UnattendedWait,
+    WorkersRefused,
 )
 from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .identity import Identity, as_identity, current_identity, set_identity
@@ -45,7 +52,8 @@ from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from .sdk.cassette import Cassette
 from .sdk.decision_spans import SPAN_NAME
 from .sdk.edits import editable
-from .sdk.offline_model import OfflineModel, default_model
+from .sdk.model_choice import default_model
+from .sdk.offline_model import OfflineModel
 from .sdk.response_schema import with_response_schema
 from .sdk.tool_answers import resume_payload
 from .widgets.chat import AgentChat
@@ -70,6 +78,7 @@ __all__: list[str] = [
     "AgentBatch",
     "AgentChat",
     "AnswerRefused",
+    "AnsweredElsewhere",
     "CallInDoubt",
     "CallMismatch",
     "CannotWaitHere",
@@ -78,13 +87,16 @@ __all__: list[str] = [
     "CassetteMissing",
     "ChatRunError",
     "ErrorCode",
+    "FingerprintSecretError",
     "Identity",
     "IdentityMismatch",
     "Inbox",
+    "InsecureBindError",
     "InterruptPicker",
     "InterruptsOpen",
     "LedgerUnavailable",
     "NotAllowedToAnswer",
+    "NotInDoubt",
     "OfflineModel",
     "OpenAIAgentsAdapter",
     "Policy",
@@ -95,8 +107,11 @@ __all__: list[str] = [
     "ResumeRefused",
     "RunHandle",
     "SQLiteLedger",
+    "TargetError",
+    "TemporalUnavailable",
     "ThreadBusy",
     "UnattendedWait",
+    "WorkersRefused",
     "__version__",
     "answer_interruptions",
     "approve",

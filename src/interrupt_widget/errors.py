@@ -134,6 +134,14 @@ class ErrorCode(StrEnum):
     CASSETTE_MISSING = "cassette_missing"
     """Replay only, and the cassette's file does not exist."""
 
+    # Runs on Temporal workers (`interrupt_widget.temporal`).
+    ANSWERED_ELSEWHERE = "answered_elsewhere"
+    """The interrupt was already answered by another client (another notebook, the inbox of
+    another kernel): that answer stands, this one was not taken, and nothing ran for it."""
+    TEMPORAL_UNAVAILABLE = "temporal_unavailable"
+    """The Temporal server could not be reached (wrong address, or not running): nothing was
+    started or answered; start it (or `interrupt_widget.temporal.dev_server()`) and try again."""
+
 
 class AdapterError(Exception):
     """A run that cannot go on; the adapter turns it into RUN_ERROR with `code`."""
@@ -334,3 +342,18 @@ class IdentityMismatch(ValueError):
 
     code = ErrorCode.IDENTITY_MISMATCH
     """The code the server answers with (403)."""
+
+
+class AnsweredElsewhere(RuntimeError):
+    """Another client answered this interrupt first (`ErrorCode.ANSWERED_ELSEWHERE`): its answer
+    stands, and this one was not taken."""
+
+    code = ErrorCode.ANSWERED_ELSEWHERE
+    """The code a run refused for this reason ends with."""
+
+
+class TemporalUnavailable(ConnectionError):
+    """The Temporal server is not reachable (`ErrorCode.TEMPORAL_UNAVAILABLE`): nothing was sent."""
+
+    code = ErrorCode.TEMPORAL_UNAVAILABLE
+    """The code a run that could not reach Temporal ends with."""

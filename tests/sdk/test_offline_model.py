@@ -12,8 +12,8 @@ from openai.types.responses import ResponseFunctionToolCall, ResponseOutputMessa
 
 from interrupt_widget import OfflineModel, default_model
 from interrupt_widget.examples import expense_agent, meeting_agent
+from interrupt_widget.sdk.model_choice import DEFAULT_OPENAI_MODEL
 from interrupt_widget.sdk.offline_model import (
-    DEFAULT_OPENAI_MODEL,
     MAX_ECHO_CHARS,
     MAX_READ_CHARS,
     MAX_REPLY_WORDS,

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import importlib.util
 import json
 import os
 import sys
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -183,8 +185,47 @@ def _read(agent: Agent[Any], ended: Ended) -> Ended:
     return (read_as(agent, text) if ending == SUCCESS else None), ending, reason
 
 
+TEMPORAL: dict[str, str] = {}
+"""The address of the session's Temporal server, when `temporalio` is installed."""
+
+
+@pytest.fixture(autouse=True)
+def _temporal_server_when_installed(request: pytest.FixtureRequest) -> None:
+    if importlib.util.find_spec("temporalio") is not None:
+        TEMPORAL["address"] = request.getfixturevalue("temporal_server").address
+
+
+async def through_temporal(
+    agent: Agent[Any], prompt: str, decide: Decide, *, hooks: Any = None, context: Any = None
+) -> Ended:
+    """The kit on Temporal: each run of the adapter in an activity of the conversation's
+    workflow on a real server, answers through its update, the worker in this process."""
+    from temporalio.client import Client
+
+    from interrupt_widget.temporal import TemporalAgent, build_worker
+
+    client = await Client.connect(TEMPORAL["address"])
+    adapter = OpenAIAgentsAdapter(agent, ledger="memory", hooks=hooks, context=context)
+    queue = f"fidelity-{uuid.uuid4().hex}"
+    async with build_worker(client, {"fidelity": adapter}, task_queue=queue, graceful_seconds=1):
+        remote = TemporalAgent(client, agent="fidelity", task_queue=queue, keep_open_seconds=1)
+        return _read(agent, await _conversation(remote.run, prompt, decide, thread_id=queue))
+
+
+KIT_WAYS: tuple[Callable[..., Any], ...] = (
+    (through_kit, through_temporal)
+    if importlib.util.find_spec("temporalio") is not None
+    else (through_kit,)
+)
+"""The kit in the kernel, and on Temporal when it is installed."""
+
+
 async def _conversation(
-    run: Callable[[RunAgentInput], AsyncIterator[BaseEvent]], prompt: str, decide: Decide
+    run: Callable[[RunAgentInput], AsyncIterator[BaseEvent]],
+    prompt: str,
+    decide: Decide,
+    *,
+    thread_id: str = "t",
 ) -> Ended:
     """One AG-UI conversation, each interrupt answered by `decide`; the reply it streamed last.
 
@@ -195,7 +236,7 @@ async def _conversation(
     resume: list[ResumeEntry] | None = None
     for turn in range(6):
         request = RunAgentInput(
-            thread_id="t",
+            thread_id=thread_id,
             run_id=f"r{turn}",
             messages=messages,
             resume=resume,
@@ -263,7 +304,7 @@ async def differential(
     decide: Decide = approve_all,
     *,
     raw_ways: tuple[Callable[..., Any], ...] = RAW_WAYS,
-    kit_ways: tuple[Callable[..., Any], ...] = (through_kit,),
+    kit_ways: tuple[Callable[..., Any], ...] = KIT_WAYS,
     **options: Any,
 ) -> tuple[Observed, Observed]:
     """Each raw way and each kit way on the same agent: all alike; (raw, the last kit way's)."""
@@ -324,7 +365,7 @@ def bank(log: Path, *, edit: bool = False, **agent_options: Any) -> Agent[Any]:
 # -- the cases -------------------------------------------------------------------------------------
 
 
-BOTH_KIT_WAYS = (through_kit, over_http)
+BOTH_KIT_WAYS = (*KIT_WAYS, over_http)
 """The adapter in process, and the same served over HTTP by `asgi_app`."""
 
 
@@ -505,7 +546,7 @@ async def mcp_banks(tmp_path: Path) -> AsyncIterator[dict[Path, MCPServerStdio]]
     """One local MCP bank server per way of resuming, each writing its runs to that way's log."""
     async with AsyncExitStack() as stack:
         servers: dict[Path, MCPServerStdio] = {}
-        for way in (raw_sdk, through_kit):
+        for way in (raw_sdk, *KIT_WAYS):
             log = tmp_path / f"{way.__name__}.jsonl"
             server = MCPServerStdio(
                 params={"command": sys.executable, "args": [str(MCP_BANK_SERVER), str(log)]},

@@ -45,7 +45,7 @@ from starlette.responses import JSONResponse, StreamingResponse
 from starlette.responses import Response as HTTPResponse
 from starlette.routing import Route
 
-from interrupt_widget.sdk.offline_model import response_stream
+from interrupt_widget.sdk.response_stream import response_stream
 
 KEY = "stand-in-key"
 """The one API key the stand-in takes."""

@@ -36,7 +36,8 @@ from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, ExpiryAnswer, RowStatus, Waiting
-from interrupt_widget.decisions import Decision, result_markers, settled_decisions, with_outcomes
+from interrupt_widget.conversation import Step, converse, noted
+from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
@@ -157,15 +158,12 @@ class AgentBatch:
         self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls and finished rows are recorded."""
         if adapter is None:
-            if not isinstance(agent, Agent):
-                raise TypeError(f"AgentBatch runs an agents.Agent, got {type(agent).__name__}")
-            agent = agent.clone(model=model) if model is not None else agent
             # A denial after the deadline is the batch's own: the interrupt itself then
             # carries none, since an expired interrupt can only be cancelled.
             expiry = expires_in if on_expiry == "cancel" else None
-            adapter = OpenAIAgentsAdapter(
-                agent, response_schemas=response_schemas, expires_in=expiry, ledger=self.ledger,
-                policy=policy, cassette=cassette,
+            adapter = _adapter_of(
+                agent, model=model, response_schemas=response_schemas, expires_in=expiry,
+                ledger=self.ledger, policy=policy, cassette=cassette,
             )  # fmt: skip
         self.adapter = adapter
         """The AG-UI agent every row runs on."""
@@ -346,34 +344,31 @@ class AgentBatch:
                     return
                 if saved is None:
                     step = 0
-                    outcome = await self._run(row, _first_input(row.thread))
+                    first = await self._run(row, _first_input(row.thread))
                 else:  # an earlier run stopped while this row waited: ask the same calls again
                     step, messages, interrupts = saved
                     row.thread = ConversationThread(
                         self.adapter, thread_id=thread_id, messages=messages, interrupts=interrupts
                     )
-                    outcome = RunOutcome("interrupt", "", tuple(interrupts))
+                    first = RunOutcome("interrupt", "", tuple(interrupts))
+
+            async def keep(outcome: RunOutcome) -> None:
+                nonlocal step
+                step += 1
+                await self._keep(row, step, outcome)
+
             # Asked again as saved (nothing new to keep), or after a call was left in doubt:
             # either may hold calls in doubt, to be settled by a person.
-            again = saved is not None
-            while True:
-                if outcome.kind == "interrupt":
-                    if not again:
-                        step += 1
-                        await self._keep(row, step, outcome)
-                    asked = outcome.interrupts
-                elif self._may_settle(outcome):
-                    asked, again = tuple(row.thread.interrupts), True
-                else:
-                    break
-                doubts = await self._doubts(row, asked) if again else {}
-                if outcome.kind != "interrupt" and not doubts:
-                    break  # in doubt, with nothing a person can settle here: it failed
-                again = False
-                entries = await self._answers(row, asked, doubts)
-                async with slots:
-                    run_input = row.thread.resume_input(entries)
-                    outcome = await self._run(row, run_input, stop_once_answered=self._stopping)
+            outcome = await converse(
+                first,
+                run=lambda answers: self._resume(row, answers, slots),
+                ask=lambda asked, doubts: self._answers(row, asked, doubts),
+                open_interrupts=lambda: row.thread.interrupts,
+                keep=keep,
+                settles=self._may_settle,
+                doubts=lambda asked: self._doubts(row, asked),
+                asked_again=saved is not None,
+            )
         except Exception as exc:  # this row failed; the others go on
             row.error = f"{type(exc).__name__}: {exc}"
             row.code = ErrorCode.CALL_IN_DOUBT if isinstance(exc, CallInDoubt) else None
@@ -434,28 +429,30 @@ class AgentBatch:
         return await asyncio.to_thread(doubts_to_offer, ledger, thread_id, asked, known)
 
     def _answers(
-        self, row: BatchRow, asked: tuple[Interrupt, ...], doubts: dict[str, Offer]
+        self, row: BatchRow, asked: tuple[Interrupt, ...], doubts: Mapping[str, Offer]
     ) -> asyncio.Future[list[ResumeEntry]]:
         """Ask `asked` of the row: its calls in doubt wait for a person, the rest for anyone."""
         answered = row.ask(asked, expires_in=self._expires_in, on_expiry=self._on_expiry)
         ledger = doubt_ledger(self.adapter)
         if doubts and ledger is not None:
-            settle = settler(ledger, row.thread.thread_id, doubts)
+            settle = settler(ledger, row.thread.thread_id, dict(doubts))
             row.offer_settling({k: o.text for k, o in doubts.items()}, settle)
         elif self.responder is not None:  # only a person can say whether a call ran
             self.responder.respond(row)
         return answered
+
+    async def _resume(self, row: BatchRow, step: Step, slots: asyncio.Semaphore) -> RunOutcome:
+        """Resume the row with its answers, in a place among the runs."""
+        async with slots:
+            run_input = step if isinstance(step, RunAgentInput) else row.thread.resume_input(step)
+            return await self._run(row, run_input, stop_once_answered=self._stopping)
 
     async def _run(
         self, row: BatchRow, run_input: Any, *, stop_once_answered: bool = False
     ) -> RunOutcome:
         row.set_status("running")
         outcome = await row.thread.start(run_input, stop_once_answered=stop_once_answered)
-        known = {d.interrupt_id for d in row.decisions}
-        row.decisions.extend(
-            d for d in settled_decisions(row.thread.messages) if d.interrupt_id not in known
-        )
-        row.decisions[:] = with_outcomes(row.decisions, result_markers(row.thread.runs[-1].events))
+        row.decisions[:] = noted(row.decisions, row.thread)
         row.replayed = row.replayed or any(d.outcome == "replayed" for d in row.decisions)
         row.text = last_reply(row.thread.messages)
         return outcome
@@ -547,6 +544,20 @@ def _replayed(decision: Decision, found: Recorded | None) -> Decision:
         ran_at = datetime.fromtimestamp(found.at, UTC).isoformat().replace("+00:00", "Z")
     ran_with = found.answer if found.answer is not None else decision.payload
     return replace(decision, outcome="replayed", ran_with=ran_with, ran_at=ran_at, ran_by=found.by)
+
+
+def _adapter_of(agent: Any, *, model: Any, **options: Any) -> AGUIAgent:
+    """The AG-UI agent a batch of `agent` runs on: an AG-UI agent (a `TemporalAgent`, a
+    `RemoteAgent`) runs itself; an `agents.Agent` runs in an adapter given `options`."""
+    if isinstance(agent, AGUIAgent):
+        given = [k for k in ("policy", "cassette", "response_schemas") if options[k] is not None]
+        if model is not None or given:
+            raise TypeError("give the policy, model and cassette to the agent where it runs")
+        return agent
+    if not isinstance(agent, Agent):
+        raise TypeError(f"AgentBatch runs an agents.Agent, got {type(agent).__name__}")
+    agent = agent.clone(model=model) if model is not None else agent
+    return OpenAIAgentsAdapter(agent, **options)
 
 
 def _agent_name(agent: Any) -> str:

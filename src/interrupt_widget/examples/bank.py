@@ -25,7 +25,7 @@ from interrupt_widget.examples.tool_runs import (
 )
 from interrupt_widget.policy.rules import Policy, approve, deny
 from interrupt_widget.sdk.edits import editable
-from interrupt_widget.sdk.offline_model import default_model
+from interrupt_widget.sdk.model_choice import default_model
 from interrupt_widget.sdk.tool_answers import resume_payload
 
 BANK_INSTRUCTIONS = (

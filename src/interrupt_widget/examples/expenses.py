@@ -13,7 +13,7 @@ from agents import Model, RunContextWrapper, function_tool
 from agents.tool_context import ToolContext
 
 from interrupt_widget.examples.tool_runs import ExampleAgent, ExecutedCall, ToolRunLog
-from interrupt_widget.sdk.offline_model import default_model
+from interrupt_widget.sdk.model_choice import default_model
 from interrupt_widget.sdk.response_schema import with_response_schema
 from interrupt_widget.sdk.tool_answers import resume_payload
 

@@ -21,7 +21,7 @@ from interrupt_widget.examples.tool_runs import (
     ToolRunLog,
     append_journal,
 )
-from interrupt_widget.sdk.offline_model import default_model
+from interrupt_widget.sdk.model_choice import default_model
 from interrupt_widget.sdk.response_schema import with_response_schema
 from interrupt_widget.sdk.tool_answers import resume_payload
 

@@ -102,7 +102,7 @@ from interrupt_widget.sdk.cassette import Cassette, cassette_from, tap_models
 from interrupt_widget.sdk.decision_spans import ASKED_AT_KEY
 from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
 from interrupt_widget.sdk.endings import ending_error
-from interrupt_widget.sdk.offline_model import OFFLINE_WAY, is_missing_credentials
+from interrupt_widget.sdk.model_choice import OFFLINE_WAY, is_missing_credentials
 from interrupt_widget.sdk.response_schema import declared_response_schema
 from interrupt_widget.sdk.run import Decided, SDKRun
 

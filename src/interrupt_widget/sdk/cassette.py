@@ -63,7 +63,7 @@ from interrupt_widget.errors import CassetteMismatch, CassetteMissing
 from interrupt_widget.sdk import cassette_requests
 from interrupt_widget.sdk.cassette_file import Entry, Redact, event_json, load, response_json, write
 from interrupt_widget.sdk.cassette_requests import Request, canonical_request, explain
-from interrupt_widget.sdk.offline_model import response_stream
+from interrupt_widget.sdk.response_stream import response_stream
 
 __all__ = ["CASSETTE_ENV", "CASSETTE_MODE_ENV", "Cassette", "CassetteMode", "cassette_from"]
 

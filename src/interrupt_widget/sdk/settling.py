@@ -7,16 +7,16 @@ person's word on one (`ledger.doubt.settle_doubt`) is then the call's answer:
 the earlier approval is given again, and the resume either reads the recorded
 result or runs the call once.
 
-Only an in-process `OpenAIAgentsAdapter` with a ledger that can be settled
-(SQLite, PostgreSQL) offers this; a remote agent's calls are settled where it
-is served.
+Only an agent that holds a ledger that can be settled (SQLite, PostgreSQL) offers
+this: an in-process `OpenAIAgentsAdapter`, or a `TemporalAgent` given its workers'
+ledger; a remote agent's calls are settled where it is served.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
@@ -25,7 +25,7 @@ from interrupt_widget.agui.interrupts import verdict
 from interrupt_widget.decisions import Decision, answerer_words, instant_words
 from interrupt_widget.errors import AnswerRefused, NotInDoubt
 from interrupt_widget.ledger.doubt import DoubtLedger, doubted, settle_doubt
-from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.ledger.once_only import CallLedger
 
 __all__ = [
     "Approval",
@@ -62,9 +62,17 @@ class Offer:
     approval: Approval
 
 
+@runtime_checkable
+class HoldsLedger(Protocol):
+    """An agent that names the ledger its approved calls are claimed in (None: none here)."""
+
+    @property
+    def ledger(self) -> CallLedger | None: ...
+
+
 def doubt_ledger(adapter: object) -> DoubtLedger | None:
-    """The ledger of an in-process adapter whose calls in doubt can be settled, else None."""
-    ledger = adapter.ledger if isinstance(adapter, OpenAIAgentsAdapter) else None
+    """The ledger of an agent whose calls in doubt can be settled from here, else None."""
+    ledger = adapter.ledger if isinstance(adapter, HoldsLedger) else None
     return ledger if isinstance(ledger, DoubtLedger) else None
 
 

@@ -20,7 +20,7 @@ import json
 import logging
 import os
 import pathlib
-from collections.abc import Awaitable, Callable, Generator, Mapping
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, overload
@@ -50,14 +50,12 @@ from interrupt_widget.agui.wire import (
     messages_to_wire,
     to_wire,
 )
+from interrupt_widget.conversation import Step, converse, last_markers, noted
 from interrupt_widget.decisions import (
     Decision,
     decisions_for,
     decisions_frame,
-    result_markers,
     save_decisions,
-    settled_decisions,
-    with_outcomes,
 )
 from interrupt_widget.errors import (
     AnswerRefused,
@@ -78,7 +76,8 @@ from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder, ResponderError
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
 from interrupt_widget.sdk.cassette import Cassette, cassette_from
-from interrupt_widget.sdk.offline_model import OfflineModel, has_openai_credentials
+from interrupt_widget.sdk.model_choice import has_openai_credentials
+from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import (
     ConversationThread,
@@ -228,7 +227,7 @@ def _agent_and_adapter(
         )
     if adapter is not None:
         return agent, adapter, False
-    if isinstance(agent, RemoteAgent):
+    if isinstance(agent, AGUIAgent):  # a `RemoteAgent`, a `TemporalAgent`: it runs itself
         if (
             model is not None
             or expires_in is not None
@@ -240,8 +239,7 @@ def _agent_and_adapter(
         ):
             raise TypeError(
                 "model, expires_in, response_schemas, ledger, policy, hooks and cassette belong "
-                "to the "
-                "remote server's agent; set them where it is served"
+                "to the agent where it runs; set them where it is served (a server, or workers)"
             )
         return agent, agent, False
     if model is not None:
@@ -457,6 +455,8 @@ class AgentChat(anywidget.AnyWidget):
         self._attendance = Attendance()
         """Whether a front end holds this chat, and since when a person has been asked."""
         self._stop_when_answered = False
+        self._doing = "running the agent"
+        """What the conversation is doing, for the status line of an error."""
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
 
@@ -615,6 +615,27 @@ class AgentChat(anywidget.AnyWidget):
             ) from None
         return cls(agent, _state=document, **options)
 
+    @classmethod
+    def for_thread(
+        cls,
+        agent: Any,
+        thread_id: str,
+        *,
+        messages: Iterable[Mapping[str, Any]] = (),
+        interrupts: Iterable[Mapping[str, Any]] = (),
+        **options: Any,
+    ) -> AgentChat:
+        """A chat on a conversation held elsewhere (a Temporal workflow found by a new kernel,
+        `TemporalAgent.waiting()`), from its messages and open interrupts, which ask again.
+
+        Checked as a save is (`load`): open calls that are not what their interrupts show
+        raise `CallMismatch`, and nothing is made.
+        """
+        said, asked = list(messages), list(interrupts)
+        check_saved([message_from_wire(m) for m in said], interrupts_from_wire(asked))
+        state = {"threadId": thread_id, "messages": said, "interrupts": asked}
+        return cls(agent, _state=state, **options)
+
     def __repr__(self) -> str:
         lines = [f"AgentChat ({self.status})"]
         reply = last_reply(self._thread.messages)
@@ -649,28 +670,23 @@ class AgentChat(anywidget.AnyWidget):
         names = ", ".join(tool_name(i, self._thread.messages) for i in self._thread.interrupts)
         return f"the chat's question ({names})" if names else "the chat's question"
 
-    async def _converse(
-        self, first: RunAgentInput | list[ResumeEntry], decisions_before: int
-    ) -> ChatResult:
+    async def _converse(self, first: Step, decisions_before: int) -> ChatResult:
         runs_before = len(self._thread.runs)
-        doing = "running the agent"
+        self._doing = "running the agent"
         try:
-            if isinstance(first, RunAgentInput):
-                outcome = await self._run(first)
-            else:
-                doing = "resuming the run"
-                outcome = await self._resume(first)
-            while outcome.kind == "interrupt":
-                doing = "asking for an answer"
-                entries = await self._ask(outcome.interrupts)
-                doing = "resuming the run"
-                outcome = await self._resume(entries)
+            outcome = await converse(
+                first,
+                run=self._step,
+                ask=self._ask,
+                open_interrupts=lambda: self._thread.interrupts,
+            )
         except asyncio.CancelledError:
             self._thread.stop()
             raise
         except Exception as exc:  # a responder, or interrupts the picker refuses
-            self._set_status("error", error_line(exc, doing))
+            self._set_status("error", error_line(exc, self._doing))
             raise
+        doing = self._doing
         if outcome.kind == "error":
             self._set_status("error", error_line(outcome.error, doing))
             if self._thread.interrupts:
@@ -714,15 +730,8 @@ class AgentChat(anywidget.AnyWidget):
         finally:
             self._batcher.flush()
             self._sync_messages()
-            self._record_settled()
-            self._note_outcomes()
+            self._note_decisions()
         return outcome
-
-    def _record_settled(self) -> None:
-        # Calls a policy settled inside the run are decisions too, recorded as they ran.
-        known = {d.interrupt_id for d in self._decisions}
-        found = settled_decisions(self._thread.messages)
-        self._decisions.extend(d for d in found if d.interrupt_id not in known)
 
     async def _resume(self, entries: list[ResumeEntry]) -> RunOutcome:
         stop, self._stop_when_answered = self._stop_when_answered, False
@@ -735,17 +744,27 @@ class AgentChat(anywidget.AnyWidget):
             raise
         return await self._run(run_input, stop_once_answered=stop)
 
-    def _note_outcomes(self) -> None:
-        """Mark each decision with what came of it (ran, not run, or replayed a run)."""
+    def _note_decisions(self) -> None:
+        """The decisions after a run: those a policy settled inside it, each marked with what
+        came of it (ran, not run, or replayed a run)."""
         if not self._thread.runs:
             return
-        markers = result_markers(self._thread.runs[-1].events)
-        self._decisions = with_outcomes(self._decisions, markers)
+        self._decisions = noted(self._decisions, self._thread)
+        markers = last_markers(self._thread)
         replayed = [k for k, marker in markers.items() if marker.get("replayed") is True]
         if replayed:
             self._picker.note_replayed(replayed)
 
-    async def _ask(self, interrupts: tuple[Interrupt, ...]) -> list[ResumeEntry]:
+    async def _step(self, step: Step) -> RunOutcome:
+        if isinstance(step, RunAgentInput):
+            return await self._run(step)
+        self._doing = "resuming the run"
+        return await self._resume(step)
+
+    async def _ask(
+        self, interrupts: tuple[Interrupt, ...], _offers: Mapping[str, Offer]
+    ) -> list[ResumeEntry]:
+        self._doing = "asking for an answer"
         loop = asyncio.get_running_loop()
         waiter: asyncio.Future[list[ResumeEntry]] = loop.create_future()
         self._waiter = waiter

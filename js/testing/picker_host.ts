@@ -2,8 +2,8 @@
 // pickers cleaned up after it, and lookups that fail loudly.
 
 import { afterEach, beforeEach, vi } from "vitest";
+import { mountPicker } from "../picker/index";
 import type { FakeModel } from "./fake_model";
-import { mountPicker } from "./index";
 
 export interface PickerHost {
   /** The element the test's pickers are mounted in (new for each test). */

@@ -1,14 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  type Control,
-  collect,
-  denial,
-  formFromSchema,
-  initialValues,
-  isoToLocal,
-  localToIso,
-  timeToIso,
-} from "./form";
+import { collect, denial, initialValues } from "./collect";
+import { isoToLocal, localToIso, timeToIso } from "./dates";
+import { type Control, formFromSchema } from "./schema_form";
 import type { JsonSchema } from "./types";
 
 function only(schema: JsonSchema): Control {

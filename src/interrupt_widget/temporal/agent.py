@@ -1,0 +1,196 @@
+"""`TemporalAgent`: an AG-UI agent whose runs happen on Temporal workers.
+
+It is an `AGUIAgent` like the kernel's adapter, so `AgentChat`, `AgentBatch`, `Inbox`,
+`serve`, the responders and policies take it unchanged. A thread id is a workflow id:
+new input is an update that starts the conversation's workflow if it is not running
+(update-with-start), answers are an update whose id is the run's, so the same answer
+sent again (a retry) is the same update and runs nothing twice. The run's events come
+back when the worker's run ends (not token by token).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunStartedEvent
+from temporalio.client import (
+    Client,
+    WithStartWorkflowOperation,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDConflictPolicy
+from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
+
+from interrupt_widget.agui.run_handle import EventIteratorHandle, RunHandle
+from interrupt_widget.agui.wire import event_from_wire, to_wire
+from interrupt_widget.errors import ErrorCode, TemporalUnavailable
+from interrupt_widget.ledger.once_only import CallLedger
+from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
+from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
+from interrupt_widget.temporal.shapes import (
+    ANSWER_UPDATE,
+    OPEN_QUERY,
+    RUN_UPDATE,
+    WORKFLOW,
+    Answer,
+    ConversationStart,
+    JsonDict,
+    OpenConversation,
+)
+
+CONNECT_TIMEOUT = 5.0
+"""How long to try a Temporal address before saying it cannot be reached."""
+
+
+async def connect(address: str, *, namespace: str = "default") -> Client:
+    """A client of the Temporal server at `address`; `TemporalUnavailable` if it is not there."""
+    try:
+        return await asyncio.wait_for(
+            Client.connect(address, namespace=namespace), timeout=CONNECT_TIMEOUT
+        )
+    except (RuntimeError, RPCError, TimeoutError, OSError) as exc:
+        raise TemporalUnavailable(
+            f"the Temporal server at {address} cannot be reached ({exc}): start it (or "
+            "interrupt_widget.temporal.dev_server() to try things out) and try again"
+        ) from None
+
+
+class TemporalAgent:
+    """The agent named `agent` (`package.module:attribute`), run by workers on `task_queue`.
+
+    `client_or_address`: a `temporalio.client.Client`, or the server's `host:port` (connected
+    on first use, in the running event loop). Start workers with `run_worker(...)` or
+    `python -m interrupt_widget worker package.module:attribute --temporal HOST:PORT
+    --task-queue Q`; a worker imports the agent itself, so the same agent runs in the kernel
+    and on workers with no change.
+    """
+
+    def __init__(
+        self,
+        client_or_address: Client | str,
+        *,
+        agent: str,
+        task_queue: str,
+        namespace: str = "default",
+        heartbeat_seconds: float = 10.0,
+        keep_open_seconds: float = 3600.0,
+        ui_url: str | None = None,
+        ledger: LedgerSpec = None,
+    ) -> None:
+        self._client = client_or_address if isinstance(client_or_address, Client) else None
+        self.address = (
+            client_or_address if isinstance(client_or_address, str) else "(a connected client)"
+        )
+        self.agent = agent
+        self.task_queue = task_queue
+        self.namespace = namespace
+        self.start = ConversationStart(
+            agent=agent,
+            task_queue=task_queue,
+            heartbeat_seconds=heartbeat_seconds,
+            keep_open_seconds=keep_open_seconds,
+        )
+        self.ui_url = ui_url
+        """The Temporal Web UI (e.g. `DevServer.ui_url`), for `run_link`; None: no links."""
+        self.ledger: CallLedger | None = None if ledger is None else open_ledger(ledger)
+        """The workers' ledger, when given (`ledger=`: the same file or `postgresql://` URL the
+        workers use): a call left in doubt by a worker that died is then settled from the card."""
+
+    def __repr__(self) -> str:
+        return f"<TemporalAgent {self.agent} on {self.task_queue} at {self.address}>"
+
+    async def client(self) -> Client:
+        """The Temporal client (connected now if only an address was given)."""
+        if self._client is None:
+            self._client = await connect(self.address, namespace=self.namespace)
+        return self._client
+
+    def run_link(self, thread_id: str) -> str | None:
+        """The Web UI's page for the conversation `thread_id` (None without `ui_url`)."""
+        if self.ui_url is None:
+            return None
+        return f"{self.ui_url}/namespaces/{self.namespace}/workflows/{thread_id}"
+
+    def run(self, input: RunAgentInput) -> RunHandle:
+        """One AG-UI run on a worker: new input, or the answers in `input.resume`."""
+        return EventIteratorHandle(self._events(input))
+
+    async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        try:
+            found = await self._perform(input)
+        except WorkflowUpdateFailedError as failure:
+            cause = failure.cause
+            code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
+            found = _refused(input, code or ErrorCode.AGENT_FAILED, str(cause or failure))
+        except TemporalUnavailable as down:
+            found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, str(down))
+        except RPCError as down:
+            message = f"the Temporal server at {self.address} failed the request: {down}"
+            found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, message)
+        for event in found:
+            yield event_from_wire(event)
+
+    async def _perform(self, input: RunAgentInput) -> list[JsonDict]:
+        client = await self.client()
+        wire = to_wire(input)
+        if input.resume:
+            entries = [to_wire(e) for e in input.resume]
+            handle = client.get_workflow_handle(input.thread_id)
+            events: list[JsonDict] = await handle.execute_update(
+                ANSWER_UPDATE,
+                Answer(run_id=input.run_id, entries=entries),
+                id=f"answer-{input.run_id}",
+                result_type=list,
+            )
+            return events
+        start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+            WORKFLOW,
+            self.start,
+            id=input.thread_id,
+            task_queue=self.task_queue,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        )
+        run_events: list[JsonDict] = await client.execute_update_with_start_workflow(
+            RUN_UPDATE, wire, start_workflow_operation=start, id=f"run-{input.run_id}",
+            result_type=list,
+        )  # fmt: skip
+        return run_events
+
+    # -- what a new kernel finds ---------------------------------------------------------------
+
+    async def waiting(self, *, limit: int = 1000) -> list[OpenConversation]:
+        """Every conversation of this agent's queue waiting for an answer, found through
+        Temporal's visibility (the `InterruptWidgetWaiting` search attribute), read whole."""
+        client = await self.client()
+        query = (
+            f'{WAITING_ATTRIBUTE} = "yes" AND ExecutionStatus = "Running" '
+            f'AND TaskQueue = "{self.task_queue}"'
+        )
+        found: list[OpenConversation] = []
+        async for listed in client.list_workflows(query, limit=limit):
+            handle = client.get_workflow_handle(listed.id)
+            with contextlib.suppress(RPCError):
+                held = await handle.query(OPEN_QUERY, result_type=OpenConversation)
+                if held.interrupts:
+                    found.append(held)
+        return found
+
+    async def conversation(self, thread_id: str) -> OpenConversation:
+        """What the workflow of `thread_id` holds now: its messages and open interrupts."""
+        client = await self.client()
+        held: OpenConversation = await client.get_workflow_handle(thread_id).query(
+            OPEN_QUERY, result_type=OpenConversation
+        )
+        return held
+
+
+def _refused(input: RunAgentInput, code: str, message: str) -> list[JsonDict]:
+    started = RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+    return [to_wire(started), to_wire(RunErrorEvent(message=message, code=code))]
+
+
+__all__ = ["TemporalAgent", "connect"]

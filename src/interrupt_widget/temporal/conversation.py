@@ -1,0 +1,270 @@
+"""The conversation workflow: one per AG-UI thread, holding what must outlive any process.
+
+The Agents SDK cannot run inside a workflow (its model calls and tools are I/O), so
+each AG-UI run of the agent is one activity (`segments.py`) and the workflow keeps
+what the kernel's thread keeps: the messages of the last snapshot, the open
+interrupts, and the SDK's paused state. Answers arrive as Temporal Updates whose
+validator runs the kit's own resume checks (`plan_resume`: every interrupt answered,
+the schema, unknown fields, expiry, the calls as shown), so a bad answer is refused
+before it enters history; the first answer to be accepted takes the interrupts, and
+any other is told they were answered elsewhere. An interrupt's `expiresAt` is a
+durable timer: once every open one has passed, the workflow cancels them itself.
+While interrupts are open the workflow sets the `InterruptWidgetWaiting` search
+attribute to "yes", so a new kernel's inbox finds it through visibility.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy, SearchAttributeKey
+from temporalio.exceptions import ActivityError, ApplicationError
+
+from interrupt_widget.agui.answers import parse_instant
+from interrupt_widget.agui.interrupts import answered_call_ids
+from interrupt_widget.agui.resume import plan_resume
+from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
+from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
+from interrupt_widget.temporal.shapes import (
+    ANSWER_UPDATE,
+    OPEN_QUERY,
+    RUN_UPDATE,
+    SEGMENT_ACTIVITY,
+    WORKFLOW,
+    Answer,
+    ConversationStart,
+    JsonDict,
+    OpenConversation,
+    PausedState,
+    SegmentRequest,
+    SegmentResult,
+)
+
+WAITING = SearchAttributeKey.for_keyword(WAITING_ATTRIBUTE)
+"""Set to "yes" while the conversation waits for an answer, "no" otherwise."""
+
+BUSY = "busy"
+"""The ApplicationError type of new input sent while a run is going."""
+
+SEGMENT_TIMEOUT = timedelta(hours=1)
+"""The longest one run of the agent (its model calls and tools) may take."""
+
+
+def refusal(code: ErrorCode | str, message: str) -> ApplicationError:
+    """An update's refusal: its type is the kit's error code, for the client to read back."""
+    return ApplicationError(message, type=str(code), non_retryable=True)
+
+
+@workflow.defn(name=WORKFLOW)
+class Conversation:
+    """One AG-UI thread; its workflow id is the thread id."""
+
+    @workflow.init
+    def __init__(self, start: ConversationStart) -> None:
+        self._start = start
+        self._messages: list[JsonDict] = []
+        self._interrupts: list[JsonDict] = []
+        self._state: PausedState | None = None
+        self._busy = False
+        self._answered: set[str] = set()
+        """Every interrupt id an accepted answer took (to tell a late answer so)."""
+        self._changes = 0
+
+    @workflow.run
+    async def run(self, start: ConversationStart) -> None:
+        while True:
+            seen = self._changes
+            deadline = self._deadline()
+            idle = not self._busy and not self._interrupts
+            timeout = start.keep_open_seconds if idle else None
+            if deadline is not None and not self._busy:
+                timeout = max((deadline - workflow.now()).total_seconds(), 0.0)
+            try:
+                await workflow.wait_condition(partial(self._changed_since, seen), timeout=timeout)
+            except TimeoutError:
+                if self._busy or self._changes != seen:
+                    continue
+                if self._interrupts:
+                    await self._expire()
+                    continue
+                break  # nothing open, nothing new for `keep_open_seconds`: the conversation rests
+        await workflow.wait_condition(workflow.all_handlers_finished)
+
+    def _changed_since(self, seen: int) -> bool:
+        return self._changes != seen
+
+    # -- reading -------------------------------------------------------------------------------
+
+    @workflow.query(name=OPEN_QUERY)
+    def open(self) -> OpenConversation:
+        return OpenConversation(
+            thread_id=workflow.info().workflow_id,
+            messages=self._messages,
+            interrupts=self._interrupts,
+            running=self._busy,
+        )
+
+    # -- new input -----------------------------------------------------------------------------
+
+    @workflow.update(name=RUN_UPDATE)
+    async def run_input(self, input: JsonDict) -> list[JsonDict]:
+        self._check_input(input)
+        return await self._segment(input, taken=[])
+
+    @run_input.validator
+    def _check_input(self, input: JsonDict) -> None:
+        if self._busy:
+            raise refusal(BUSY, "the agent is still answering; wait for the run or stop it first")
+        if self._interrupts:
+            raise refusal(
+                ErrorCode.PENDING_INTERRUPTS,
+                "the agent is waiting for an answer; answer or cancel it before sending a "
+                "new message",
+            )
+        if input.get("threadId") != workflow.info().workflow_id or input.get("resume"):
+            raise refusal(ErrorCode.INVALID_INPUT, "this input is for another thread, or resumes")
+
+    # -- answers -------------------------------------------------------------------------------
+
+    @workflow.update(name=ANSWER_UPDATE)
+    async def answer(self, answer: Answer) -> list[JsonDict]:
+        # Checked again now: two answers validated in one step both pass the validator, and
+        # only the first to get here takes the interrupts.
+        self._check_open(answer)
+        taken, self._interrupts = self._interrupts, []
+        self._answered.update(i["id"] for i in taken)
+        input = {
+            "threadId": workflow.info().workflow_id,
+            "runId": answer.run_id,
+            "messages": self._messages,
+            "tools": [],
+            "context": [],
+            "resume": answer.entries,
+        }
+        return await self._segment(input, taken=taken)
+
+    @answer.validator
+    def _check_answer(self, answer: Answer) -> None:
+        self._check_open(answer)
+        try:
+            plan_resume(
+                [message_from_wire(m) for m in self._messages],
+                [resume_entry_from_wire(e) for e in answer.entries],
+                # The workflow's own interrupts carry the schemas the worker's adapter set.
+                schema_for=lambda call: call.interrupt.response_schema,
+                now=workflow.now(),
+            )
+        except AdapterError as problem:
+            raise refusal(problem.code, str(problem)) from None
+        except (ValueError, TypeError) as problem:
+            raise refusal(ErrorCode.MALFORMED_RESUME_ENTRY, str(problem)) from None
+
+    def _check_open(self, answer: Answer) -> None:
+        given = {str(e.get("interruptId")) for e in answer.entries if isinstance(e, dict)}
+        open_ids = {i["id"] for i in self._interrupts}
+        if given & self._answered or (self._busy and not open_ids):
+            raise refusal(
+                ErrorCode.ANSWERED_ELSEWHERE,
+                "these interrupts were already answered (by another notebook, or an earlier "
+                "answer): that answer stands, and this one was not taken",
+            )
+        if not open_ids:
+            raise refusal(ErrorCode.UNKNOWN_INTERRUPT, "no interrupt is open in this thread")
+
+    # -- running -------------------------------------------------------------------------------
+
+    async def _segment(self, input: JsonDict, *, taken: list[JsonDict]) -> list[JsonDict]:
+        self._busy = True
+        self._changes += 1
+        try:
+            result = await self._perform(input)
+        finally:
+            self._busy = False
+        self._fold(result, taken)
+        self._changes += 1
+        return result.events
+
+    async def _perform(self, input: JsonDict) -> SegmentResult:
+        start = self._start
+        request = SegmentRequest(agent=start.agent, input=input, state=self._state)
+        try:
+            result: SegmentResult = await workflow.execute_activity(
+                SEGMENT_ACTIVITY,
+                request,
+                result_type=SegmentResult,
+                task_queue=start.task_queue,
+                start_to_close_timeout=SEGMENT_TIMEOUT,
+                heartbeat_timeout=timedelta(seconds=start.heartbeat_seconds),
+                retry_policy=RetryPolicy(
+                    initial_interval=timedelta(milliseconds=200),
+                    maximum_interval=timedelta(seconds=5),
+                ),
+            )
+            return result
+        except ActivityError as failure:
+            cause = failure.cause
+            detail = str(cause) if cause is not None else str(failure)
+            code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
+            return SegmentResult(events=_failed(input, code or ErrorCode.AGENT_FAILED, detail))
+
+    def _fold(self, result: SegmentResult, taken: list[JsonDict]) -> None:
+        """Keep what the run ended with, as the kernel's thread would (`thread._commit`)."""
+        outcome: dict[str, Any] | None = None
+        for event in result.events:
+            if event.get("type") == "MESSAGES_SNAPSHOT":
+                self._messages = list(event.get("messages", []))
+            elif event.get("type") == "RUN_FINISHED":
+                outcome = event.get("outcome") or {"type": "success"}
+        if outcome is not None and outcome.get("type") == "interrupt":
+            self._interrupts = list(outcome.get("interrupts", []))
+            self._state = result.state
+        else:
+            # A resume that failed before a call got its result leaves it open: it can be
+            # answered again (or settled, when in doubt), and nothing ran twice.
+            done = answered_call_ids(message_from_wire(m) for m in self._messages)
+            success = outcome is not None and outcome.get("type") == "success"
+            self._interrupts = [i for i in taken if not success and i.get("toolCallId") not in done]
+            self._answered.difference_update(i["id"] for i in self._interrupts)
+            if not self._interrupts:
+                self._state = None
+        waiting = "yes" if self._interrupts else "no"
+        workflow.upsert_search_attributes([WAITING.value_set(waiting)])
+
+    # -- deadlines -----------------------------------------------------------------------------
+
+    def _deadline(self) -> datetime | None:
+        """When every open interrupt has expired (None if one never does)."""
+        times = [i.get("expiresAt") for i in self._interrupts]
+        if not times or any(t is None for t in times):
+            return None
+        return max(parse_instant(str(t)) for t in times)
+
+    async def _expire(self) -> None:
+        """Cancel every open interrupt: their deadline passed, so none of them may run."""
+        taken, self._interrupts = self._interrupts, []
+        self._answered.update(i["id"] for i in taken)
+        entries = [{"interruptId": i["id"], "status": "cancelled"} for i in taken]
+        run_id = f"expired-{workflow.info().workflow_id}-{workflow.now().isoformat()}"
+        input = {
+            "threadId": workflow.info().workflow_id,
+            "runId": run_id,
+            "messages": self._messages,
+            "tools": [],
+            "context": [],
+            "resume": entries,
+        }
+        await self._segment(input, taken=taken)
+
+
+def _failed(input: JsonDict, code: str, detail: str) -> list[JsonDict]:
+    """The events of a run whose activity failed for good: started, then the error."""
+    started = {"type": "RUN_STARTED", "threadId": input["threadId"], "runId": input["runId"]}
+    message = f"the run could not be performed on a worker: {detail}"
+    return [started, {"type": "RUN_ERROR", "message": message, "code": code}]
+
+
+__all__ = ["Conversation"]

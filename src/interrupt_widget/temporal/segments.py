@@ -1,0 +1,95 @@
+"""The activity that runs one AG-UI run of the agent on a worker: the kit's adapter, unchanged.
+
+An activity is at least once: a worker killed halfway has its activity retried on
+another. The adapter's ledger is what makes that safe: an approved call is claimed
+there before the SDK runs it, so a retry replays a recorded result, and a claim
+whose worker died is a call in doubt, never a second run. Workers that may retry
+each other's activities therefore share one ledger (a file on one host, a
+`postgresql://` URL across hosts). The SDK's paused state travels back to the
+workflow too, so a worker whose ledger lacks it (another host) still resumes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from interrupt_widget.agui.wire import to_wire
+from interrupt_widget.errors import ErrorCode
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.paused_runs import Recording, state_key
+from interrupt_widget.temporal.shapes import (
+    SEGMENT_ACTIVITY,
+    JsonDict,
+    PausedState,
+    SegmentRequest,
+    SegmentResult,
+)
+
+
+class Segments:
+    """The segment activity of one worker, for the agents it serves (by target name)."""
+
+    def __init__(self, adapters: Mapping[str, OpenAIAgentsAdapter]) -> None:
+        self.adapters = dict(adapters)
+
+    @activity.defn(name=SEGMENT_ACTIVITY)
+    async def run_segment(self, request: SegmentRequest) -> SegmentResult:
+        adapter = self.adapters.get(request.agent)
+        if adapter is None:
+            served = ", ".join(sorted(self.adapters)) or "nothing"
+            raise ApplicationError(
+                f"this worker serves {served}, not {request.agent}: start a worker for it on "
+                "this task queue",
+                type=str(ErrorCode.INVALID_INPUT),
+                non_retryable=True,
+            )
+        input = RunAgentInput.model_validate(request.input)
+        await _restore(adapter, input, request.state)
+        beating = asyncio.ensure_future(_heartbeat())
+        try:
+            events = [to_wire(event) async for event in adapter.run(input)]
+        finally:
+            beating.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beating
+        return SegmentResult(events=events, state=await _paused_state(adapter, input, events))
+
+
+async def _heartbeat() -> None:
+    """Tell the server this worker lives, three times per heartbeat timeout."""
+    timeout = activity.info().heartbeat_timeout
+    every = timeout.total_seconds() / 3 if timeout else 5.0
+    while True:
+        activity.heartbeat()
+        await asyncio.sleep(every)
+
+
+async def _restore(
+    adapter: OpenAIAgentsAdapter, input: RunAgentInput, state: PausedState | None
+) -> None:
+    """Put the workflow's copy of the paused state in this worker's ledger when it lacks it."""
+    if state is None or not input.resume or not isinstance(adapter.ledger, Recording):
+        return
+    key = (input.thread_id, state.call_id)
+    if await adapter.ledger.recorded(key) is None:
+        await asyncio.to_thread(adapter.ledger.record, key[0], key[1], state.text)
+
+
+async def _paused_state(
+    adapter: OpenAIAgentsAdapter, input: RunAgentInput, events: list[JsonDict]
+) -> PausedState | None:
+    """The SDK state the run paused in, read back from the ledger the adapter wrote it to."""
+    outcome: Any = events[-1].get("outcome") if events else None
+    if not isinstance(outcome, dict) or outcome.get("type") != "interrupt":
+        return None
+    call_ids = [str(i.get("toolCallId")) for i in outcome.get("interrupts", [])]
+    key = state_key(input.thread_id, call_ids)
+    found = await adapter.ledger.recorded(key)
+    return None if found is None else PausedState(call_id=key[1], text=found.output)

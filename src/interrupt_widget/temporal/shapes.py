@@ -1,0 +1,83 @@
+"""What travels between the notebook, the workflow and its activities: plain dataclasses of
+JSON values (AG-UI objects in their camelCase wire form), so Temporal's default converter
+carries them and a workflow's history reads as the protocol."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+JsonDict = dict[str, Any]
+
+WORKFLOW: Final = "InterruptWidgetConversation"
+"""The workflow type name: one conversation (an AG-UI thread) per workflow."""
+SEGMENT_ACTIVITY: Final = "interrupt_widget.run_segment"
+"""The activity that runs one AG-UI run of the agent (the SDK's run, tools included)."""
+RUN_UPDATE: Final = "run"
+"""The update that starts a run on new input (a user message)."""
+ANSWER_UPDATE: Final = "answer"
+"""The update that carries the answers to the open interrupts."""
+OPEN_QUERY: Final = "open"
+"""The query that reads the conversation: its messages and open interrupts."""
+
+
+@dataclass
+class ConversationStart:
+    """How a conversation's workflow starts: which agent runs it, on which task queue."""
+
+    agent: str
+    """The agent as `package.module:attribute`; a worker runs only the agents it serves."""
+    task_queue: str
+    """Where its activities go (the workers' queue)."""
+    heartbeat_seconds: float = 10.0
+    """An activity that has not heartbeat for this long is retried on another worker."""
+    keep_open_seconds: float = 3600.0
+    """How long a conversation with nothing open waits for new input before it ends (a new
+    message later starts it again, from the messages it is sent)."""
+
+
+@dataclass
+class PausedState:
+    """The SDK's `RunState` of a run paused on approvals, as the adapter keeps it."""
+
+    call_id: str
+    """Its key in the ledger (`sdk-state:<digest>`, beside the thread id)."""
+    text: str
+    """The state, serialised by the SDK."""
+
+
+@dataclass
+class SegmentRequest:
+    """One AG-UI run for an activity to perform."""
+
+    agent: str
+    input: JsonDict
+    """The `RunAgentInput`, wire form."""
+    state: PausedState | None = None
+    """The paused state a resume continues, for a worker whose ledger lacks it."""
+
+
+@dataclass
+class SegmentResult:
+    """What one run said, and the state it paused in (None when it did not pause)."""
+
+    events: list[JsonDict] = field(default_factory=list)
+    state: PausedState | None = None
+
+
+@dataclass
+class Answer:
+    """The answers to a conversation's open interrupts: AG-UI resume entries, wire form."""
+
+    run_id: str
+    entries: list[JsonDict]
+
+
+@dataclass
+class OpenConversation:
+    """A conversation as its workflow holds it: what a new kernel needs to show it again."""
+
+    thread_id: str
+    messages: list[JsonDict]
+    interrupts: list[JsonDict]
+    running: bool

@@ -1,0 +1,125 @@
+"""Workers: the processes that run the conversations' workflows and their agents' runs.
+
+`run_worker(...)` from Python, or `python -m interrupt_widget worker package.module:agent
+--temporal HOST:PORT --task-queue Q` from a shell; any number of them, on any host that
+reaches the server (and, for calls approved once, the same ledger). SIGTERM (or SIGINT)
+shuts one down cleanly: it stops taking tasks, lets its running activities finish for
+`graceful_seconds`, then hands back what is left, which the server retries elsewhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Sequence
+from datetime import timedelta
+from typing import Any
+
+from agents import Agent, RunConfig
+from temporalio.client import Client
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+
+from interrupt_widget.errors import TargetError
+from interrupt_widget.http.targets import load_target
+from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
+from interrupt_widget.sdk.model_choice import has_openai_credentials
+from interrupt_widget.sdk.offline_model import OfflineModel
+from interrupt_widget.temporal.agent import connect
+from interrupt_widget.temporal.conversation import Conversation
+from interrupt_widget.temporal.segments import Segments
+
+logger = logging.getLogger(__name__)
+
+
+def adapter_for(target: str | Any, *, ledger: LedgerSpec = None) -> OpenAIAgentsAdapter:
+    """The adapter a worker runs `target` with (a name, an `Agent`, or an adapter as is).
+
+    An agent that names no model runs on `OfflineModel` when no OpenAI key is set, as
+    `AgentChat` does, rather than failing every run for want of a key.
+    """
+    loaded = load_target(target) if isinstance(target, str) else target
+    if isinstance(loaded, OpenAIAgentsAdapter):
+        return loaded
+    if not isinstance(loaded, Agent):
+        raise TargetError(
+            f"a worker runs an agents.Agent or an OpenAIAgentsAdapter, not {type(loaded).__name__}"
+        )
+    config = None
+    if uses_default_model(loaded) and not has_openai_credentials():
+        logger.warning("worker: %s runs on the offline model: no OpenAI key is set", loaded.name)
+        config = RunConfig(model=OfflineModel(), tracing_disabled=True)
+    return OpenAIAgentsAdapter(loaded, ledger=open_ledger(ledger), run_config=config)
+
+
+def build_worker(
+    client: Client,
+    agents: dict[str, OpenAIAgentsAdapter],
+    *,
+    task_queue: str,
+    graceful_seconds: float = 30.0,
+    max_concurrent_activities: int = 64,
+    sticky_seconds: float = 1.0,
+) -> Worker:
+    """A worker for the conversations on `task_queue`, running `agents` (by target name).
+
+    `sticky_seconds`: how long a conversation's next step waits for the worker that ran its
+    last one (which holds it in memory) before any worker takes it: short, so the
+    conversations of a worker that died move on within about that long.
+    """
+    return Worker(
+        client,
+        task_queue=task_queue,
+        workflows=[Conversation],
+        activities=[Segments(agents).run_segment],
+        # The workflow's code is the kit's own and deterministic; the sandbox would re-import
+        # the kit and the AG-UI models for every conversation.
+        workflow_runner=UnsandboxedWorkflowRunner(),
+        max_concurrent_activities=max_concurrent_activities,
+        graceful_shutdown_timeout=timedelta(seconds=graceful_seconds),
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_seconds),
+    )
+
+
+async def run_worker(
+    agents: str | Sequence[str],
+    *,
+    temporal: Client | str,
+    task_queue: str,
+    namespace: str = "default",
+    ledger: LedgerSpec = None,
+    graceful_seconds: float = 30.0,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Run a worker until `stop` is set, or SIGTERM/SIGINT in the main thread.
+
+    `agents`: the target names (`package.module:attribute`) the `TemporalAgent`s name; each is
+    loaded here, so the worker runs the same agent a kernel would. `ledger`: where approved
+    calls are claimed and recorded (by default the per-user SQLite file): give every worker
+    that may retry another's runs the same one.
+    """
+    names = [agents] if isinstance(agents, str) else list(agents)
+    adapters = {name: adapter_for(name, ledger=ledger) for name in names}
+    client = (
+        temporal if isinstance(temporal, Client) else await connect(temporal, namespace=namespace)
+    )
+    worker = build_worker(
+        client, adapters, task_queue=task_queue, graceful_seconds=graceful_seconds
+    )
+    stop = stop or asyncio.Event()
+    _on_signals(stop)
+    async with worker:
+        logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
+        await stop.wait()
+    logger.info("worker %s stopped", os.getpid())
+
+
+def _on_signals(stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (RuntimeError, ValueError, NotImplementedError):
+            return  # not the main thread (a notebook's own loop): `stop` is the way

@@ -1,0 +1,185 @@
+"""`TemporalAgent` on a real Temporal server, its worker in this process: the kit's thread runs
+a conversation whose runs happen in activities, answers go through the workflow's update
+validator, and what ran is read from the file the tool writes."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("temporalio")
+
+from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from interrupt_widget.agui.wire import to_wire
+from interrupt_widget.errors import ErrorCode
+from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
+from interrupt_widget.temporal.dev_server import DevServer, free_port
+from interrupt_widget.thread import ConversationThread
+from payment_agents import RUNS_ENV, SEND, runs_in
+from temporal_agents import EXPIRES_IN, EXPIRING, PAYMENTS
+
+APPROVE = {"approved": True}
+
+
+@pytest.fixture
+def runs(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    path = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(RUNS_ENV, str(path))
+    return path
+
+
+@pytest.fixture
+async def served(temporal_server: DevServer) -> AsyncIterator[tuple[Client, str]]:
+    """A client and a task queue with one in-process worker serving both test agents."""
+    client = await Client.connect(temporal_server.address)
+    queue = f"q-{uuid.uuid4().hex[:8]}"
+    adapters = {name: adapter_for(name) for name in (PAYMENTS, EXPIRING)}
+    worker: Worker = build_worker(client, adapters, task_queue=queue, graceful_seconds=1)
+    async with worker:
+        yield client, queue
+
+
+def agent_on(served: tuple[Client, str], target: str = PAYMENTS) -> TemporalAgent:
+    client, queue = served
+    return TemporalAgent(client, agent=target, task_queue=queue, heartbeat_seconds=2)
+
+
+async def paused(agent: TemporalAgent) -> ConversationThread:
+    thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+    outcome = await thread.start(thread.user_input(SEND))
+    assert outcome.kind == "interrupt", outcome
+    return thread
+
+
+def answer(thread: ConversationThread, payload: Any, status: str = "resolved") -> RunAgentInput:
+    entries = [
+        ResumeEntry(interrupt_id=i.id, status=status, payload=payload)  # type: ignore[arg-type]
+        for i in thread.interrupts
+    ]
+    return thread.resume_input(entries)
+
+
+async def events_of(agent: TemporalAgent, input: RunAgentInput) -> list[Any]:
+    return [event async for event in agent.run(input)]
+
+
+async def test_an_approved_call_runs_once_on_the_worker_and_a_repeated_answer_is_the_same(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    agent = agent_on(served)
+    thread = await paused(agent)
+    resume = answer(thread, APPROVE)
+    outcome = await thread.start(resume)
+    assert outcome.kind == "success", outcome
+    assert runs_in(runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
+    # The same answer again (a retry: the same run, so the same update id): the same events.
+    again = await events_of(agent, resume)
+    assert isinstance(again[-1], RunFinishedEvent)
+    assert [to_wire(e) for e in again] == [to_wire(e) for e in thread.runs[-1].events]
+    assert len(runs_in(runs)) == 1
+
+
+async def test_a_bad_answer_is_refused_before_history_and_the_question_stays_open(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    agent = agent_on(served)
+    thread = await paused(agent)
+    asked = list(thread.interrupts)
+    refused = await thread.start(answer(thread, {"approved": "yes", "extra": 1}))
+    assert refused.kind == "error", refused
+    assert refused.code == ErrorCode.INVALID_PAYLOAD
+    held = await agent.conversation(thread.thread_id)
+    assert [i["id"] for i in held.interrupts] == [i.id for i in asked]
+    client, _ = served
+    history = await client.get_workflow_handle(thread.thread_id).fetch_history()
+    accepted = [
+        e
+        for e in history.events
+        if e.HasField("workflow_execution_update_accepted_event_attributes")
+    ]
+    assert len(accepted) == 1  # the first message's run, not the refused answer
+    assert runs_in(runs) == []
+    assert (await thread.start(answer(thread, {"approved": False}))).kind == "success"
+    assert runs_in(runs) == []  # denied: never runs
+
+
+async def test_two_notebooks_answering_at_once_run_the_call_once_and_the_other_is_told(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    agent = agent_on(served)
+    thread = await paused(agent)
+    entries = [
+        ResumeEntry(interrupt_id=i.id, status="resolved", payload=APPROVE)
+        for i in thread.interrupts
+    ]
+    first, second = (
+        RunAgentInput(
+            thread_id=thread.thread_id, run_id=f"run-{n}", messages=thread.messages,
+            tools=[], context=[], resume=entries,
+        )
+        for n in (1, 2)
+    )  # fmt: skip
+    a, b = await asyncio.gather(events_of(agent, first), events_of(agent, second))
+    ends = sorted(type(run[-1]).__name__ for run in (a, b))
+    assert ends == ["RunErrorEvent", "RunFinishedEvent"]
+    told = next(run[-1] for run in (a, b) if isinstance(run[-1], RunErrorEvent))
+    assert told.code == ErrorCode.ANSWERED_ELSEWHERE
+    assert len(runs_in(runs)) == 1
+
+
+async def test_a_new_client_finds_the_open_question_through_visibility(
+    served: tuple[Client, str], runs: pathlib.Path, temporal_server: DevServer
+) -> None:
+    thread = await paused(agent_on(served))
+    # A new kernel: a new client, knowing only the address and the queue.
+    later = TemporalAgent(temporal_server.address, agent=PAYMENTS, task_queue=served[1])
+    for _ in range(50):
+        found = await later.waiting()
+        if found:
+            break
+        await asyncio.sleep(0.1)
+    assert [c.thread_id for c in found] == [thread.thread_id]
+    assert [i["id"] for i in found[0].interrupts] == [i.id for i in thread.interrupts]
+    fresh = ConversationThread(
+        later, thread_id=found[0].thread_id, messages=found[0].messages,
+        interrupts=found[0].interrupts,
+    )  # fmt: skip
+    assert (await fresh.start(answer(fresh, APPROVE))).kind == "success"
+    assert len(runs_in(runs)) == 1
+    assert await later.waiting() == []
+
+
+async def test_an_expired_question_is_cancelled_by_the_workflow_timer(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    agent = agent_on(served, EXPIRING)
+    thread = await paused(agent)
+    assert thread.interrupts[0].expires_at is not None
+    await asyncio.sleep(EXPIRES_IN + 0.5)
+    for _ in range(50):
+        held = await agent.conversation(thread.thread_id)
+        if not held.interrupts and not held.running:
+            break
+        await asyncio.sleep(0.1)
+    assert held.interrupts == []
+    refused = await thread.start(answer(thread, APPROVE))
+    assert refused.kind == "error"
+    assert refused.code == ErrorCode.ANSWERED_ELSEWHERE
+    assert runs_in(runs) == []
+
+
+async def test_a_server_not_there_is_said_clearly() -> None:
+    agent = TemporalAgent(f"127.0.0.1:{free_port()}", agent=PAYMENTS, task_queue="q")
+    thread = ConversationThread(agent)
+    outcome = await thread.start(thread.user_input(SEND))
+    assert outcome.kind == "error"
+    assert outcome.code == ErrorCode.TEMPORAL_UNAVAILABLE
+    assert "cannot be reached" in (outcome.error or "")

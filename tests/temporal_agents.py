@@ -1,0 +1,93 @@
+"""Targets the Temporal tests' workers load by name: the payment agent of `payment_agents`
+(its tools append each run to `$RUNS_FILE`), the same with questions that expire or a policy
+that approves, and `faulty`: a worker that can be held, for a kill, just before an approved
+call is claimed (`before`) or inside the tool after it wrote its run (`mid`), while a file
+of that name is in `$TEMPORAL_HOLD_DIR`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from agents import Agent, function_tool
+
+from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy, SQLiteLedger, approve
+from interrupt_widget.sdk.paused_runs import is_state_key
+from payment_agents import RUNS_ENV, payment_agent
+
+PAYMENTS = "payment_agents:payment_agent"
+EXPIRING = "temporal_agents:expiring"
+
+EXPIRES_IN = 1.0
+"""Seconds an expiring agent's question stays answerable."""
+
+
+def expiring() -> OpenAIAgentsAdapter:
+    """The payment agent whose questions expire after `EXPIRES_IN` seconds."""
+    return OpenAIAgentsAdapter(payment_agent(), expires_in=EXPIRES_IN)
+
+
+def approving() -> OpenAIAgentsAdapter:
+    """The payment agent with a policy on the worker that approves every transfer."""
+    return OpenAIAgentsAdapter(
+        payment_agent(), policy=Policy(approve("send_money", name="all")), ledger=None
+    )
+
+
+APPROVING = "temporal_agents:approving"
+
+
+HOLD_ENV = "TEMPORAL_HOLD_DIR"
+SHARED_LEDGER_ENV = "TEMPORAL_SHARED_LEDGER"
+FAULTY = "temporal_agents:faulty"
+
+
+async def hold(stage: str) -> None:
+    """Wait here while `$TEMPORAL_HOLD_DIR/<stage>` exists, saying which process waits."""
+    folder = pathlib.Path(os.environ[HOLD_ENV])
+    gate = folder / stage
+    if not gate.exists():
+        return
+    (folder / f"{stage}.arrived").write_text(str(os.getpid()))
+    await asyncio.to_thread(_until_gone, gate)
+
+
+def _until_gone(gate: pathlib.Path) -> None:
+    while gate.exists():
+        time.sleep(0.05)
+
+
+def _record_run(amount: float, to: str) -> None:
+    with pathlib.Path(os.environ[RUNS_ENV]).open("a", encoding="utf-8") as file:
+        file.write(json.dumps({"tool": "send_money", "amount": amount, "to": to}) + "\n")
+
+
+class HoldingLedger(SQLiteLedger):
+    """A SQLite ledger that may hold a call just before it is claimed."""
+
+    async def run_once(
+        self, key: tuple[str, str], invoke: Callable[[], Awaitable[str]], *, answer: Any = None
+    ) -> str:
+        if not is_state_key(key):
+            await hold("before")
+        return await super().run_once(key, invoke, answer=answer)
+
+
+def faulty() -> OpenAIAgentsAdapter:
+    """The payment agent on the shared ledger, holdable before the claim and in the tool."""
+
+    @function_tool(needs_approval=True)
+    async def send_money(amount: float, to: str) -> str:
+        """Send `amount` to `to`, once a person approves it."""
+        _record_run(amount, to)
+        await hold("mid")
+        return f"Sent {amount!r} to {to}."
+
+    agent = Agent(name="payments", model=OfflineModel(), tools=[send_money])
+    ledger = HoldingLedger(os.environ[SHARED_LEDGER_ENV])
+    return OpenAIAgentsAdapter(agent, ledger=ledger)
