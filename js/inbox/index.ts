@@ -1,17 +1,15 @@
 // `mountInbox`: binds one inbox model to one element. It asks Python for the
 // whole list once (`hello`), then folds in the deltas; answers go out as custom
-// messages and each reply settles the card that sent it. While the page is
-// hidden, the tab's title counts what waits, and an opted-in notification names
-// the tool of each new call.
+// messages and each reply settles the card that sent it. The tab's title and
+// desktop notifications are `notices.ts`'s.
 
 import type { AnyModel } from "@anywidget/types";
 import { type AnswerResultMessage, newViewId } from "../picker/protocol";
 import type { ModuleLoader } from "../picker/renderers";
-import { escalatedToMe, overdue } from "./people";
+import { createNotices } from "./notices";
 import {
   answerMessage,
   forgetMessage,
-  type Item,
   type ItemResult,
   parseMessage,
   rememberMessage,
@@ -35,9 +33,7 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
   const viewId = newViewId();
   let state: InboxState = initialState(Date.now());
   const replies = new Map<string, (results: ItemResult[]) => void>();
-  const title = { base: document.title, marked: false };
-  /** Calls already announced as overdue or escalated, so each is announced once. */
-  const announced = new Set<string>();
+  const notices = createNotices(() => model.get("notify") === true);
   let timer: ReturnType<typeof setInterval> | null = null;
 
   const send = (message: { requestId: string; type: string }, ids: string[]): Promise<ItemResult[]> => {
@@ -115,52 +111,10 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
       clearInterval(timer);
       timer = null;
     }
-    signal(before, view);
+    notices.signal(before, view, state);
   }
 
-  /** The tab's title while hidden or while calls escalated to this person wait, and a
-   * notification per new, overdue or escalated call when allowed. */
-  function signal(before: string[], view: ReturnType<typeof viewOf>): void {
-    if (typeof document === "undefined") return;
-    const waiting = view.waiting;
-    const urgent = view.escalatedToMe + view.overdue;
-    if ((document.hidden && waiting > 0) || urgent > 0) {
-      if (!title.marked) title.base = document.title;
-      const parts = [
-        `${waiting} waiting`,
-        ...(view.escalatedToMe ? [`${view.escalatedToMe} escalated to you`] : []),
-        ...(view.overdue ? [`${view.overdue} overdue`] : []),
-      ];
-      document.title = `(${parts.join(", ")}) ${title.base}`;
-      title.marked = true;
-      const fresh = Object.values(state.items).filter((i) => !before.includes(i.id));
-      announce(fresh.length ? `${fresh.length} new call${fresh.length > 1 ? "s" : ""} waiting` : "", fresh);
-      const due = shownAgain();
-      announce(due.length ? `${due.length} call${due.length > 1 ? "s" : ""} still waiting for you` : "", due);
-    } else if (title.marked) {
-      document.title = title.base;
-      title.marked = false;
-    }
-  }
-
-  /** The calls escalated to this person or overdue that were not announced yet. */
-  function shownAgain(): Item[] {
-    const now = state.now;
-    const due = Object.values(state.items).filter(
-      (i) => !announced.has(i.id) && (escalatedToMe(i, now) || overdue(i, now, state.remindAfterMs)),
-    );
-    for (const i of due) announced.add(i.id);
-    return due;
-  }
-
-  function announce(heading: string, items: Item[]): void {
-    const N = globalThis.Notification;
-    const first = items[0];
-    if (!heading || !first || !model.get("notify") || N?.permission !== "granted") return;
-    new N(heading, { body: `${first.tool} (${first.key})` });
-  }
-
-  const onVisible = (): void => signal(Object.keys(state.items), viewOf(state));
+  const onVisible = (): void => notices.signal(Object.keys(state.items), viewOf(state), state);
   const onTraits = (): void =>
     dispatch({ type: "counts", counts: model.get("counts") ?? {}, rules: model.get("remembered") ?? [] });
   const onReminders = (): void => {
@@ -192,7 +146,7 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
     model.off("msg:custom", onCustom);
     document.removeEventListener("visibilitychange", onVisible);
     if (timer !== null) clearInterval(timer);
-    if (title.marked) document.title = title.base;
+    notices.restore();
     dom.destroy();
   };
 }

@@ -132,24 +132,28 @@ export function shown(state: InboxState): Item[] {
     );
 }
 
+/** Python's changes to the list folded in; the cursor moves on from a row that left. */
+function withDelta(state: InboxState, upsert: Item[], remove: string[]): InboxState {
+  const items = { ...state.items };
+  for (const id of remove) delete items[id];
+  for (const item of upsert) items[item.id] = item;
+  let cursor = state.cursor;
+  if (cursor && !(cursor in items)) {
+    // The row under the cursor was answered: move to the one that followed it.
+    const before = shown(state).map((i) => i.id);
+    const after = before.slice(before.indexOf(cursor) + 1).find((id) => id in items);
+    const rest = shown({ ...state, items });
+    cursor = after ?? rest[rest.length - 1]?.id ?? null;
+  }
+  return pruned({ ...state, items, cursor });
+}
+
 export function reduce(state: InboxState, event: InboxEvent): InboxState {
   switch (event.type) {
     case "snapshot":
       return pruned({ ...state, items: Object.fromEntries(event.items.map((i) => [i.id, i])) });
-    case "delta": {
-      const items = { ...state.items };
-      for (const id of event.remove) delete items[id];
-      for (const item of event.upsert) items[item.id] = item;
-      let cursor = state.cursor;
-      if (cursor && !(cursor in items)) {
-        // The row under the cursor was answered: move to the one that followed it.
-        const before = shown(state).map((i) => i.id);
-        const after = before.slice(before.indexOf(cursor) + 1).find((id) => id in items);
-        const rest = shown({ ...state, items });
-        cursor = after ?? rest[rest.length - 1]?.id ?? null;
-      }
-      return pruned({ ...state, items, cursor });
-    }
+    case "delta":
+      return withDelta(state, event.upsert, event.remove);
     case "counts":
       return { ...state, counts: event.counts, rules: event.rules };
     case "filter":
