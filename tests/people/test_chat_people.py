@@ -18,9 +18,11 @@ from interrupt_widget import (
     Inbox,
     NotAllowedToAnswer,
     Policy,
+    ResponderError,
     as_identity,
     escalate,
     require,
+    responders,
 )
 from interrupt_widget.policy.people import APPROVALS_KEY
 from interrupt_widget.testing import CommRecorder, batch_until, until
@@ -138,3 +140,18 @@ async def test_a_batch_row_takes_two_approvers_and_refuses_the_same_one_twice(
         row.resolve({"approved": True})
     await batch_until(batch, lambda: batch.counts()["done"] == 1)
     assert runs_in(runs) == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+
+
+async def test_a_responder_counts_as_one_person_and_never_makes_a_quorum_alone(
+    recorder: CommRecorder, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    chat = AgentChat(
+        payment_agent(runs),
+        policy=FOUR_EYES,
+        ledger=str(tmp_path / "l.db"),
+        responder=responders.approve_all(),
+    )
+    with pytest.raises(ResponderError, match="responder:approve_all already approved"):
+        await chat.send(BIG)
+    assert runs_in(runs) == []
