@@ -89,6 +89,7 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
         None,  # approved by the notebook once another process died in the call
     ],
     "10_regression_runs.ipynb": [{"delete_rows": {"approved": True}}],
+    "11_temporal.ipynb": [],  # answered from Python through the inbox
 }
 
 # Facts checked in the kernel once every cell ran: expression -> expected value.
@@ -121,6 +122,10 @@ AFTERWARDS: dict[str, dict[str, Any]] = {
     "10_regression_runs.ipynb": {
         "TABLES": {"staging_orders": 1245},
         "cassette.records": False,
+    },
+    "11_temporal.ipynb": {
+        "[t['memo'] for t in read_journal(journal)]": ["rent", "INV-7"],
+        "worker.returncode": 0,
     },
 }
 

@@ -328,9 +328,11 @@ class AnsweredElsewhere(RuntimeError):
     stands, and this one was not taken."""
 
     code = ErrorCode.ANSWERED_ELSEWHERE
+    """The code a run that met it ends with."""
 
 
 class TemporalUnavailable(ConnectionError):
     """The Temporal server is not reachable (`ErrorCode.TEMPORAL_UNAVAILABLE`): nothing was sent."""
 
     code = ErrorCode.TEMPORAL_UNAVAILABLE
+    """The code a run that met it ends with."""
