@@ -162,13 +162,27 @@ class TemporalAgent:
 
     # -- what a new kernel finds ---------------------------------------------------------------
 
-    async def waiting(self, *, limit: int = 1000) -> list[OpenConversation]:
+    async def waiting(
+        self, *, at_least: int = 0, within: float = 5.0, limit: int = 1000
+    ) -> list[OpenConversation]:
         """Every conversation of this agent's queue waiting for an answer, found through
-        Temporal's visibility (the `InterruptWidgetWaiting` search attribute), read whole."""
+        Temporal's visibility (the `InterruptWidgetWaiting` search attribute), read whole.
+
+        Visibility follows a workflow by moments: with `at_least`, ask again for up to
+        `within` seconds until that many are found.
+        """
+        deadline = asyncio.get_running_loop().time() + within
+        while True:
+            found = await self._waiting_now(limit)
+            if len(found) >= at_least or asyncio.get_running_loop().time() > deadline:
+                return found
+            await asyncio.sleep(0.1)
+
+    async def _waiting_now(self, limit: int) -> list[OpenConversation]:
         client = await self.client()
         query = (
             f'{WAITING_ATTRIBUTE} = "yes" AND ExecutionStatus = "Running" '
-            f'AND TaskQueue = "{self.task_queue}"'
+            f'AND TaskQueue = "{_quoted(self.task_queue)}"'
         )
         found: list[OpenConversation] = []
         async for listed in client.list_workflows(query, limit=limit):
@@ -194,3 +208,8 @@ def _refused(input: RunAgentInput, code: str, message: str) -> list[JsonDict]:
 
 
 __all__ = ["TemporalAgent", "connect"]
+
+
+def _quoted(text: str) -> str:
+    """`text` inside a visibility query's double quotes."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
