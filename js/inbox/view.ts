@@ -76,10 +76,12 @@ export interface InboxDom {
   destroy(): void;
 }
 
+/** A plain button (never a form submit), with its label as text. */
 function button(label: string, cls = ""): HTMLButtonElement {
   return h("button", { type: "button", class: cls }, label);
 }
 
+/** Draws the inbox into `el` from its parts, head to opened card, each redrawing its own share. */
 export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: ModuleLoader): InboxDom {
   const opened = openedPane(`iw-inbox-${++mounts}`, actions, loader);
   const head = countsHead();
