@@ -15,7 +15,7 @@ from typing import Any
 
 from agents import Agent, function_tool
 
-from interrupt_widget import OfflineModel, editable
+from interrupt_widget import OfflineModel, Policy, editable, require
 
 RUNS_ENV = "RUNS_FILE"
 SEND = "send_money amount=42 to=Bob"
@@ -60,6 +60,9 @@ def runs_in(path: pathlib.Path) -> list[dict[str, Any]]:
 
 
 agent = payment_agent()
+
+four_eyes = Policy(require("send_money", approvals=2, when=lambda a: a["amount"] > 1000))
+"""Two people approve a transfer over 1000 (`serve ... --policy payment_agents:four_eyes`)."""
 
 
 class Refused:

@@ -12,17 +12,20 @@ from pathlib import Path
 import pytest
 
 from interrupt_widget import (
+    AgentBatch,
     AgentChat,
     Identity,
     Inbox,
     NotAllowedToAnswer,
     Policy,
+    ResponderError,
     as_identity,
     escalate,
     require,
+    responders,
 )
 from interrupt_widget.policy.people import APPROVALS_KEY
-from interrupt_widget.testing import CommRecorder, until
+from interrupt_widget.testing import CommRecorder, batch_until, until
 from payment_agents import payment_agent, runs_in
 
 BIG = "send_money amount=5000 to=Bob"
@@ -102,4 +105,53 @@ async def test_the_inbox_lists_what_waits_for_each_person_and_what_escalates_to_
         Inbox(chat, remind_after=0)
     chat.stop()
     await handle
+    assert runs_in(runs) == []
+
+
+async def test_a_batch_row_takes_two_approvers_and_refuses_the_same_one_twice(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    batch = AgentBatch(
+        payment_agent(runs),
+        [{"id": "T-1", "amount": 5000}],
+        name="pay",
+        prompt="send_money amount={amount} to=Bob",
+        key="id",
+        policy=FOUR_EYES,
+        ledger=str(tmp_path / "l.db"),
+    ).start()
+
+    def given() -> list[str]:
+        waiting = batch.waiting()
+        if not waiting:
+            return []
+        shown = (waiting[0].interrupt.metadata or {}).get(APPROVALS_KEY, {})
+        return [v["name"] for v in shown.get("given", [])]
+
+    await batch_until(batch, lambda: len(batch.waiting()) == 1)
+    row = batch.row("T-1")
+    with as_identity("ann"):
+        row.resolve({"approved": True})
+    await batch_until(batch, lambda: given() == ["ann"])
+    with as_identity("ann"), pytest.raises(NotAllowedToAnswer, match="ann already approved"):
+        row.resolve({"approved": True})
+    with as_identity("bob"):
+        row.resolve({"approved": True})
+    await batch_until(batch, lambda: batch.counts()["done"] == 1)
+    assert runs_in(runs) == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+
+
+async def test_a_responder_counts_as_one_person_and_never_makes_a_quorum_alone(
+    recorder: CommRecorder, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    chat = AgentChat(
+        payment_agent(runs),
+        policy=FOUR_EYES,
+        ledger=str(tmp_path / "l.db"),
+        responder=responders.approve_all(),
+    )
+    with pytest.raises(ResponderError, match="responder:approve_all already approved"):
+        await chat.send(BIG)
     assert runs_in(runs) == []

@@ -339,3 +339,24 @@ async def test_the_decision_span_names_the_approvers_and_the_person_who_answered
     await run(adapter, answer(second, BOB, run_id="r3"))
     [span] = decision_spans.found
     assert (span["verdict"], span["by"], span["identity"]) == ("approved", "ann, bob", "bob")
+
+
+async def test_a_question_an_escalation_cancels_expires_then_and_a_cancel_runs_nothing(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    clock = Clock()
+    policy = Policy(
+        require("send_money", approvals=2),
+        escalate("send_money", after=timedelta(minutes=30), to="cfo", then="cancel"),
+    )
+    adapter = adapter_for(runs, policy, tmp_path / "l.db", clock)
+    first = await run(adapter, ask(BIG))
+    asked = waiting(first)
+    assert asked.expires_at == "2030-01-07T10:00:00Z"  # asked at 09:00, 30 + 30 minutes
+    assert (asked.metadata or {})[APPROVALS_KEY]["lapses_at"] == asked.expires_at
+    clock.now += timedelta(hours=1, seconds=1)
+    late = await run(adapter, answer(first, ANN))
+    assert isinstance(late[-1], RunFinishedEvent)
+    assert isinstance(late[-1].outcome, RunFinishedSuccessOutcome)
+    assert runs_in(runs) == []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,9 +24,11 @@ from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.principals import Principals, add_principal, token_digest
 from interrupt_widget.http.serve import running_server
 from interrupt_widget.policy.people import APPROVALS_KEY
-from payment_agents import payment_agent, runs_in
+from payment_agents import RUNS_ENV, payment_agent, runs_in
 from postgres_server import binaries, fresh_database, running_postgres
+from serve_process import Served
 
+TESTS = Path(__file__).resolve().parents[1]
 SECRET = "a-secret-for-the-people-test-0123456789"
 BIG = "send_money amount=5000 to=Bob"
 ROUNDS = 3
@@ -226,3 +229,51 @@ def test_principals_add_prints_the_token_once_and_keeps_its_digest(
     assert found is not None
     assert found.roles == ("finance",)
     assert token not in path.read_text()
+
+
+async def test_serve_with_principals_on_the_command_line_takes_each_token_as_its_person(
+    tmp_path: Path, tokens: tuple[Path, dict[str, str]]
+) -> None:
+    path, made = tokens
+    runs = tmp_path / "runs.jsonl"
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET + "\n")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"OPENAI_API_KEY", "INTERRUPT_WIDGET_SECRET"}
+    }
+    env.update(INTERRUPT_WIDGET_MODEL="offline", OPENAI_AGENTS_DISABLE_TRACING="1")
+    env.update(PYTHONPATH=os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")]))
+    env[RUNS_ENV] = str(runs)
+    args = [
+        "payment_agents:agent",
+        "--principals",
+        str(path),
+        "--policy",
+        "payment_agents:four_eyes",
+    ]
+    args += ["--secret-file", str(secret), "--ledger", str(tmp_path / "ledger.sqlite3")]
+    server = Served(args, env).wait_ready()
+    try:
+        async with httpx.AsyncClient(timeout=60) as client:
+            user = {"id": "u1", "role": "user", "content": BIG}
+            start = await post(client, server.url, made["carl"], body([user], "r1"))
+            interrupt, messages = asked(events_of(start))
+            first = await post(
+                client, server.url, made["ann"], body(messages, "r2", approval(interrupt))
+            )
+            again, messages = asked(events_of(first))
+            assert [v["name"] for v in again["metadata"][APPROVALS_KEY]["given"]] == ["ann"]
+            forged = await post(
+                client, server.url, made["carl"], body(messages, "r3", approval(again, "bob"))
+            )
+            assert isinstance(forged, httpx.Response)
+            assert forged.status_code == 403
+            done = await post(
+                client, server.url, made["bob"], body(messages, "r4", approval(again))
+            )
+            assert events_of(done)[-1]["outcome"]["type"] == "success"
+    finally:
+        server.stop()
+    assert runs_in(runs) == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]

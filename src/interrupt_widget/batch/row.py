@@ -45,8 +45,9 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
 )
 from interrupt_widget.decisions import Decision, decisions_for
-from interrupt_widget.errors import AnswerError, AnswerRefused, NotInDoubt
+from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, answering_identity
+from interrupt_widget.policy.people import refusal
 from interrupt_widget.sdk.settling import Settler, settled_answer
 from interrupt_widget.thread import ConversationThread
 
@@ -156,6 +157,11 @@ class BatchRow:
         problems = validate_payload(interrupt.response_schema, payload)
         if problems:
             raise self._refuse(interrupt, f"{label}: {describe(problems)}", problems)
+        approving = isinstance(payload, Mapping) and payload.get("approved") is True
+        who = answering_identity(by)
+        reason = refusal(interrupt.metadata, who, approving, datetime.now(UTC))
+        if reason is not None:  # the rules about people would not count it: say so here
+            raise NotAllowedToAnswer(str(self._refuse(interrupt, f"{label}: {reason}")))
         self._store(interrupt, "resolved", payload, by)
 
     def cancel(self, interrupt_id: str | None = None, *, by: str = "python") -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry
 
+from interrupt_widget.agui.answers import parse_instant
 from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, ErrorCode
@@ -67,9 +68,17 @@ def _quorum_rules(policy: Policy | None, interrupt: Interrupt) -> tuple[Any, Any
 def with_quorum(
     interrupt: Interrupt, quorum: Quorum, given: Sequence[votes.Vote], now: datetime
 ) -> Interrupt:
-    """`interrupt` with what it needs and who gave it in its metadata (`APPROVALS_KEY`)."""
+    """`interrupt` with what it needs and who gave it in its metadata (`APPROVALS_KEY`).
+
+    A question an escalation cancels when nobody answered expires then (`expires_at`), so
+    every client counts down to it and a picker cancels it on time by itself."""
     metadata = {**(interrupt.metadata or {}), APPROVALS_KEY: quorum.to_metadata(given, now)}
-    return interrupt.model_copy(update={"metadata": metadata})
+    update: dict[str, Any] = {"metadata": metadata}
+    if quorum.then == "cancel" and quorum.lapses_at is not None:
+        current = interrupt.expires_at
+        if current is None or parse_instant(quorum.lapses_at) < parse_instant(current):
+            update["expires_at"] = quorum.lapses_at
+    return interrupt.model_copy(update=update)
 
 
 async def asked(
