@@ -193,7 +193,7 @@ async def main() -> None:
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--concurrency", type=int, default=64)
-    parser.add_argument("--heartbeat", type=float, default=2.0, help="seconds (activities)")
+    parser.add_argument("--heartbeat", type=float, default=5.0, help="seconds (activities)")
     parser.add_argument("--quick", action="store_true", help="a few rows on two workers")
     args = parser.parse_args()
     if args.quick:

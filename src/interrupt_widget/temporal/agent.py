@@ -126,6 +126,8 @@ class TemporalAgent:
             cause = failure.cause
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
             found = _refused(input, code or ErrorCode.AGENT_FAILED, str(cause or failure))
+            if code == ErrorCode.ANSWERED_ELSEWHERE:
+                found[1:1] = await self._held_messages(input.thread_id)
         except TemporalUnavailable as down:
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, str(down))
         except RPCError as down:
@@ -133,6 +135,16 @@ class TemporalAgent:
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, message)
         for event in found:
             yield event_from_wire(event)
+
+    async def _held_messages(self, thread_id: str) -> list[JsonDict]:
+        """A snapshot of the conversation as its workflow holds it, for a client whose answer
+        came second: its view catches up with the answer that was taken (and the call's
+        result, once that run has ended), so it stops asking. Empty if it cannot be read."""
+        try:
+            held = await self.conversation(thread_id)
+        except RPCError:
+            return []
+        return [{"type": "MESSAGES_SNAPSHOT", "messages": held.messages}]
 
     async def _perform(self, input: RunAgentInput) -> list[JsonDict]:
         client = await self.client()
