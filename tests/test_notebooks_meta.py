@@ -89,6 +89,7 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
         None,  # approved by the notebook once another process died in the call
     ],
     "10_regression_runs.ipynb": [{"delete_rows": {"approved": True}}],
+    "11_temporal.ipynb": [],  # answered from Python through the inbox
     "12_four_eyes.ipynb": [],  # two approvers and a CFO answer from Python
 }
 
@@ -122,6 +123,10 @@ AFTERWARDS: dict[str, dict[str, Any]] = {
     "10_regression_runs.ipynb": {
         "TABLES": {"staging_orders": 1245},
         "cassette.records": False,
+    },
+    "11_temporal.ipynb": {
+        "[t['memo'] for t in read_journal(journal)]": ["rent", "INV-7"],
+        "worker.returncode": 0,
     },
     "12_four_eyes.ipynb": {
         "[t['amount'] for t in read_journal(journal)]": [5000.0, 2500.0],

@@ -1,5 +1,5 @@
 import type { AnyModel } from "@anywidget/types";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type InboxModel, mountInbox } from "./index";
 import type { Item } from "./protocol";
 import { initialState, reduce, shown, viewOf } from "./state";
@@ -310,6 +310,78 @@ describe("the mounted inbox", () => {
     button("Confirm: record this result").click();
     expect(model.last()).toMatchObject({ type: "settle", id: item(1).id, ran: true, output: "<b>INV-7</b> sent" });
     expect(typeof model.last().viewId).toBe("string");
+  });
+
+  it("draws the counts and progress, filters by tool, cancels, opens and closes, and forgets a rule", () => {
+    const model = mount([item(1), item(2), item(3, "check_balance")]);
+    model.set("counts", { waiting: 2, done: 1, total: 4 });
+    expect(el.querySelector(".iw-counts")?.textContent).toBe("2 waiting · 1 done");
+    const progress = el.querySelector<HTMLElement>(".iw-progress");
+    expect([progress?.getAttribute("aria-valuenow"), progress?.getAttribute("aria-valuemax")]).toEqual(["1", "4"]);
+    expect(el.querySelector<HTMLElement>(".iw-bar")?.style.width).toBe("25%");
+    const tool = el.querySelector<HTMLSelectElement>('select[aria-label="Tool"]');
+    if (!tool) throw new Error("no tool filter");
+    expect([...tool.options].map((o) => o.text)).toEqual(["All tools", "check_balance", "transfer_funds"]);
+    tool.value = "check_balance";
+    tool.dispatchEvent(new Event("change"));
+    expect(lines()).toEqual(["INV-3"]);
+    tool.value = "";
+    tool.dispatchEvent(new Event("change"));
+    const box = el.querySelector<HTMLInputElement>('.iw-item input[type="checkbox"]');
+    const sent = model.sent.length;
+    box?.dispatchEvent(new KeyboardEvent("keydown", { key: "a", bubbles: true })); // a key typed into a box
+    expect(model.sent.length).toBe(sent);
+    box?.click();
+    button("Cancel selected").click();
+    expect(model.last()).toMatchObject({ type: "answer", ids: [item(1).id], status: "cancelled", payload: null });
+    el.querySelector<HTMLButtonElement>(".iw-item .iw-open")?.click();
+    expect(el.querySelector(".iw-card .iw-title")?.textContent).toBe("transfer_funds");
+    button("Close").click();
+    expect(el.querySelector(".iw-card")).toBeNull();
+    model.set("remembered", [{ name: "transfer_funds amount<=300", tool: "transfer_funds", settled: 2 }]);
+    expect(el.querySelector(".iw-rules li")?.textContent).toBe(
+      "Rule: approve transfer_funds amount<=300 (settled 2) Remove",
+    );
+    button("Remove").click();
+    expect(model.last()).toMatchObject({ type: "forget", name: "transfer_funds amount<=300" });
+  });
+
+  it("announces an overdue call once as the clock ticks, and unmounting restores the title and stops", () => {
+    const shown: string[] = [];
+    const real = Object.getOwnPropertyDescriptor(globalThis, "Notification");
+    Object.defineProperty(globalThis, "Notification", {
+      configurable: true,
+      value: class {
+        static permission = "granted";
+        constructor(title: string) {
+          shown.push(title);
+        }
+      },
+    });
+    vi.useFakeTimers({ now: 2_000 });
+    document.title = "Notebook";
+    try {
+      const model = new InboxFake();
+      model.state = { ...model.state, notify: true, remind_after: 5 };
+      const unmount = mountInbox(el, model.asModel());
+      model.emit("msg:custom", { type: "snapshot", items: [item(1)] }); // waiting since 1_001
+      expect(document.title).toBe("Notebook");
+      vi.advanceTimersByTime(5_000);
+      expect(document.title).toBe("(1 waiting, 1 overdue) Notebook");
+      expect(el.querySelector(".iw-row-note")?.textContent).toBe("Reminder: still waiting");
+      vi.advanceTimersByTime(3_000);
+      expect(shown).toEqual(["1 call still waiting for you"]);
+      unmount();
+      expect(document.title).toBe("Notebook");
+      expect(el.children.length).toBe(0);
+      expect(vi.getTimerCount()).toBe(0);
+      model.emit("msg:custom", { type: "delta", upsert: [item(2)], remove: [] });
+      expect(el.children.length).toBe(0);
+    } finally {
+      vi.useRealTimers();
+      if (real) Object.defineProperty(globalThis, "Notification", real);
+      else delete (globalThis as { Notification?: unknown }).Notification;
+    }
   });
 
   it("draws agent text as text, never as markup", () => {

@@ -1,22 +1,33 @@
 // `mountInbox`: binds one inbox model to one element. It asks Python for the
 // whole list once (`hello`), then folds in the deltas; answers go out as custom
-// messages and each reply settles the card that sent it. The tab's title and
-// desktop notifications are `notices.ts`'s.
+// messages and each reply settles the card that sent it. While the page is
+// hidden, the tab's title counts what waits, and an opted-in notification names
+// the tool of each new call.
 
 import type { AnyModel } from "@anywidget/types";
 import { type AnswerResultMessage, newViewId } from "../picker/protocol";
 import type { ModuleLoader } from "../picker/renderers";
-import { createNotices } from "./notices";
+import { escalatedToMe, overdue } from "./people";
 import {
   answerMessage,
   forgetMessage,
+  type Item,
   type ItemResult,
   parseMessage,
   rememberMessage,
   settleMessage,
 } from "./protocol";
-import { type InboxEvent, type InboxState, initialState, type Rule, reduce, shown, viewOf } from "./state";
-import { createInboxDom } from "./view";
+import {
+  type InboxEvent,
+  type InboxState,
+  type InboxView,
+  initialState,
+  type Rule,
+  reduce,
+  shown,
+  viewOf,
+} from "./state";
+import { createInboxDom, type InboxActions } from "./view";
 
 export interface InboxModel {
   counts: Record<string, number>;
@@ -29,92 +40,222 @@ export interface InboxModel {
 
 const TYPING = new Set(["INPUT", "TEXTAREA", "SELECT"]);
 
+/** What the parts of one mounted inbox share: its model, this view's id, the state and how to change it. */
+interface Mounted {
+  model: AnyModel<InboxModel>;
+  viewId: string;
+  state(): InboxState;
+  dispatch(event: InboxEvent): void;
+}
+
+/** Sends a request for these items and resolves with Python's reply to it. */
+type Send = (message: { requestId: string; type: string }, ids: string[]) => Promise<ItemResult[]>;
+/** Answers these items at once. */
+type Answer = (ids: string[], status: "resolved" | "cancelled", payload: unknown) => Promise<ItemResult[]>;
+
+/** Binds one inbox model to one element; returns what unmounts it. */
 export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?: ModuleLoader): () => void {
   const viewId = newViewId();
   let state: InboxState = initialState(Date.now());
-  const replies = new Map<string, (results: ItemResult[]) => void>();
-  const notices = createNotices(() => model.get("notify") === true);
-  let timer: ReturnType<typeof setInterval> | null = null;
-
-  const send = (message: { requestId: string; type: string }, ids: string[]): Promise<ItemResult[]> => {
-    const reply = new Promise<ItemResult[]>((resolve) => replies.set(message.requestId, resolve));
-    if (ids.length) dispatch({ type: "sent", ids, requestId: message.requestId });
-    model.send(message);
-    return reply;
-  };
-  const answer = (ids: string[], status: "resolved" | "cancelled", payload: unknown) =>
-    send(answerMessage(ids, status, payload, viewId), ids);
-  const targets = (): string[] => {
-    const picked = Object.keys(state.selected);
-    return picked.length ? picked : state.cursor ? [state.cursor] : [];
-  };
-  const itemOf = (interruptId: string): string =>
-    Object.values(state.items).find((i) => i.interrupt.id === interruptId && i.id === state.open)?.id ?? "";
-  const firstResult = async (results: Promise<ItemResult[]>): Promise<AnswerResultMessage> => {
-    const [result] = await results;
-    return {
-      type: "answer_result",
-      requestId: "",
-      ok: result?.ok ?? false,
-      error: result?.error ?? "",
-      errors: result?.errors ?? [],
-    };
-  };
-
-  const dom = createInboxDom(
-    el,
-    {
-      answer: (interruptId, status, payload) => firstResult(answer([itemOf(interruptId)], status, payload)),
-      settle(interruptId, ran, output) {
-        const id = itemOf(interruptId);
-        return firstResult(send(settleMessage(id, ran, output, viewId), [id]));
-      },
-      checked() {},
-      filter: (change) => dispatch({ type: "filter", ...change }),
-      toggle: (id) => dispatch({ type: "toggle", id }),
-      selectShown: (on) => dispatch({ type: "selectShown", on }),
-      point: (id) => dispatch({ type: "point", id }),
-      open: (id) => dispatch({ type: "open", id }),
-      bulk(kind, reason) {
-        const ids = Object.keys(state.selected);
-        if (!ids.length) return;
-        if (kind === "cancel") void answer(ids, "cancelled", null);
-        else void answer(ids, "resolved", kind === "approve" ? { approved: true } : denial(reason));
-      },
-      remember: (id, field, op) => void send(rememberMessage(id, field, op, viewId), [id]),
-      forget: (name) => model.send(forgetMessage(name)),
-      notify: () => void globalThis.Notification?.requestPermission(),
-      key(event) {
-        if (TYPING.has((event.target as HTMLElement).tagName) || event.ctrlKey || event.metaKey || event.altKey) return;
-        const k = event.key;
-        if (k === "j" || k === "ArrowDown") dispatch({ type: "move", by: 1 });
-        else if (k === "k" || k === "ArrowUp") dispatch({ type: "move", by: -1 });
-        else if (k === "x" && state.cursor) dispatch({ type: "toggle", id: state.cursor });
-        else if (k === "e" && state.cursor) dispatch({ type: "open", id: state.cursor });
-        else if (k === "Escape") dispatch({ type: "open", id: null });
-        else if (k === "a" && targets().length) void answer(targets(), "resolved", { approved: true });
-        else if (k === "d" && targets().length) void answer(targets(), "resolved", { approved: false });
-        else return;
-        event.preventDefault();
-      },
-    },
-    loader,
-  );
+  const inbox: Mounted = { model, viewId, state: () => state, dispatch };
+  const replies = replyBook(inbox);
+  const signals = signalling(inbox);
+  const clock = ticker(() => dispatch({ type: "tick", now: Date.now() }));
+  const dom = createInboxDom(el, inboxActions(inbox, replies.send), loader);
 
   function dispatch(event: InboxEvent): void {
     const before = Object.keys(state.items);
     state = reduce(state, event);
     const view = viewOf(state);
     dom.update(view, state, model.get("renderers") ?? {}, model.get("notify") === true);
-    if (view.ticking && timer === null) timer = setInterval(() => dispatch({ type: "tick", now: Date.now() }), 1000);
-    if (!view.ticking && timer !== null) {
-      clearInterval(timer);
-      timer = null;
-    }
-    notices.signal(before, view, state);
+    clock.follow(view.ticking);
+    signals.signal(before, view);
   }
 
-  const onVisible = (): void => notices.signal(Object.keys(state.items), viewOf(state), state);
+  const onVisible = (): void => signals.signal(Object.keys(state.items), viewOf(state));
+  const stop = follow(inbox, replies.settled, onVisible);
+  return () => {
+    stop();
+    clock.stop();
+    signals.restore();
+    dom.destroy();
+  };
+}
+
+/** This view's requests waiting for Python's reply, each settled by the reply that names it. */
+function replyBook(inbox: Mounted): { send: Send; settled(requestId: string, results: ItemResult[]): void } {
+  const replies = new Map<string, (results: ItemResult[]) => void>();
+  return {
+    send(message, ids) {
+      const reply = new Promise<ItemResult[]>((resolve) => replies.set(message.requestId, resolve));
+      if (ids.length) inbox.dispatch({ type: "sent", ids, requestId: message.requestId });
+      inbox.model.send(message);
+      return reply;
+    },
+    settled(requestId, results) {
+      inbox.dispatch({ type: "reply", requestId, results });
+      replies.get(requestId)?.(results);
+      replies.delete(requestId);
+    },
+  };
+}
+
+/** What the inbox's elements do: answers go to Python, the rest changes this view's state. */
+function inboxActions(inbox: Mounted, send: Send): InboxActions {
+  const { model, viewId, dispatch } = inbox;
+  const answer: Answer = (ids, status, payload) => send(answerMessage(ids, status, payload, viewId), ids);
+  return {
+    answer: (interruptId, status, payload) =>
+      firstResult(answer([openedItem(inbox.state(), interruptId)], status, payload)),
+    settle(interruptId, ran, output) {
+      const id = openedItem(inbox.state(), interruptId);
+      return firstResult(send(settleMessage(id, ran, output, viewId), [id]));
+    },
+    checked() {},
+    filter: (change) => dispatch({ type: "filter", ...change }),
+    toggle: (id) => dispatch({ type: "toggle", id }),
+    selectShown: (on) => dispatch({ type: "selectShown", on }),
+    point: (id) => dispatch({ type: "point", id }),
+    open: (id) => dispatch({ type: "open", id }),
+    bulk(kind, reason) {
+      const ids = Object.keys(inbox.state().selected);
+      if (!ids.length) return;
+      if (kind === "cancel") void answer(ids, "cancelled", null);
+      else void answer(ids, "resolved", kind === "approve" ? { approved: true } : denial(reason));
+    },
+    remember: (id, field, op) => void send(rememberMessage(id, field, op, viewId), [id]),
+    forget: (name) => model.send(forgetMessage(name)),
+    notify: () => void globalThis.Notification?.requestPermission(),
+    key: keyHandler(inbox, answer),
+  };
+}
+
+/** The list's keys: j/k or the arrows move, x selects, e opens, Escape closes, a/d approve or deny. */
+function keyHandler(inbox: Mounted, answer: Answer): (event: KeyboardEvent) => void {
+  return (event) => {
+    if (TYPING.has((event.target as HTMLElement).tagName) || event.ctrlKey || event.metaKey || event.altKey) return;
+    const { dispatch } = inbox;
+    const state = inbox.state();
+    // The selected calls, or else the one under the cursor.
+    const picked = Object.keys(state.selected);
+    const targets = picked.length ? picked : state.cursor ? [state.cursor] : [];
+    const k = event.key;
+    if (k === "j" || k === "ArrowDown") dispatch({ type: "move", by: 1 });
+    else if (k === "k" || k === "ArrowUp") dispatch({ type: "move", by: -1 });
+    else if (k === "x" && state.cursor) dispatch({ type: "toggle", id: state.cursor });
+    else if (k === "e" && state.cursor) dispatch({ type: "open", id: state.cursor });
+    else if (k === "Escape") dispatch({ type: "open", id: null });
+    else if (k === "a" && targets.length) void answer(targets, "resolved", { approved: true });
+    else if (k === "d" && targets.length) void answer(targets, "resolved", { approved: false });
+    else return;
+    event.preventDefault();
+  };
+}
+
+/** The item whose opened card holds this interrupt ("" when none does). */
+function openedItem(state: InboxState, interruptId: string): string {
+  return Object.values(state.items).find((i) => i.interrupt.id === interruptId && i.id === state.open)?.id ?? "";
+}
+
+/** The reply to a card's answer, as the picker's card reads it: the first item's result. */
+async function firstResult(results: Promise<ItemResult[]>): Promise<AnswerResultMessage> {
+  const [result] = await results;
+  return {
+    type: "answer_result",
+    requestId: "",
+    ok: result?.ok ?? false,
+    error: result?.error ?? "",
+    errors: result?.errors ?? [],
+  };
+}
+
+/** A one-second tick while calls wait (their clocks move on), none while nothing waits. */
+function ticker(tick: () => void): { follow(ticking: boolean): void; stop(): void } {
+  let timer: ReturnType<typeof setInterval> | null = null;
+  return {
+    follow(ticking) {
+      if (ticking && timer === null) timer = setInterval(tick, 1000);
+      if (!ticking && timer !== null) {
+        clearInterval(timer);
+        timer = null;
+      }
+    },
+    stop() {
+      if (timer !== null) clearInterval(timer);
+    },
+  };
+}
+
+/** The tab's title while hidden or while calls escalated to this person wait, and a
+ * notification per new, overdue or escalated call when allowed; `restore` puts the title back. */
+function signalling(inbox: Mounted): { signal(before: string[], view: InboxView): void; restore(): void } {
+  const title = { base: document.title, marked: false };
+  /** Calls already announced as overdue or escalated, so each is announced once. */
+  const announced = new Set<string>();
+  return {
+    signal(before, view) {
+      if (typeof document === "undefined") return;
+      const waiting = view.waiting;
+      const urgent = view.escalatedToMe + view.overdue;
+      if ((document.hidden && waiting > 0) || urgent > 0) {
+        if (!title.marked) title.base = document.title;
+        const parts = [
+          `${waiting} waiting`,
+          ...(view.escalatedToMe ? [`${view.escalatedToMe} escalated to you`] : []),
+          ...(view.overdue ? [`${view.overdue} overdue`] : []),
+        ];
+        document.title = `(${parts.join(", ")}) ${title.base}`;
+        title.marked = true;
+        const state = inbox.state();
+        const fresh = Object.values(state.items).filter((i) => !before.includes(i.id));
+        announce(
+          inbox.model,
+          fresh.length ? `${fresh.length} new call${fresh.length > 1 ? "s" : ""} waiting` : "",
+          fresh,
+        );
+        const due = shownAgain(state, announced);
+        announce(
+          inbox.model,
+          due.length ? `${due.length} call${due.length > 1 ? "s" : ""} still waiting for you` : "",
+          due,
+        );
+      } else if (title.marked) {
+        document.title = title.base;
+        title.marked = false;
+      }
+    },
+    restore() {
+      if (title.marked) document.title = title.base;
+    },
+  };
+}
+
+/** The calls escalated to this person or overdue that were not announced yet (now marked announced). */
+function shownAgain(state: InboxState, announced: Set<string>): Item[] {
+  const now = state.now;
+  const due = Object.values(state.items).filter(
+    (i) => !announced.has(i.id) && (escalatedToMe(i, now) || overdue(i, now, state.remindAfterMs)),
+  );
+  for (const i of due) announced.add(i.id);
+  return due;
+}
+
+/** A notification naming the first of these calls, if the person opted in and the browser allows it. */
+function announce(model: AnyModel<InboxModel>, heading: string, items: Item[]): void {
+  const N = globalThis.Notification;
+  const first = items[0];
+  if (!heading || !first || !model.get("notify") || N?.permission !== "granted") return;
+  new N(heading, { body: `${first.tool} (${first.key})` });
+}
+
+/** Follows the model's traits, Python's messages and the page's visibility, then asks Python
+ * for the whole list (`hello`); returns what stops following. */
+function follow(
+  inbox: Mounted,
+  settled: (requestId: string, results: ItemResult[]) => void,
+  onVisible: () => void,
+): () => void {
+  const { model, dispatch } = inbox;
   const onTraits = (): void =>
     dispatch({ type: "counts", counts: model.get("counts") ?? {}, rules: model.get("remembered") ?? [] });
   const onReminders = (): void => {
@@ -124,11 +265,8 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
   const onCustom = (message: unknown): void => {
     const parsed = parseMessage(message);
     if (!parsed) return;
-    if (parsed.type === "answer_result") {
-      dispatch({ type: "reply", requestId: parsed.requestId, results: parsed.results });
-      replies.get(parsed.requestId)?.(parsed.results);
-      replies.delete(parsed.requestId);
-    } else dispatch(parsed);
+    if (parsed.type === "answer_result") settled(parsed.requestId, parsed.results);
+    else dispatch(parsed);
   };
   model.on("change:counts", onTraits);
   model.on("change:remembered", onTraits);
@@ -138,16 +276,12 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
   onTraits();
   onReminders();
   model.send({ type: "hello" });
-
   return () => {
     model.off("change:counts", onTraits);
     model.off("change:remembered", onTraits);
     model.off("change:remind_after", onReminders);
     model.off("msg:custom", onCustom);
     document.removeEventListener("visibilitychange", onVisible);
-    if (timer !== null) clearInterval(timer);
-    notices.restore();
-    dom.destroy();
   };
 }
 

@@ -132,30 +132,64 @@ export function shown(state: InboxState): Item[] {
     );
 }
 
-/** Python's changes to the list folded in; the cursor moves on from a row that left. */
-function withDelta(state: InboxState, upsert: Item[], remove: string[]): InboxState {
-  const items = { ...state.items };
-  for (const id of remove) delete items[id];
-  for (const item of upsert) items[item.id] = item;
-  let cursor = state.cursor;
-  if (cursor && !(cursor in items)) {
-    // The row under the cursor was answered: move to the one that followed it.
-    const before = shown(state).map((i) => i.id);
-    const after = before.slice(before.indexOf(cursor) + 1).find((id) => id in items);
-    const rest = shown({ ...state, items });
-    cursor = after ?? rest[rest.length - 1]?.id ?? null;
-  }
-  return pruned({ ...state, items, cursor });
-}
+/** The events Python sends: the whole list, a change to it, the counts and remembered rules. */
+type FromPython = Extract<InboxEvent, { type: "snapshot" | "delta" | "counts" }>;
+/** What the person does in this view: filter, select, move the cursor, open a call. */
+type FromPerson = Extract<InboxEvent, { type: "filter" | "toggle" | "selectShown" | "move" | "point" | "open" }>;
+/** This view's requests: sent, then replied to. */
+type FromRequests = Extract<InboxEvent, { type: "sent" | "reply" }>;
 
+/** The state after one event: each family of events has its own reducer below. */
 export function reduce(state: InboxState, event: InboxEvent): InboxState {
   switch (event.type) {
     case "snapshot":
-      return pruned({ ...state, items: Object.fromEntries(event.items.map((i) => [i.id, i])) });
     case "delta":
-      return withDelta(state, event.upsert, event.remove);
+    case "counts":
+      return fromPython(state, event);
+    case "filter":
+    case "toggle":
+    case "selectShown":
+    case "move":
+    case "point":
+    case "open":
+      return fromPerson(state, event);
+    case "sent":
+    case "reply":
+      return fromRequests(state, event);
+    case "tick":
+      return { ...state, now: event.now };
+    case "reminders":
+      return { ...state, remindAfterMs: event.remindAfterMs };
+  }
+}
+
+/** Folds in Python's list, its deltas and its counts. */
+function fromPython(state: InboxState, event: FromPython): InboxState {
+  switch (event.type) {
+    case "snapshot":
+      return pruned({ ...state, items: Object.fromEntries(event.items.map((i) => [i.id, i])) });
+    case "delta": {
+      const items = { ...state.items };
+      for (const id of event.remove) delete items[id];
+      for (const item of event.upsert) items[item.id] = item;
+      let cursor = state.cursor;
+      if (cursor && !(cursor in items)) {
+        // The row under the cursor was answered: move to the one that followed it.
+        const before = shown(state).map((i) => i.id);
+        const after = before.slice(before.indexOf(cursor) + 1).find((id) => id in items);
+        const rest = shown({ ...state, items });
+        cursor = after ?? rest[rest.length - 1]?.id ?? null;
+      }
+      return pruned({ ...state, items, cursor });
+    }
     case "counts":
       return { ...state, counts: event.counts, rules: event.rules };
+  }
+}
+
+/** Folds in what the person does: the filter, the selection, the cursor and the opened call. */
+function fromPerson(state: InboxState, event: FromPerson): InboxState {
+  switch (event.type) {
     case "filter":
       return { ...state, ...Object.fromEntries(Object.entries(event).filter(([k]) => k !== "type")) };
     case "toggle": {
@@ -180,6 +214,12 @@ export function reduce(state: InboxState, event: InboxEvent): InboxState {
       return { ...state, cursor: event.id };
     case "open":
       return { ...state, open: event.id, cursor: event.id ?? state.cursor };
+  }
+}
+
+/** Marks the calls a request was sent for as pending, and a reply's refusals beside them. */
+function fromRequests(state: InboxState, event: FromRequests): InboxState {
+  switch (event.type) {
     case "sent": {
       const pending = { ...state.pending };
       for (const id of event.ids) pending[id] = event.requestId;
@@ -198,10 +238,6 @@ export function reduce(state: InboxState, event: InboxEvent): InboxState {
       }
       return { ...state, pending, refused, fieldErrors };
     }
-    case "tick":
-      return { ...state, now: event.now };
-    case "reminders":
-      return { ...state, remindAfterMs: event.remindAfterMs };
   }
 }
 

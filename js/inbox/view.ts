@@ -70,188 +70,273 @@ function rememberChoices(item: Item): Array<[string, string | null, "eq" | "le"]
   return choices;
 }
 
-export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: ModuleLoader) {
-  const prefix = `iw-inbox-${++mounts}`;
+/** The inbox's elements, redrawn in place from each new view of its state. */
+export interface InboxDom {
+  update(view: InboxView, state: InboxState, renderers: Record<string, string>, notifying: boolean): void;
+  destroy(): void;
+}
+
+/** A plain button (never a form submit), with its label as text. */
+function button(label: string, cls = ""): HTMLButtonElement {
+  return h("button", { type: "button", class: cls }, label);
+}
+
+/** Draws the inbox into `el` from its parts, head to opened card, each redrawing its own share. */
+export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: ModuleLoader): InboxDom {
+  const opened = openedPane(`iw-inbox-${++mounts}`, actions, loader);
+  const head = countsHead();
+  const toolbar = toolbarOf(actions);
+  const rules = rulesList(actions);
+  const rows = rowList(actions);
+  const root = h("div", "iw-inbox", head.root, toolbar.root, rules.root, rows.empty, rows.list, opened.root);
+  el.append(root);
+  return {
+    update(view, state, renderers, notifying): void {
+      head.draw(view);
+      toolbar.draw(view, state, notifying);
+      rules.draw(state);
+      rows.draw(view, state);
+      opened.draw(view.open, state, renderers);
+    },
+    destroy(): void {
+      opened.destroy();
+      root.remove();
+    },
+  };
+}
+
+/** The counts line and the progress bar of finished calls. */
+function countsHead(): { root: HTMLElement; draw(view: InboxView): void } {
   const counts = h("span", "iw-counts");
   const bar = h("div", "iw-bar");
   const progress = h("div", { class: "iw-progress", role: "progressbar", "aria-valuemin": 0 }, bar);
-  const tool = h("select", { "aria-label": "Tool" });
-  const text = h("input", { type: "search", placeholder: "Filter", "aria-label": "Filter" });
-  const sort = h("select", { "aria-label": "Sort" }, h("option", { value: "age" }, "Oldest first"));
-  sort.append(h("option", { value: "expiry" }, "Expiring first"));
-  const all = h("input", { type: "checkbox", "aria-label": "Select shown" });
-  const mine = h("input", { type: "checkbox", "aria-label": "Waiting for me" });
-  const reason = h("input", { type: "text", placeholder: "Reason for denying", "aria-label": "Deny reason" });
-  const button = (label: string, cls = ""): HTMLButtonElement => h("button", { type: "button", class: cls }, label);
-  const approve = button("Approve selected", "iw-primary");
-  const deny = button("Deny selected", "iw-danger");
-  const cancel = button("Cancel selected");
-  const notify = button("Notify me");
-  const rules = h("ul", "iw-rules");
-  const list = h("div", { class: "iw-list", role: "listbox", tabindex: 0, "aria-label": "Waiting calls" });
-  const empty = h("p", "iw-empty", "Nothing waits for an answer.");
-  const cardHost = h("div", "iw-opened");
-  const root = h(
-    "div",
-    "iw-inbox",
-    h("div", "iw-inbox-head", counts, progress),
-    h(
-      "div",
-      "iw-toolbar",
-      tool,
-      text,
-      sort,
-      h("label", {}, mine, " Waiting for me"),
-      h("label", {}, all, " Select shown"),
-      approve,
-      reason,
-      deny,
-      cancel,
-      notify,
-    ),
-    rules,
-    empty,
-    list,
-    cardHost,
-  );
-  el.append(root);
-
-  tool.addEventListener("change", () => actions.filter({ tool: tool.value }));
-  text.addEventListener("input", () => actions.filter({ text: text.value }));
-  sort.addEventListener("change", () => actions.filter({ sort: sort.value as SortBy }));
-  all.addEventListener("change", () => actions.selectShown(all.checked));
-  mine.addEventListener("change", () => actions.filter({ mine: mine.checked }));
-  approve.addEventListener("click", () => actions.bulk("approve", ""));
-  deny.addEventListener("click", () => actions.bulk("deny", reason.value));
-  cancel.addEventListener("click", () => actions.bulk("cancel", ""));
-  notify.addEventListener("click", () => actions.notify());
-  list.addEventListener("keydown", (event) => actions.key(event));
-
-  const lines = new Map<string, Line>();
-  const line = (item: Item): Line => {
-    const found = lines.get(item.id);
-    if (found) return found;
-    const box = h("input", { type: "checkbox", "aria-label": `Select ${item.key}` });
-    const open = button("Open", "iw-open");
-    const cells = ["iw-tool", "iw-args", "iw-key", "iw-waited", "iw-expiry", "iw-row-note", "iw-row-error"].map((c) =>
-      h("span", c),
-    );
-    const made: Line = {
-      root: h("div", { class: "iw-item", role: "option", "data-id": item.id }),
-      box,
-      cells,
-      shown: "",
-    };
-    made.root.append(box, ...cells, open);
-    box.addEventListener("change", () => actions.toggle(item.id));
-    open.addEventListener("click", () => actions.open(item.id));
-    made.root.addEventListener("click", (e) => {
-      if (e.target !== box && e.target !== open) actions.point(item.id);
-    });
-    lines.set(item.id, made);
-    return made;
-  };
-  const drawLine = (row: RowView): HTMLElement => {
-    const found = line(row.item);
-    // A call in doubt has no deadline: what it waits for is a person's word on whether it ran.
-    const expiry = row.item.doubt ? "May have run" : row.expiry;
-    const values = [row.item.tool, row.item.args, row.item.key, row.waited, expiry, row.note, row.error];
-    const key = [...values, row.selected, row.current, row.pending].join("\u0000");
-    if (key !== found.shown) {
-      found.shown = key;
-      values.forEach((v, i) => {
-        const cell = found.cells[i];
-        if (cell && cell.textContent !== v) cell.textContent = v;
-      });
-      found.box.checked = row.selected;
-      found.root.setAttribute("aria-selected", String(row.current));
-      found.root.classList.toggle("iw-current", row.current);
-      found.root.classList.toggle("iw-pending", row.pending);
-      found.root.classList.toggle("iw-refused", Boolean(row.error));
-      found.root.classList.toggle("iw-in-doubt", Boolean(row.item.doubt));
-      found.root.classList.toggle("iw-escalated", row.note === "Escalated to you");
-    }
-    return found.root;
-  };
-
-  let card: Card | null = null;
-  let cardFor = "";
-  let shownTools = "";
-  let shownRules = "";
-
   return {
-    update(view: InboxView, state: InboxState, renderers: Record<string, string>, notifying: boolean): void {
-      notify.classList.toggle("iw-hidden", !notifying);
+    root: h("div", "iw-inbox-head", counts, progress),
+    draw(view): void {
       counts.textContent = `${view.countsLine}${view.selected ? ` · ${view.selected} selected` : ""}`;
       bar.style.width = view.total ? `${(100 * view.finished) / view.total}%` : "0%";
       progress.setAttribute("aria-valuemax", String(view.total));
       progress.setAttribute("aria-valuenow", String(view.finished));
+    },
+  };
+}
+
+/** The toolbar: the filters, the bulk answers and "Notify me" (shown while notifying is on). */
+function toolbarOf(actions: InboxActions): {
+  root: HTMLElement;
+  draw(view: InboxView, state: InboxState, notifying: boolean): void;
+} {
+  const filters = filterControls(actions);
+  const bulk = bulkAnswers(actions);
+  const notify = button("Notify me");
+  notify.addEventListener("click", () => actions.notify());
+  return {
+    root: h("div", "iw-toolbar", ...filters.nodes, ...bulk.nodes, notify),
+    draw(view, state, notifying): void {
+      notify.classList.toggle("iw-hidden", !notifying);
+      filters.draw(view, state);
+      bulk.draw(view);
+    },
+  };
+}
+
+/** The tool, text and "Waiting for me" filters and the sort; the tool list follows the calls. */
+function filterControls(actions: InboxActions): {
+  nodes: HTMLElement[];
+  draw(view: InboxView, state: InboxState): void;
+} {
+  const tool = h("select", { "aria-label": "Tool" });
+  const text = h("input", { type: "search", placeholder: "Filter", "aria-label": "Filter" });
+  const sort = h("select", { "aria-label": "Sort" }, h("option", { value: "age" }, "Oldest first"));
+  sort.append(h("option", { value: "expiry" }, "Expiring first"));
+  const mine = h("input", { type: "checkbox", "aria-label": "Waiting for me" });
+  tool.addEventListener("change", () => actions.filter({ tool: tool.value }));
+  text.addEventListener("input", () => actions.filter({ text: text.value }));
+  sort.addEventListener("change", () => actions.filter({ sort: sort.value as SortBy }));
+  mine.addEventListener("change", () => actions.filter({ mine: mine.checked }));
+  let shownTools = "";
+  return {
+    nodes: [tool, text, sort, h("label", {}, mine, " Waiting for me")],
+    draw(view, state): void {
       const tools = view.tools.join("\u0000");
-      if (tools !== shownTools) {
-        shownTools = tools;
-        tool.replaceChildren(
-          h("option", { value: "" }, "All tools"),
-          ...view.tools.map((t) => h("option", { value: t }, t)),
-        );
-        tool.value = state.tool;
-      }
-      const ruleKey = JSON.stringify(state.rules);
-      if (ruleKey !== shownRules) {
-        shownRules = ruleKey;
-        rules.replaceChildren(
-          ...state.rules.map((r) => {
-            const remove = button("Remove");
-            remove.addEventListener("click", () => actions.forget(r.name));
-            return h("li", {}, `Rule: approve ${r.name} (settled ${r.settled}) `, remove);
-          }),
-        );
-      }
+      if (tools === shownTools) return;
+      shownTools = tools;
+      tool.replaceChildren(
+        h("option", { value: "" }, "All tools"),
+        ...view.tools.map((t) => h("option", { value: t }, t)),
+      );
+      tool.value = state.tool;
+    },
+  };
+}
+
+/** "Select shown", and Approve / Deny (with its reason) / Cancel for the selected calls. */
+function bulkAnswers(actions: InboxActions): { nodes: HTMLElement[]; draw(view: InboxView): void } {
+  const all = h("input", { type: "checkbox", "aria-label": "Select shown" });
+  const reason = h("input", { type: "text", placeholder: "Reason for denying", "aria-label": "Deny reason" });
+  const approve = button("Approve selected", "iw-primary");
+  const deny = button("Deny selected", "iw-danger");
+  const cancel = button("Cancel selected");
+  all.addEventListener("change", () => actions.selectShown(all.checked));
+  approve.addEventListener("click", () => actions.bulk("approve", ""));
+  deny.addEventListener("click", () => actions.bulk("deny", reason.value));
+  cancel.addEventListener("click", () => actions.bulk("cancel", ""));
+  return {
+    nodes: [h("label", {}, all, " Select shown"), approve, reason, deny, cancel],
+    draw(view): void {
       for (const b of [approve, deny, cancel]) b.disabled = view.selected === 0;
       all.checked = view.selected > 0 && view.selected === view.rows.length;
+    },
+  };
+}
+
+/** The remembered rules, each with a Remove button (redrawn only when they change). */
+function rulesList(actions: InboxActions): { root: HTMLElement; draw(state: InboxState): void } {
+  const root = h("ul", "iw-rules");
+  let shownRules = "";
+  return {
+    root,
+    draw(state): void {
+      const ruleKey = JSON.stringify(state.rules);
+      if (ruleKey === shownRules) return;
+      shownRules = ruleKey;
+      root.replaceChildren(
+        ...state.rules.map((r) => {
+          const remove = button("Remove");
+          remove.addEventListener("click", () => actions.forget(r.name));
+          return h("li", {}, `Rule: approve ${r.name} (settled ${r.settled}) `, remove);
+        }),
+      );
+    },
+  };
+}
+
+/** One line per shown call, kept by id and patched in place; the keys move through it. */
+function rowList(actions: InboxActions): {
+  list: HTMLElement;
+  empty: HTMLElement;
+  draw(view: InboxView, state: InboxState): void;
+} {
+  const list = h("div", { class: "iw-list", role: "listbox", tabindex: 0, "aria-label": "Waiting calls" });
+  const empty = h("p", "iw-empty", "Nothing waits for an answer.");
+  list.addEventListener("keydown", (event) => actions.key(event));
+  const lines = new Map<string, Line>();
+  const lineOf = (item: Item): Line => {
+    const made = lines.get(item.id) ?? newLine(item, actions);
+    lines.set(item.id, made);
+    return made;
+  };
+  return {
+    list,
+    empty,
+    draw(view, state): void {
       empty.classList.toggle("iw-hidden", view.rows.length > 0);
-      const drawn = view.rows.map(drawLine);
+      const drawn = view.rows.map((row) => drawLine(lineOf(row.item), row));
       const alive = new Set(view.rows.map((r) => r.item.id));
       for (const id of lines.keys()) if (!alive.has(id)) lines.delete(id);
       if (drawn.length !== list.children.length || drawn.some((node, i) => list.children[i] !== node)) {
         list.replaceChildren(...drawn);
       }
       lines.get(state.cursor ?? "")?.root.scrollIntoView?.({ block: "nearest" });
+    },
+  };
+}
 
-      const opened = view.open;
+/** A call's line: its checkbox, its cells and Open; a click elsewhere on it moves the cursor there. */
+function newLine(item: Item, actions: InboxActions): Line {
+  const box = h("input", { type: "checkbox", "aria-label": `Select ${item.key}` });
+  const open = button("Open", "iw-open");
+  const cells = ["iw-tool", "iw-args", "iw-key", "iw-waited", "iw-expiry", "iw-row-note", "iw-row-error"].map((c) =>
+    h("span", c),
+  );
+  const made: Line = {
+    root: h("div", { class: "iw-item", role: "option", "data-id": item.id }),
+    box,
+    cells,
+    shown: "",
+  };
+  made.root.append(box, ...cells, open);
+  box.addEventListener("change", () => actions.toggle(item.id));
+  open.addEventListener("click", () => actions.open(item.id));
+  made.root.addEventListener("click", (e) => {
+    if (e.target !== box && e.target !== open) actions.point(item.id);
+  });
+  return made;
+}
+
+/** Patches a line from its row, touching the DOM only when something shown changed. */
+function drawLine(found: Line, row: RowView): HTMLElement {
+  // A call in doubt has no deadline: what it waits for is a person's word on whether it ran.
+  const expiry = row.item.doubt ? "May have run" : row.expiry;
+  const values = [row.item.tool, row.item.args, row.item.key, row.waited, expiry, row.note, row.error];
+  const key = [...values, row.selected, row.current, row.pending].join("\u0000");
+  if (key !== found.shown) {
+    found.shown = key;
+    values.forEach((v, i) => {
+      const cell = found.cells[i];
+      if (cell && cell.textContent !== v) cell.textContent = v;
+    });
+    found.box.checked = row.selected;
+    found.root.setAttribute("aria-selected", String(row.current));
+    found.root.classList.toggle("iw-current", row.current);
+    found.root.classList.toggle("iw-pending", row.pending);
+    found.root.classList.toggle("iw-refused", Boolean(row.error));
+    found.root.classList.toggle("iw-in-doubt", Boolean(row.item.doubt));
+    found.root.classList.toggle("iw-escalated", row.note === "Escalated to you");
+  }
+  return found.root;
+}
+
+/** The opened call: the picker's card, built once per opened call and updated in place after. */
+function openedPane(
+  prefix: string,
+  actions: InboxActions,
+  loader?: ModuleLoader,
+): {
+  root: HTMLElement;
+  draw(opened: Item | null, state: InboxState, renderers: Record<string, string>): void;
+  destroy(): void;
+} {
+  const root = h("div", "iw-opened");
+  let card: Card | null = null;
+  let cardFor = "";
+  return {
+    root,
+    draw(opened, state, renderers): void {
       if (!opened || cardFor !== opened.id) {
         card?.destroy();
         card = null;
         cardFor = "";
-        cardHost.replaceChildren();
+        root.replaceChildren();
       }
-      if (opened) {
-        const current = cardOf(opened, state, renderers);
-        if (!card) {
-          cardFor = opened.id;
-          card = buildCard(
-            { idPrefix: `${prefix}-card`, actions, loader, alive: () => cardFor === opened.id },
-            current,
-          );
-          const choice = h("select", { "aria-label": "Calls like this" });
-          const choices = rememberChoices(opened);
-          choices.forEach(([label], i) => {
-            choice.append(h("option", { value: i }, label));
-          });
-          const remember = button("Approve, and the same for calls like this");
-          remember.addEventListener("click", () => {
-            const [, field, op] = choices[Number(choice.value)] ?? [];
-            actions.remember(opened.id, field ?? null, op ?? "eq");
-          });
-          const close = button("Close");
-          close.addEventListener("click", () => actions.open(null));
-          cardHost.append(card.root, h("div", "iw-remember", remember, " ", choice, " ", close));
-        }
-        card.update(current, false);
+      if (!opened) return;
+      const current = cardOf(opened, state, renderers);
+      if (!card) {
+        cardFor = opened.id;
+        card = buildCard({ idPrefix: `${prefix}-card`, actions, loader, alive: () => cardFor === opened.id }, current);
+        root.append(card.root, rememberBar(opened, actions));
       }
+      card.update(current, false);
     },
     destroy(): void {
       card?.destroy();
-      root.remove();
     },
   };
+}
+
+/** Under the opened card: approve it and remember the choice for calls like it, and Close. */
+function rememberBar(opened: Item, actions: InboxActions): HTMLElement {
+  const choice = h("select", { "aria-label": "Calls like this" });
+  const choices = rememberChoices(opened);
+  choices.forEach(([label], i) => {
+    choice.append(h("option", { value: i }, label));
+  });
+  const remember = button("Approve, and the same for calls like this");
+  remember.addEventListener("click", () => {
+    const [, field, op] = choices[Number(choice.value)] ?? [];
+    actions.remember(opened.id, field ?? null, op ?? "eq");
+  });
+  const close = button("Close");
+  close.addEventListener("click", () => actions.open(null));
+  return h("div", "iw-remember", remember, " ", choice, " ", close);
 }

@@ -215,6 +215,8 @@ def test_error_codes_are_stable_strings() -> None:
         "invalid_stream",
         "not_allowed_to_answer",
         "identity_mismatch",
+        "answered_elsewhere",
+        "temporal_unavailable",
         "edit_not_allowed",
         "edit_outside_fields",
         "invalid_edit",

@@ -183,3 +183,21 @@ async def test_a_server_not_there_is_said_clearly() -> None:
     assert outcome.kind == "error"
     assert outcome.code == ErrorCode.TEMPORAL_UNAVAILABLE
     assert "cannot be reached" in (outcome.error or "")
+
+
+async def test_a_second_notebook_answering_late_is_told_and_catches_up_with_the_first(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    agent = agent_on(served)
+    first = await paused(agent)
+    second = ConversationThread(
+        agent_on(served), thread_id=first.thread_id, messages=first.messages,
+        interrupts=first.interrupts,
+    )  # fmt: skip
+    assert (await first.start(answer(first, APPROVE))).kind == "success"
+    late = await second.start(answer(second, {"approved": False}))
+    assert late.kind == "error"
+    assert late.code == ErrorCode.ANSWERED_ELSEWHERE
+    assert second.interrupts == []  # it no longer asks
+    assert second.messages == first.messages  # the approved call's result included
+    assert len(runs_in(runs)) == 1

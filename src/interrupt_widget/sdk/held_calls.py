@@ -67,6 +67,12 @@ async def claim(ledger: CallLedger, key: Key, *, answer: Any) -> Claim | Recorde
     won = asyncio.ensure_future(claimed.wait())
     try:
         await asyncio.wait({settled, won}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        # Cancelled while claiming (a run stopped, a worker's activity cancelled): nobody will
+        # hold this claim, so give it up now rather than leave it held by a live process.
+        if not output.done():
+            output.set_exception(NotRun("the run was stopped before the call started"))
+        raise
     finally:
         won.cancel()
     if claimed.is_set():

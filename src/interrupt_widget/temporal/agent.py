@@ -126,6 +126,8 @@ class TemporalAgent:
             cause = failure.cause
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
             found = _refused(input, code or ErrorCode.AGENT_FAILED, str(cause or failure))
+            if code == ErrorCode.ANSWERED_ELSEWHERE:
+                found[1:1] = await self._held_messages(input.thread_id)
         except TemporalUnavailable as down:
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, str(down))
         except RPCError as down:
@@ -133,6 +135,16 @@ class TemporalAgent:
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, message)
         for event in found:
             yield event_from_wire(event)
+
+    async def _held_messages(self, thread_id: str) -> list[JsonDict]:
+        """A snapshot of the conversation as its workflow holds it, for a client whose answer
+        came second: its view catches up with the answer that was taken (and the call's
+        result, once that run has ended), so it stops asking. Empty if it cannot be read."""
+        try:
+            held = await self.conversation(thread_id)
+        except RPCError:
+            return []
+        return [{"type": "MESSAGES_SNAPSHOT", "messages": held.messages}]
 
     async def _perform(self, input: RunAgentInput) -> list[JsonDict]:
         client = await self.client()
@@ -162,13 +174,27 @@ class TemporalAgent:
 
     # -- what a new kernel finds ---------------------------------------------------------------
 
-    async def waiting(self, *, limit: int = 1000) -> list[OpenConversation]:
+    async def waiting(
+        self, *, at_least: int = 0, within: float = 5.0, limit: int = 1000
+    ) -> list[OpenConversation]:
         """Every conversation of this agent's queue waiting for an answer, found through
-        Temporal's visibility (the `InterruptWidgetWaiting` search attribute), read whole."""
+        Temporal's visibility (the `InterruptWidgetWaiting` search attribute), read whole.
+
+        Visibility follows a workflow by moments: with `at_least`, ask again for up to
+        `within` seconds until that many are found.
+        """
+        deadline = asyncio.get_running_loop().time() + within
+        while True:
+            found = await self._waiting_now(limit)
+            if len(found) >= at_least or asyncio.get_running_loop().time() > deadline:
+                return found
+            await asyncio.sleep(0.1)
+
+    async def _waiting_now(self, limit: int) -> list[OpenConversation]:
         client = await self.client()
         query = (
             f'{WAITING_ATTRIBUTE} = "yes" AND ExecutionStatus = "Running" '
-            f'AND TaskQueue = "{self.task_queue}"'
+            f'AND TaskQueue = "{_quoted(self.task_queue)}"'
         )
         found: list[OpenConversation] = []
         async for listed in client.list_workflows(query, limit=limit):
@@ -194,3 +220,8 @@ def _refused(input: RunAgentInput, code: str, message: str) -> list[JsonDict]:
 
 
 __all__ = ["TemporalAgent", "connect"]
+
+
+def _quoted(text: str) -> str:
+    """`text` inside a visibility query's double quotes."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')

@@ -58,7 +58,17 @@ def free_port() -> int:
 class DevServer:
     """One `temporal server start-dev` process on 127.0.0.1, its data in one file."""
 
-    def __init__(self, *, ui: bool = True, folder: str | os.PathLike[str] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        ui: bool = True,
+        folder: str | os.PathLike[str] | None = None,
+        in_memory: bool = False,
+    ) -> None:
+        """`ui`: start the Web UI too. `folder`: where the data file and the log go (a temporary
+        folder, removed on stop, by default). `in_memory`: keep the data in memory instead of a
+        file: several times faster on a slow disk (no syncs), and gone when the server stops."""
+        self.in_memory = in_memory
         self.port = free_port()
         self.ui_port = free_port() if ui else None
         self._own_folder = folder is None
@@ -79,9 +89,10 @@ class DevServer:
     def start(self) -> DevServer:
         command = [
             str(temporal_cli()), "server", "start-dev", "--ip", "127.0.0.1",
-            "--port", str(self.port), "--db-filename", str(self.db), "--log-level", "error",
+            "--port", str(self.port), "--log-level", "error",
             "--search-attribute", f"{WAITING_ATTRIBUTE}=Keyword",
         ]  # fmt: skip
+        command += [] if self.in_memory else ["--db-filename", str(self.db)]
         command += ["--headless"] if self.ui_port is None else ["--ui-port", str(self.ui_port)]
         log = (self.folder / "server.log").open("ab")
         self._process = subprocess.Popen(
@@ -130,15 +141,16 @@ class DevServer:
 
 
 @contextlib.contextmanager
-def dev_server(*, ui: bool = True) -> Iterator[DevServer]:
+def dev_server(*, ui: bool = True, in_memory: bool = False) -> Iterator[DevServer]:
     """A Temporal dev server on a free 127.0.0.1 port, its data in a temporary folder::
 
         with dev_server() as server:
             agent = TemporalAgent(server.address, agent="my_pkg.agents:pay", task_queue="pay")
 
-    Stopped, and its folder removed, on exit. `ui=False` leaves the Web UI out.
+    Stopped, and its folder removed, on exit. `ui=False` leaves the Web UI out; `in_memory`
+    keeps the data in memory rather than in a file (see `DevServer`).
     """
-    server = DevServer(ui=ui).start()
+    server = DevServer(ui=ui, in_memory=in_memory).start()
     try:
         yield server
     finally:
