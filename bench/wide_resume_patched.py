@@ -11,7 +11,8 @@ and one with the patched copy first on `sys.path`:
   then the resumed run; also at the smaller `--sizes`, to show how `approve` grows;
 - the kit: `OpenAIAgentsAdapter` with the default SQLite ledger, one resume approving every
   call, timed from its start to its end, with `wide_resume.py`'s stack sampler saying where
-  the time went (the SDK's `approve`, the ledger's synced writes, the rest).
+  the time went (the SDK's `approve`, the ledger's synced writes, the rest); then the same
+  with the memory ledger, which syncs nothing, to show what the disk adds.
 
 Both sides count every approved call run once. Prints the figures side by side, the
 ratio, and whether the goal (200 calls in one resume <= 2 s) is met with the patched SDK.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import re
@@ -33,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -70,11 +73,12 @@ def patched_sdk(folder: Path) -> Path:
 
     Raises `RuntimeError` naming what failed when `patch` is missing or does not apply.
     """
-    import agents
-
+    spec = importlib.util.find_spec("agents")  # found, not imported: the parent stays light
+    if spec is None or spec.origin is None:
+        raise RuntimeError("openai-agents is not installed")
     site = folder / "patched-site"
     shutil.copytree(
-        Path(agents.__file__).parent,
+        Path(spec.origin).parent,
         site / "agents",
         ignore=shutil.ignore_patterns("__pycache__"),
     )
@@ -87,7 +91,7 @@ def patched_sdk(folder: Path) -> Path:
     )
     if applied.returncode != 0:
         raise RuntimeError(
-            f"{PATCH.name} does not apply to openai-agents {agents.__version__} "
+            f"{PATCH.name} does not apply to openai-agents {version('openai-agents')} "
             f"(it is made for 0.24.0):\n{applied.stdout}{applied.stderr}"
         )
     return site
@@ -104,17 +108,24 @@ def child_env(site: Path | None) -> dict[str, str]:
     return env
 
 
-def run_side(site: Path | None, calls: int, sizes: list[int]) -> dict[str, Any]:
-    """One side's figures, measured in a subprocess with its own SDK."""
+def start_side(site: Path | None, calls: int, sizes: list[int]) -> subprocess.Popen[str]:
+    """One side's measurement, started in a subprocess with its own SDK."""
     command = [sys.executable, __file__, "--child", "--calls", str(calls)]
     command += ["--sizes", ",".join(map(str, sizes))]
     if site is not None:
         command += ["--expect-sdk", str(site / "agents")]
-    done = subprocess.run(command, env=child_env(site), capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"the {'patched' if site else 'released'} side failed:\n{done.stderr}")
-    figures: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    return figures
+    return subprocess.Popen(
+        command, env=child_env(site), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def side_figures(side: subprocess.Popen[str], name: str) -> dict[str, Any]:
+    """What a side measured, once it is done."""
+    out, err = side.communicate()
+    if side.returncode != 0:
+        raise RuntimeError(f"the {name} side failed:\n{err}")
+    found: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return found
 
 
 async def measure(calls: int, sizes: list[int], expect_sdk: str | None) -> dict[str, Any]:
@@ -134,10 +145,12 @@ async def measure(calls: int, sizes: list[int], expect_sdk: str | None) -> dict[
         sdk[str(n)] = list(await sdk_resume(n))
     with tempfile.TemporaryDirectory() as folder:
         wall, cpu, sampler = await kit_resume(calls, Path(folder), 0.005)
+        in_memory = await kit_resume(calls, Path(folder), 0.005, in_memory=True)
     samples = sum(sampler.counts.values()) or 1
     return {
         "sdk": sdk,
         "kit": [wall, cpu],
+        "kit_in_memory": list(in_memory[:2]),
         "where": {k: v * wall / samples for k, v in sampler.counts.most_common()},
         "workers": {k: v * wall / samples for k, v in sampler.in_workers.items()},
     }
@@ -174,6 +187,10 @@ def report(calls: int, released: dict[str, Any], patched: dict[str, Any]) -> Non
     print(f"kit, SQLite ledger, one resume answering {calls} calls:")
     print(f"  released SDK {kit_b:8.2f} s wall ({cpu_b:.2f} s cpu)")
     print(f"  patched SDK  {kit_a:8.2f} s wall ({cpu_a:.2f} s cpu)   {kit_b / kit_a:.1f}x faster")
+    (mem_b, mem_cpu_b), (mem_a, mem_cpu_a) = released["kit_in_memory"], patched["kit_in_memory"]
+    print(f"kit, memory ledger (no disk), the same resume: released SDK {mem_b:.2f} s wall")
+    print(f"  ({mem_cpu_b:.2f} s cpu), patched SDK {mem_a:.2f} s wall ({mem_cpu_a:.2f} s cpu)")
+    print(f"  so the SQLite ledger adds {kit_a - mem_a:.2f} s wall to the patched side's resume")
     print("  where the patched side's resume went (sampled every 5 ms):")
     for where, seconds in patched["where"].items():
         print(f"    {seconds:7.2f} s  {where}")
@@ -208,8 +225,13 @@ def main() -> None:
         return
     with tempfile.TemporaryDirectory() as folder:
         site = patched_sdk(Path(folder))
-        released = run_side(None, args.calls, sizes)
-        patched = run_side(site, args.calls, sizes)
+        if args.quick:  # both at once: the figures mean nothing, the run must stay short
+            sides = start_side(None, args.calls, sizes), start_side(site, args.calls, sizes)
+            released = side_figures(sides[0], "released")
+            patched = side_figures(sides[1], "patched")
+        else:  # one after the other, so neither side's figures pay for the other's
+            released = side_figures(start_side(None, args.calls, sizes), "released")
+            patched = side_figures(start_side(site, args.calls, sizes), "patched")
         report(args.calls, released, patched)
         if args.kit_tests:
             print(f"the kit's approval tests on the patched SDK: {kit_tests(site)}")
