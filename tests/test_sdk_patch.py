@@ -27,6 +27,7 @@ pytestmark = pytest.mark.skipif(
 
 def patched_copy(folder: Path) -> Path:
     """A copy of the installed `agents` package with the patch applied, in `folder`."""
+    assert shutil.which("patch"), "Debian's `patch` is missing: run scripts/ensure-patch"
     shutil.copytree(
         Path(agents.__file__).parent,
         folder / "agents",
