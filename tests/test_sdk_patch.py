@@ -39,29 +39,34 @@ def patched_copy(folder: Path) -> Path:
     return folder
 
 
-def outcomes(site: Path | None, journals: Path) -> dict[str, Any]:
-    """The scenarios' outcomes in a subprocess, `site` (if any) first on its path."""
+def start(site: Path | None, journals: Path) -> subprocess.Popen[str]:
+    """The scenarios, started in a subprocess with `site` (if any) first on its path."""
     journals.mkdir()
     paths = [str(ROOT / "src"), os.environ.get("PYTHONPATH", "")]
     if site is not None:
         paths.insert(0, str(site))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)}
-    done = subprocess.run(
+    return subprocess.Popen(
         [sys.executable, str(SCENARIOS), str(journals)],
         env=env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=120,
     )
-    assert done.returncode == 0, done.stderr
-    found: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def outcomes(scenarios: subprocess.Popen[str]) -> dict[str, Any]:
+    """What the scenarios printed, once they are done."""
+    out, err = scenarios.communicate(timeout=120)
+    assert scenarios.returncode == 0, err
+    found: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return found
 
 
 def test_the_patched_sdk_answers_approvals_as_the_released_one(tmp_path: Path) -> None:
     site = patched_copy(tmp_path / "site")
-    released = outcomes(None, tmp_path / "released")
-    patched = outcomes(site, tmp_path / "patched")
+    both = start(None, tmp_path / "released"), start(site, tmp_path / "patched")
+    released, patched = outcomes(both[0]), outcomes(both[1])
 
     assert patched.pop("sdk") == str(site / "agents")
     assert released.pop("sdk") == str(Path(agents.__file__).parent)
