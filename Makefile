@@ -67,12 +67,14 @@ interop-langgraph interop-strands interop-adk:
 system-packages:
 	scripts/ensure-postgresql
 	scripts/ensure-chromium
+	scripts/ensure-patch
 
 ## What the test tiers need beyond `setup`; `make -j` makes them side by side.
 test-deps: interop-venvs system-packages copilotkit-build
 
 test-py: setup interop-venvs
 	scripts/ensure-postgresql
+	scripts/ensure-patch
 	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e --ignore=tests/faults
 
 ## Faults: edited calls and saves, restarts, kill -9, stale saves in a new kernel, open binds,

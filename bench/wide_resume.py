@@ -21,6 +21,9 @@ and the like, called from neither directly). The SDK's `approve` compares the ap
 with every pending call, copying both raw items each time (`_find_current_approval_item`,
 called twice per approval), so n answers cost n^2 comparisons.
 
+`bench/wide_resume_patched.py` runs the same on the SDK with the upstream fix for that
+(`patches/openai-agents-linear-approve.patch`) beside the released SDK.
+
 Run: .venv/bin/python bench/wide_resume.py [--calls 200] [--sample-ms 5] [--quick]
 """
 
@@ -48,6 +51,7 @@ from agents import Runner, set_tracing_disabled
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, SQLiteLedger
 from interrupt_widget.examples import bank_agent
+from interrupt_widget.ledger.memory import MemoryLedger
 
 GOAL_S = 2.0
 """A resume answering 200 parallel calls: at most this many seconds (wall clock)."""
@@ -112,11 +116,15 @@ class StackSampler:
 
 
 async def kit_resume(
-    calls: int, folder: Path, sample_s: float
+    calls: int, folder: Path, sample_s: float, *, in_memory: bool = False
 ) -> tuple[float, float, StackSampler]:
-    """Wall and CPU seconds of the kit's resume answering every call, and its samples."""
+    """Wall and CPU seconds of the kit's resume answering every call, and its samples.
+
+    The ledger is a SQLite file in `folder` (the default ledger), or in memory.
+    """
     agent = bank_agent(OfflineModel())
-    adapter = OpenAIAgentsAdapter(agent, ledger=SQLiteLedger(folder / f"kit-{calls}.db"))
+    ledger = MemoryLedger() if in_memory else SQLiteLedger(folder / f"kit-{calls}.db")
+    adapter = OpenAIAgentsAdapter(agent, ledger=ledger)
     ask = UserMessage(id="u1", content=request(calls))
     first = [
         e async for e in adapter.run(RunAgentInput(thread_id="t", run_id="r1", messages=[ask]))
