@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from ag_ui.core import Interrupt, ResumeEntry
 
@@ -174,7 +174,6 @@ async def _judge(
             f"a call that needs {quorum.needed} approvals takes answers that "
             "say who gives them (metadata.identity)",
         )
-    assert answerer is not None
     if resolution.edited_arguments is not None and quorum.needed > 1:
         _refuse(
             resolution,
@@ -193,7 +192,7 @@ async def _judge(
     return judged
 
 
-def _refuse(resolution: Resolution, reason: str) -> None:
+def _refuse(resolution: Resolution, reason: str) -> NoReturn:
     gated = resolution.gated
     raise AdapterError(
         ErrorCode.NOT_ALLOWED_TO_ANSWER,
