@@ -360,3 +360,47 @@ async def test_a_question_an_escalation_cancels_expires_then_and_a_cancel_runs_n
     assert isinstance(late[-1], RunFinishedEvent)
     assert isinstance(late[-1].outcome, RunFinishedSuccessOutcome)
     assert runs_in(runs) == []
+
+
+async def test_a_call_decided_beside_one_that_waits_for_people_runs_now_the_other_waits(
+    tmp_path: Path,
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    adapter = adapter_for(runs, FOUR_EYES, tmp_path / "l.db")
+    first = await run(adapter, ask(f"{BIG} and pay amount=250 to=ACME-1 memo=rent"))
+    finished = first[-1]
+    assert isinstance(finished, RunFinishedEvent)
+    assert isinstance(finished.outcome, RunFinishedInterruptOutcome)
+    asked = {(i.metadata or {})["tool_name"]: i for i in finished.outcome.interrupts}
+    entries = [
+        ResumeEntry(
+            interrupt_id=i.id,
+            status="resolved",
+            payload={"approved": True},
+            metadata={"identity": ANN.to_wire()},
+        )
+        for i in asked.values()
+    ]
+    second = await run(
+        adapter,
+        RunAgentInput(
+            thread_id="t1",
+            run_id="r2",
+            messages=history(first),
+            resume=entries,
+            tools=[],
+            context=[],
+            state=None,
+        ),
+    )
+    # The ordinary call ran; the one over the limit waits for a second person, asked again.
+    assert [r["tool"] for r in runs_in(runs)] == ["pay"]
+    still = waiting(second)
+    assert still.id == asked["send_money"].id
+    assert [v["name"] for v in (still.metadata or {})[APPROVALS_KEY]["given"]] == ["ann"]
+    calls = [c.function.name for m in history(second) for c in getattr(m, "tool_calls", None) or []]
+    assert sorted(calls) == ["pay", "send_money"]  # asked again, never shown twice
+    third = await run(adapter, answer(second, BOB, run_id="r3"))
+    assert isinstance(third[-1], RunFinishedEvent)
+    assert isinstance(third[-1].outcome, RunFinishedSuccessOutcome)
+    assert sorted(r["tool"] for r in runs_in(runs)) == ["pay", "send_money"]

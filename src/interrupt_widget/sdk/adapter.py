@@ -217,7 +217,7 @@ class OpenAIAgentsAdapter:
         try:
             plan = self._plan(input)
             counted = await self._count_votes(input, plan)
-            if counted.waiting:  # some call still waits for people: nothing runs yet
+            if counted.waiting and not counted.ready:  # every call waits for people yet
                 for event in self._still_waiting(input, plan.messages, counted.waiting):
                     yield event
                 return

@@ -8,8 +8,9 @@ interrupt's metadata says what the call needs and who has given it
 the whole resume before anything is kept (`not_allowed_to_answer`); the
 others are kept as votes. The call is decided once its quorum is met (it
 runs, once, through the ledger's claim like any approved call), a denial
-vetoes it, or its escalation lapses; until then the run ends with the
-interrupt outcome again, carrying the votes so far, and nothing runs.
+vetoes it, or its escalation lapses; until then it stays paused, and the run
+ends with the interrupt outcome again, carrying the votes so far. The other
+calls the resume decided run (or are told no) meanwhile, once, as usual.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NoReturn
 
 from ag_ui.core import Interrupt, ResumeEntry
 
@@ -111,9 +112,9 @@ class Counted:
     """A resume's answers after the rules about people: what is decided, what still waits."""
 
     ready: list[Resolution]
-    """Answers to apply now (all of them when nothing waits)."""
+    """Answers to apply now: every call decided (the others stay paused in the SDK's state)."""
     waiting: list[Interrupt]
-    """Every open interrupt, annotated, when some call still waits for people; else empty."""
+    """The interrupts of the calls that still wait for people, annotated with their votes."""
     starter: str | None
     """Who started the run that asked (carried to the calls a resumed run asks next)."""
 
@@ -143,13 +144,8 @@ async def count(
             call_id = j.resolution.gated.call_id
             j.given = await votes.cast(ledger, thread_id, call_id, j.admission.vote)
     outcomes = [_outcome(j, now) for j in judged]
-    if any(isinstance(o, Interrupt) for o in outcomes):
-        waiting = [
-            o if isinstance(o, Interrupt) else j.resolution.gated.interrupt
-            for o, j in zip(outcomes, judged, strict=True)
-        ]
-        return Counted([], waiting, starter)
-    return Counted([o for o in outcomes if isinstance(o, Resolution)], [], starter)
+    ready = [o for o in outcomes if isinstance(o, Resolution)]
+    return Counted(ready, [o for o in outcomes if isinstance(o, Interrupt)], starter)
 
 
 async def _judge(
@@ -178,7 +174,6 @@ async def _judge(
             f"a call that needs {quorum.needed} approvals takes answers that "
             "say who gives them (metadata.identity)",
         )
-    assert answerer is not None
     if resolution.edited_arguments is not None and quorum.needed > 1:
         _refuse(
             resolution,
@@ -197,7 +192,7 @@ async def _judge(
     return judged
 
 
-def _refuse(resolution: Resolution, reason: str) -> None:
+def _refuse(resolution: Resolution, reason: str) -> NoReturn:
     gated = resolution.gated
     raise AdapterError(
         ErrorCode.NOT_ALLOWED_TO_ANSWER,

@@ -53,6 +53,7 @@ from interrupt_widget.agui.interrupts import (
     answered_call_ids,
     attach,
     expiry,
+    gated_calls,
     result_message_id,
 )
 from interrupt_widget.agui.messages import Transcript, content_text
@@ -420,8 +421,13 @@ class SDKRun:
         interrupts: list[Interrupt] = []
         events: list[BaseEvent] = []
         expires_at = expiry(self._adapter.expires_in, self._adapter.now())
+        # Calls an earlier run asked that still wait (for more people) keep their question.
+        earlier = {g.call_id: g.interrupt for g in gated_calls(self._history)}
         for item in streamed.interruptions:
             if not item.call_id:
+                continue
+            if item.call_id in earlier and self._transcript.call(item.call_id) is None:
+                interrupts.append(earlier[item.call_id])
                 continue
             interrupt = self._adapter.interrupt_for(item, expires_at)
             call = self._transcript.call(item.call_id)

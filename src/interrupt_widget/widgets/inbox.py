@@ -442,7 +442,11 @@ class Inbox(anywidget.AnyWidget):
 
     def _refresh(self) -> None:
         """Send the items that changed since the last message, and the counts."""
-        current = {_item_id(n, w): self._item(n, w) for n, w in self._waiting()}
+        person, now = current_identity(), datetime.now(UTC)  # once per refresh, not per item
+        current = {
+            _item_id(n, w): self._item(n, w, _for_viewer(w, person, now))
+            for n, w in self._waiting()
+        }
         self._wired = {k: v for k, v in self._wired.items() if k in current}
         upsert = [
             item
@@ -462,7 +466,7 @@ class Inbox(anywidget.AnyWidget):
             for status, n in source.counts().items():
                 totals[status] = totals.get(status, 0) + n
         totals["total"] = sum(totals.values())
-        viewer = current_identity().to_wire()
+        viewer = person.to_wire()
         with self.hold_sync():
             if viewer != self.viewer:
                 self.viewer = viewer
@@ -472,20 +476,16 @@ class Inbox(anywidget.AnyWidget):
             if rules != self.remembered:
                 self.remembered = rules
 
-    def _item(self, n: int, waiting: Waiting) -> dict[str, Any]:
-        """The wire item of a waiting call, built once per interrupt (the list is redrawn often)."""
+    def _item(self, n: int, waiting: Waiting, people: Mapping[str, bool]) -> dict[str, Any]:
+        """The wire item of a waiting call, built once per interrupt (the list is redrawn often)
+        and copied only when what changes between refreshes changed."""
         item_id = _item_id(n, waiting)
         cached = self._wired.get(item_id)
-        people = _for_viewer(waiting)
+        changing = {"error": waiting.error, "doubt": waiting.doubt, **people}
         if cached is None or cached[0] is not waiting.interrupt:
-            cached = (waiting.interrupt, {**_item(n, waiting), **people})
-        elif any(cached[1].get(k) != v for k, v in people.items()):
-            cached = (waiting.interrupt, {**cached[1], **people})
-        elif (cached[1]["error"], cached[1]["doubt"]) != (waiting.error, waiting.doubt):
-            cached = (
-                waiting.interrupt,
-                {**cached[1], "error": waiting.error, "doubt": waiting.doubt},
-            )
+            cached = (waiting.interrupt, {**_item(n, waiting), **changing})
+        elif any(cached[1].get(k) != v for k, v in changing.items()):
+            cached = (waiting.interrupt, {**cached[1], **changing})
         self._wired[item_id] = cached
         return cached[1]
 
@@ -588,12 +588,10 @@ def _check_remind_after(seconds: float | None) -> None:
         raise ValueError("remind_after is a positive number of seconds, or None")
 
 
-def _for_viewer(waiting: Waiting) -> dict[str, bool]:
-    """Whether this kernel's person may answer the question now, and whether it escalates
-    to them (a call no rule about people covers: anyone may, and it escalates nowhere)."""
-    person = current_identity()
+def _for_viewer(waiting: Waiting, person: Identity, now: datetime) -> dict[str, bool]:
+    """Whether `person` may answer the question at `now`, and whether it escalates to them
+    (a call no rule about people covers: anyone may, and it escalates nowhere)."""
     metadata = waiting.interrupt.metadata
-    now = datetime.now(UTC)
     return {
         "mayAnswer": refusal(metadata, person, True, now) is None,
         "escalatesToMe": escalates_to(metadata, person),
