@@ -26,7 +26,6 @@ PUBLIC = {
     "AgentBatch",
     "AgentChat",
     "AnswerRefused",
-    "AnsweredElsewhere",
     "CallInDoubt",
     "CannotWaitHere",
     "Cassette",

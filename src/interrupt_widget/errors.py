@@ -323,14 +323,6 @@ class TargetError(Exception):
     """The `module:attribute` target cannot be loaded."""
 
 
-class AnsweredElsewhere(RuntimeError):
-    """Another client answered this interrupt first (`ErrorCode.ANSWERED_ELSEWHERE`): its answer
-    stands, and this one was not taken."""
-
-    code = ErrorCode.ANSWERED_ELSEWHERE
-    """The code a run that met it ends with."""
-
-
 class TemporalUnavailable(ConnectionError):
     """The Temporal server is not reachable (`ErrorCode.TEMPORAL_UNAVAILABLE`): nothing was sent."""
 
