@@ -24,10 +24,11 @@ from temporalio.common import RetryPolicy, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from interrupt_widget.agui.answers import parse_instant
-from interrupt_widget.agui.interrupts import answered_call_ids
+from interrupt_widget.agui.interrupts import GatedCall, answered_call_ids, parse_arguments
 from interrupt_widget.agui.resume import plan_resume
 from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
 from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.sdk.edits import EditSpec, check_edit
 from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
 from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
@@ -69,6 +70,7 @@ class Conversation:
         self._messages: list[JsonDict] = []
         self._interrupts: list[JsonDict] = []
         self._state: PausedState | None = None
+        self._edits: dict[str, JsonDict] = {}
         self._busy = False
         self._answered: set[str] = set()
         """Every interrupt id an accepted answer took (to tell a late answer so)."""
@@ -157,11 +159,28 @@ class Conversation:
                 # The workflow's own interrupts carry the schemas the worker's adapter set.
                 schema_for=lambda call: call.interrupt.response_schema,
                 now=workflow.now(),
+                check_edit=self._check_edit,
             )
         except AdapterError as problem:
             raise refusal(problem.code, str(problem)) from None
         except (ValueError, TypeError) as problem:
             raise refusal(ErrorCode.MALFORMED_RESUME_ENTRY, str(problem)) from None
+
+    def _check_edit(self, gated: GatedCall, payload: Any) -> dict[str, Any] | None:
+        """The worker's own edit check (`check_edit`), on the rules it sent with the pause."""
+        name = gated.call.function.name
+        rules = self._edits.get(name)
+        spec = None
+        if rules is not None:
+            fields = rules.get("fields")
+            spec = EditSpec(name, None if fields is None else tuple(fields), rules["parameters"])
+        return check_edit(
+            spec,
+            proposal=parse_arguments(gated.call.function.arguments),
+            payload=payload,
+            interrupt_id=gated.interrupt.id,
+            tool_name=name,
+        )
 
     def _check_open(self, answer: Answer) -> None:
         given = {str(e.get("interruptId")) for e in answer.entries if isinstance(e, dict)}
@@ -222,6 +241,7 @@ class Conversation:
         if outcome is not None and outcome.get("type") == "interrupt":
             self._interrupts = list(outcome.get("interrupts", []))
             self._state = result.state
+            self._edits = result.edits
         else:
             # A resume that failed before a call got its result leaves it open: it can be
             # answered again (or settled, when in doubt), and nothing ran twice.

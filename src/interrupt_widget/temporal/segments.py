@@ -59,7 +59,8 @@ class Segments:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
-        return SegmentResult(events=events, state=await _paused_state(adapter, input, events))
+        state = await _paused_state(adapter, input, events)
+        return SegmentResult(events=events, state=state, edits=_edits(adapter, events))
 
 
 async def _heartbeat() -> None:
@@ -80,6 +81,21 @@ async def _restore(
     key = (input.thread_id, state.call_id)
     if await adapter.ledger.recorded(key) is None:
         await asyncio.to_thread(adapter.ledger.record, key[0], key[1], state.text)
+
+
+def _edits(adapter: OpenAIAgentsAdapter, events: list[JsonDict]) -> dict[str, JsonDict]:
+    """The edit rules of the tools the run paused on (none for a tool that takes no edit)."""
+    outcome: Any = events[-1].get("outcome") if events else None
+    if not isinstance(outcome, dict) or outcome.get("type") != "interrupt":
+        return {}
+    names = {str((i.get("metadata") or {}).get("tool_name")) for i in outcome["interrupts"]}
+    found: dict[str, JsonDict] = {}
+    for name in sorted(names):
+        spec = adapter.edits.get(name)
+        if spec is not None:
+            fields = None if spec.fields is None else list(spec.fields)
+            found[name] = {"fields": fields, "parameters": dict(spec.parameters)}
+    return found
 
 
 async def _paused_state(

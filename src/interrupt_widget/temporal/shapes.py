@@ -63,6 +63,9 @@ class SegmentResult:
 
     events: list[JsonDict] = field(default_factory=list)
     state: PausedState | None = None
+    edits: dict[str, JsonDict] = field(default_factory=dict)
+    """What a person may change in the calls it paused on, by tool name (`EditSpec`'s `fields`
+    and `parameters`), so the workflow refuses an edit the worker would refuse."""
 
 
 @dataclass
