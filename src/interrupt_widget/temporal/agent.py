@@ -67,6 +67,12 @@ class TemporalAgent:
     `python -m interrupt_widget worker package.module:attribute --temporal HOST:PORT
     --task-queue Q`; a worker imports the agent itself, so the same agent runs in the kernel
     and on workers with no change.
+
+    `heartbeat_seconds`: a run whose worker has not been heard from for this long is retried
+    on another worker. `keep_open_seconds`: how long a conversation with nothing open waits
+    for input before its workflow ends. `max_history_events`: past this, the workflow
+    continues as new between runs. `ui_url`: Temporal's Web UI, for `run_link`. `ledger`:
+    the workers' ledger, so a call a dead worker left in doubt is settled from the card.
     """
 
     def __init__(
@@ -78,6 +84,7 @@ class TemporalAgent:
         namespace: str = "default",
         heartbeat_seconds: float = 10.0,
         keep_open_seconds: float = 3600.0,
+        max_history_events: int = 10_000,
         ui_url: str | None = None,
         ledger: LedgerSpec = None,
     ) -> None:
@@ -93,6 +100,7 @@ class TemporalAgent:
             task_queue=task_queue,
             heartbeat_seconds=heartbeat_seconds,
             keep_open_seconds=keep_open_seconds,
+            max_history_events=max_history_events,
         )
         self.ui_url = ui_url
         """The Temporal Web UI (e.g. `DevServer.ui_url`), for `run_link`; None: no links."""

@@ -15,6 +15,7 @@ attribute to "yes", so a new kernel's inbox finds it through visibility.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
@@ -37,6 +38,7 @@ from interrupt_widget.temporal.shapes import (
     SEGMENT_ACTIVITY,
     WORKFLOW,
     Answer,
+    Carried,
     ConversationStart,
     JsonDict,
     OpenConversation,
@@ -75,10 +77,16 @@ class Conversation:
         self._answered: set[str] = set()
         """Every interrupt id an accepted answer took (to tell a late answer so)."""
         self._changes = 0
+        if start.carried is not None:
+            held = start.carried
+            self._messages, self._interrupts = held.messages, held.interrupts
+            self._state, self._edits, self._answered = held.state, held.edits, set(held.answered)
 
     @workflow.run
     async def run(self, start: ConversationStart) -> None:
         while True:
+            if not self._busy and self._history_is_long():
+                await self._continue_as_new()
             seen = self._changes
             deadline = self._deadline()
             idle = not self._busy and not self._interrupts
@@ -98,6 +106,26 @@ class Conversation:
 
     def _changed_since(self, seen: int) -> bool:
         return self._changes != seen
+
+    def _history_is_long(self) -> bool:
+        info = workflow.info()
+        limit = self._start.max_history_events
+        return info.is_continue_as_new_suggested() or info.get_current_history_length() >= limit
+
+    async def _continue_as_new(self) -> None:
+        """Start this conversation's next run with what it holds, between runs of the agent."""
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        carried = Carried(
+            messages=self._messages,
+            interrupts=self._interrupts,
+            state=self._state,
+            edits=self._edits,
+            answered=sorted(self._answered),
+        )
+        workflow.continue_as_new(
+            dataclasses.replace(self._start, carried=carried),
+            search_attributes=workflow.info().typed_search_attributes,
+        )
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -34,6 +34,22 @@ class ConversationStart:
     keep_open_seconds: float = 3600.0
     """How long a conversation with nothing open waits for new input before it ends (a new
     message later starts it again, from the messages it is sent)."""
+    max_history_events: int = 10_000
+    """Past this many events in its history (or when Temporal suggests it), the workflow
+    continues as new between runs, carrying what it holds (`Carried`)."""
+    carried: Carried | None = None
+    """What the conversation held when its previous run continued as new."""
+
+
+@dataclass
+class Carried:
+    """What a conversation's workflow carries into its next run (continue-as-new)."""
+
+    messages: list[JsonDict]
+    interrupts: list[JsonDict]
+    state: PausedState | None
+    edits: dict[str, JsonDict]
+    answered: list[str]
 
 
 @dataclass
