@@ -56,3 +56,11 @@ def test_the_worker_command_says_when_the_server_cannot_be_reached(
     assert main(["worker", PAYMENTS, "--temporal", address, "--task-queue", "q"]) == 2
     said = capsys.readouterr().err
     assert f"the Temporal server at {address} cannot be reached" in said
+
+
+def test_the_web_ui_link_lists_the_conversations_runs_and_is_none_without_a_ui() -> None:
+    agent = TemporalAgent("127.0.0.1:1", agent=PAYMENTS, task_queue="q", ui_url="http://h:8")
+    assert agent.run_link('t "1"') == (
+        "http://h:8/namespaces/default/workflows?query=WorkflowId%3D%22t%20%5C%221%5C%22%22"
+    )
+    assert TemporalAgent("127.0.0.1:1", agent=PAYMENTS, task_queue="q").run_link("t") is None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import urllib.parse
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -118,10 +119,13 @@ class TemporalAgent:
         return self._client
 
     def run_link(self, thread_id: str) -> str | None:
-        """The Web UI's page for the conversation `thread_id` (None without `ui_url`)."""
+        """The Web UI's list of the runs of the conversation `thread_id` (its workflow, and the
+        runs it continued as new into); None without `ui_url`."""
         if self.ui_url is None:
             return None
-        return f"{self.ui_url}/namespaces/{self.namespace}/workflows/{thread_id}"
+        query = urllib.parse.quote(f'WorkflowId="{_quoted(thread_id)}"', safe="")
+        namespace = urllib.parse.quote(self.namespace, safe="")
+        return f"{self.ui_url}/namespaces/{namespace}/workflows?query={query}"
 
     def run(self, input: RunAgentInput) -> RunHandle:
         """One AG-UI run on a worker: new input, or the answers in `input.resume`."""
