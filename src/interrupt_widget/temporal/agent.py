@@ -13,10 +13,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import Any
 
-from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunStartedEvent
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunStartedEvent,
+)
 from temporalio.client import (
     Client,
     WithStartWorkflowOperation,
@@ -26,7 +33,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from interrupt_widget.agui.run_handle import EventIteratorHandle, RunHandle
+from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.agui.wire import event_from_wire, to_wire
 from interrupt_widget.errors import ErrorCode, TemporalUnavailable
 from interrupt_widget.ledger.once_only import CallLedger
@@ -36,6 +43,7 @@ from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
     OPEN_QUERY,
     RUN_UPDATE,
+    STOP_SIGNAL,
     WORKFLOW,
     Answer,
     ConversationStart,
@@ -129,9 +137,15 @@ class TemporalAgent:
 
     def run(self, input: RunAgentInput) -> RunHandle:
         """One AG-UI run on a worker: new input, or the answers in `input.resume`."""
-        return EventIteratorHandle(self._events(input))
+        return TemporalRunHandle(self, input)
 
-    async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+    async def stop_run(self, thread_id: str, run_id: str) -> None:
+        """Ask the run `run_id` of `thread_id` to end cancelled at its next safe point."""
+        client = await self.client()
+        with contextlib.suppress(RPCError):
+            await client.get_workflow_handle(thread_id).signal(STOP_SIGNAL, run_id)
+
+    async def _events(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         try:
             found = await self._perform(input)
         except WorkflowUpdateFailedError as failure:
@@ -224,6 +238,56 @@ class TemporalAgent:
             OPEN_QUERY, result_type=OpenConversation
         )
         return held
+
+
+class TemporalRunHandle:
+    """One run on a worker, as a `RunHandle`: its events once the worker's run ends; `stop()`
+    asks the workflow to end it at its next safe point, as the kernel's adapter would."""
+
+    def __init__(self, agent: TemporalAgent, input: RunAgentInput) -> None:
+        self._agent, self._input = agent, input
+        self._events = agent._events(input)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopped = False
+        self._signalling: asyncio.Future[None] | None = None
+
+    def __aiter__(self) -> TemporalRunHandle:
+        return self
+
+    async def __anext__(self) -> BaseEvent:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            if self._stopped:  # stopped before it was sent: nothing was asked of a worker
+                self._events = _stopped_at_once(self._input)
+        return await self._events.__anext__()
+
+    @property
+    def can_stop(self) -> bool:
+        return True
+
+    def stop(self) -> None:
+        """Ask the run to end cancelled (thread-safe); keep reading for its last events."""
+        self._stopped = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing runs
+                loop.call_soon_threadsafe(self._signal)
+
+    def _signal(self) -> None:
+        input = self._input
+        self._signalling = asyncio.ensure_future(
+            self._agent.stop_run(input.thread_id, input.run_id)
+        )
+
+    async def aclose(self) -> None:
+        await self._events.aclose()
+
+
+async def _stopped_at_once(input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+    yield RunFinishedEvent(
+        thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedCancelledOutcome()
+    )
 
 
 def _refused(input: RunAgentInput, code: str, message: str) -> list[JsonDict]:

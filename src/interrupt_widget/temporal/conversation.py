@@ -22,7 +22,8 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
+from temporalio.workflow import ActivityCancellationType
 
 from interrupt_widget.agui.answers import parse_instant
 from interrupt_widget.agui.interrupts import GatedCall, answered_call_ids, parse_arguments
@@ -36,6 +37,7 @@ from interrupt_widget.temporal.shapes import (
     OPEN_QUERY,
     RUN_UPDATE,
     SEGMENT_ACTIVITY,
+    STOP_SIGNAL,
     WORKFLOW,
     Answer,
     Carried,
@@ -77,6 +79,10 @@ class Conversation:
         self._answered: set[str] = set()
         """Every interrupt id an accepted answer took (to tell a late answer so)."""
         self._changes = 0
+        self._running: workflow.ActivityHandle[SegmentResult] | None = None
+        self._running_run: str | None = None
+        self._stop_run: str | None = None
+        """The run id a person asked to stop (it may come before its activity starts)."""
         if start.carried is not None:
             held = start.carried
             self._messages, self._interrupts = held.messages, held.interrupts
@@ -224,6 +230,14 @@ class Conversation:
 
     # -- running -------------------------------------------------------------------------------
 
+    @workflow.signal(name=STOP_SIGNAL)
+    def stop(self, run_id: str) -> None:
+        """End the run `run_id` cancelled at its next safe point (nothing if it is over)."""
+        self._stop_run = run_id
+        running = self._running
+        if running is not None and self._running_run == run_id:
+            running.cancel()
+
     async def _segment(self, input: JsonDict, *, taken: list[JsonDict]) -> list[JsonDict]:
         self._busy = True
         self._changes += 1
@@ -238,25 +252,35 @@ class Conversation:
     async def _perform(self, input: JsonDict) -> SegmentResult:
         start = self._start
         request = SegmentRequest(agent=start.agent, input=input, state=self._state)
+        running = self._running = workflow.start_activity(
+            SEGMENT_ACTIVITY,
+            request,
+            result_type=SegmentResult,
+            task_queue=start.task_queue,
+            start_to_close_timeout=SEGMENT_TIMEOUT,
+            heartbeat_timeout=timedelta(seconds=start.heartbeat_seconds),
+            retry_policy=RetryPolicy(
+                initial_interval=timedelta(milliseconds=200),
+                maximum_interval=timedelta(seconds=5),
+            ),
+            # A Stop waits for the run's own closing events rather than abandoning it.
+            cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        )
+        self._running_run = str(input["runId"])
+        if self._stop_run == self._running_run:
+            running.cancel()
         try:
-            result: SegmentResult = await workflow.execute_activity(
-                SEGMENT_ACTIVITY,
-                request,
-                result_type=SegmentResult,
-                task_queue=start.task_queue,
-                start_to_close_timeout=SEGMENT_TIMEOUT,
-                heartbeat_timeout=timedelta(seconds=start.heartbeat_seconds),
-                retry_policy=RetryPolicy(
-                    initial_interval=timedelta(milliseconds=200),
-                    maximum_interval=timedelta(seconds=5),
-                ),
-            )
+            result: SegmentResult = await running
             return result
         except ActivityError as failure:
+            if isinstance(failure.cause, CancelledError):
+                return SegmentResult(events=_cancelled(input))
             cause = failure.cause
             detail = str(cause) if cause is not None else str(failure)
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
             return SegmentResult(events=_failed(input, code or ErrorCode.AGENT_FAILED, detail))
+        finally:
+            self._running = None
 
     def _fold(self, result: SegmentResult, taken: list[JsonDict]) -> None:
         """Keep what the run ended with, as the kernel's thread would (`thread._commit`)."""
@@ -306,6 +330,13 @@ class Conversation:
             "resume": entries,
         }
         await self._segment(input, taken=taken)
+
+
+def _cancelled(input: JsonDict) -> list[JsonDict]:
+    """The events of a run stopped before it said anything: started, then cancelled."""
+    ids = {"threadId": input["threadId"], "runId": input["runId"]}
+    finished = {"type": "RUN_FINISHED", **ids, "outcome": {"type": "cancelled"}}
+    return [{"type": "RUN_STARTED", **ids}, finished]
 
 
 def _failed(input: JsonDict, code: str, detail: str) -> list[JsonDict]:

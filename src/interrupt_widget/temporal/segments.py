@@ -22,7 +22,7 @@ from temporalio.exceptions import ApplicationError
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from interrupt_widget.sdk.paused_runs import Recording, state_key
 from interrupt_widget.temporal.shapes import (
     SEGMENT_ACTIVITY,
@@ -54,13 +54,34 @@ class Segments:
         await _restore(adapter, input, request.state)
         beating = asyncio.ensure_future(_heartbeat())
         try:
-            events = [to_wire(event) async for event in adapter.run(input)]
+            events = await _events(adapter.run(input))
         finally:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
         state = await _paused_state(adapter, input, events)
         return SegmentResult(events=events, state=state, edits=_edits(adapter, events))
+
+
+async def _events(run: AdapterRunHandle) -> list[JsonDict]:
+    """The run's events. Cancelled by the workflow (a person's Stop), the run is asked to end
+    itself at its next safe point, as in the kernel (an approved call already running finishes
+    first) and its closing events are kept; cancelled for any other reason (a heartbeat timed
+    out, the worker shutting down), the run is dropped and the activity handed back."""
+    reading = asyncio.ensure_future(_read(run))
+    try:
+        return await asyncio.shield(reading)
+    except asyncio.CancelledError:
+        why = activity.cancellation_details()
+        if why is None or not why.cancel_requested:
+            reading.cancel()
+            raise
+        run.stop()
+        return await reading
+
+
+async def _read(run: AdapterRunHandle) -> list[JsonDict]:
+    return [to_wire(event) async for event in run]
 
 
 async def _heartbeat() -> None:

@@ -17,6 +17,8 @@ RUN_UPDATE: Final = "run"
 """The update that starts a run on new input (a user message)."""
 ANSWER_UPDATE: Final = "answer"
 """The update that carries the answers to the open interrupts."""
+STOP_SIGNAL: Final = "stop"
+"""The signal that asks the run with the given run id to end cancelled (a person's Stop)."""
 OPEN_QUERY: Final = "open"
 """The query that reads the conversation: its messages and open interrupts."""
 
