@@ -219,4 +219,6 @@ def test_error_codes_are_stable_strings() -> None:
         "unanswerable_pause",
         "cassette_mismatch",
         "cassette_missing",
+        "answered_elsewhere",
+        "temporal_unavailable",
     }
