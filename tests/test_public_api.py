@@ -29,7 +29,6 @@ PUBLIC = {
     "AgentBatch",
     "AgentChat",
     "AnswerRefused",
-    "AnsweredElsewhere",
     "CallInDoubt",
     "CannotWaitHere",
     "Cassette",

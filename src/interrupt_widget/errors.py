@@ -344,14 +344,6 @@ class IdentityMismatch(ValueError):
     """The code the server answers with (403)."""
 
 
-class AnsweredElsewhere(RuntimeError):
-    """Another client answered this interrupt first (`ErrorCode.ANSWERED_ELSEWHERE`): its answer
-    stands, and this one was not taken."""
-
-    code = ErrorCode.ANSWERED_ELSEWHERE
-    """The code a run refused for this reason ends with."""
-
-
 class TemporalUnavailable(ConnectionError):
     """The Temporal server is not reachable (`ErrorCode.TEMPORAL_UNAVAILABLE`): nothing was sent."""
 

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("temporalio")
 
 from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.worker import Worker
 
 from interrupt_widget.agui.wire import to_wire
@@ -23,7 +23,7 @@ from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
 from interrupt_widget.temporal.dev_server import DevServer, free_port
 from interrupt_widget.thread import ConversationThread
-from payment_agents import RUNS_ENV, SEND, runs_in
+from payment_agents import PAY, PAY_PROPOSAL, RUNS_ENV, SEND, runs_in
 from temporal_agents import EXPIRES_IN, EXPIRING, PAYMENTS
 
 APPROVE = {"approved": True}
@@ -201,3 +201,51 @@ async def test_a_second_notebook_answering_late_is_told_and_catches_up_with_the_
     assert second.interrupts == []  # it no longer asks
     assert second.messages == first.messages  # the approved call's result included
     assert len(runs_in(runs)) == 1
+
+
+async def test_an_edit_outside_the_editable_fields_is_refused_before_history(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    agent = agent_on(served)
+    thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+    assert (await thread.start(thread.user_input(PAY))).kind == "interrupt"
+    edit = {"approved": True, "editedArgs": {**PAY_PROPOSAL, "to": "MALLORY"}}
+    refused = await thread.start(answer(thread, edit))
+    assert refused.kind == "error"
+    assert refused.code == ErrorCode.EDIT_OUTSIDE_FIELDS
+    assert "only 'amount', 'memo' may be changed" in (refused.error or "")
+    client, _ = served
+    history = await client.get_workflow_handle(thread.thread_id).fetch_history()
+    accepted = [
+        e
+        for e in history.events
+        if e.HasField("workflow_execution_update_accepted_event_attributes")
+    ]
+    assert len(accepted) == 1  # the message's run only: the edit never entered history
+    assert runs_in(runs) == []
+    allowed = {"approved": True, "editedArgs": {**PAY_PROPOSAL, "amount": 200}}
+    assert (await thread.start(answer(thread, allowed))).kind == "success"
+    assert runs_in(runs) == [{"tool": "pay", **PAY_PROPOSAL, "amount": 200.0}]
+
+
+async def test_a_long_history_continues_as_new_and_the_question_still_answers(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    client, queue = served
+    agent = TemporalAgent(client, agent=PAYMENTS, task_queue=queue, max_history_events=10)
+    thread = await paused(agent)
+    runs_of_it: list[object] = []
+    for _ in range(50):  # it continued as new once the pause was in; visibility follows
+        query = f'WorkflowId = "{thread.thread_id}"'
+        runs_of_it = [w.status async for w in client.list_workflows(query)]
+        if WorkflowExecutionStatus.CONTINUED_AS_NEW in runs_of_it:
+            break
+        await asyncio.sleep(0.05)
+    assert WorkflowExecutionStatus.CONTINUED_AS_NEW in runs_of_it
+    found = await agent.waiting(at_least=1)  # the search attribute went along
+    assert [c.thread_id for c in found] == [thread.thread_id]
+    held = await agent.conversation(thread.thread_id)
+    assert [i["id"] for i in held.interrupts] == [i.id for i in thread.interrupts]
+    assert (await thread.start(answer(thread, APPROVE))).kind == "success"
+    assert len(runs_in(runs)) == 1
+    assert [c.thread_id for c in await agent.waiting()] == []

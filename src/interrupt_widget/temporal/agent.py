@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import urllib.parse
+from collections.abc import AsyncGenerator
 from typing import Any
 
-from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent, RunStartedEvent
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunStartedEvent,
+)
 from temporalio.client import (
     Client,
     WithStartWorkflowOperation,
@@ -25,7 +33,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from interrupt_widget.agui.run_handle import EventIteratorHandle, RunHandle
+from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.agui.wire import event_from_wire, to_wire
 from interrupt_widget.errors import ErrorCode, TemporalUnavailable
 from interrupt_widget.ledger.once_only import CallLedger
@@ -35,6 +43,7 @@ from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
     OPEN_QUERY,
     RUN_UPDATE,
+    STOP_SIGNAL,
     WORKFLOW,
     Answer,
     ConversationStart,
@@ -67,6 +76,12 @@ class TemporalAgent:
     `python -m interrupt_widget worker package.module:attribute --temporal HOST:PORT
     --task-queue Q`; a worker imports the agent itself, so the same agent runs in the kernel
     and on workers with no change.
+
+    `heartbeat_seconds`: a run whose worker has not been heard from for this long is retried
+    on another worker. `keep_open_seconds`: how long a conversation with nothing open waits
+    for input before its workflow ends. `max_history_events`: past this, the workflow
+    continues as new between runs. `ui_url`: Temporal's Web UI, for `run_link`. `ledger`:
+    the workers' ledger, so a call a dead worker left in doubt is settled from the card.
     """
 
     def __init__(
@@ -78,6 +93,7 @@ class TemporalAgent:
         namespace: str = "default",
         heartbeat_seconds: float = 10.0,
         keep_open_seconds: float = 3600.0,
+        max_history_events: int = 10_000,
         ui_url: str | None = None,
         ledger: LedgerSpec = None,
     ) -> None:
@@ -93,6 +109,7 @@ class TemporalAgent:
             task_queue=task_queue,
             heartbeat_seconds=heartbeat_seconds,
             keep_open_seconds=keep_open_seconds,
+            max_history_events=max_history_events,
         )
         self.ui_url = ui_url
         """The Temporal Web UI (e.g. `DevServer.ui_url`), for `run_link`; None: no links."""
@@ -110,16 +127,25 @@ class TemporalAgent:
         return self._client
 
     def run_link(self, thread_id: str) -> str | None:
-        """The Web UI's page for the conversation `thread_id` (None without `ui_url`)."""
+        """The Web UI's list of the runs of the conversation `thread_id` (its workflow, and the
+        runs it continued as new into); None without `ui_url`."""
         if self.ui_url is None:
             return None
-        return f"{self.ui_url}/namespaces/{self.namespace}/workflows/{thread_id}"
+        query = urllib.parse.quote(f'WorkflowId="{_quoted(thread_id)}"', safe="")
+        namespace = urllib.parse.quote(self.namespace, safe="")
+        return f"{self.ui_url}/namespaces/{namespace}/workflows?query={query}"
 
     def run(self, input: RunAgentInput) -> RunHandle:
         """One AG-UI run on a worker: new input, or the answers in `input.resume`."""
-        return EventIteratorHandle(self._events(input))
+        return TemporalRunHandle(self, input)
 
-    async def _events(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+    async def stop_run(self, thread_id: str, run_id: str) -> None:
+        """Ask the run `run_id` of `thread_id` to end cancelled at its next safe point."""
+        client = await self.client()
+        with contextlib.suppress(RPCError):
+            await client.get_workflow_handle(thread_id).signal(STOP_SIGNAL, run_id)
+
+    async def _events(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         try:
             found = await self._perform(input)
         except WorkflowUpdateFailedError as failure:
@@ -212,6 +238,56 @@ class TemporalAgent:
             OPEN_QUERY, result_type=OpenConversation
         )
         return held
+
+
+class TemporalRunHandle:
+    """One run on a worker, as a `RunHandle`: its events once the worker's run ends; `stop()`
+    asks the workflow to end it at its next safe point, as the kernel's adapter would."""
+
+    def __init__(self, agent: TemporalAgent, input: RunAgentInput) -> None:
+        self._agent, self._input = agent, input
+        self._events = agent._events(input)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopped = False
+        self._signalling: asyncio.Future[None] | None = None
+
+    def __aiter__(self) -> TemporalRunHandle:
+        return self
+
+    async def __anext__(self) -> BaseEvent:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            if self._stopped:  # stopped before it was sent: nothing was asked of a worker
+                self._events = _stopped_at_once(self._input)
+        return await self._events.__anext__()
+
+    @property
+    def can_stop(self) -> bool:
+        return True
+
+    def stop(self) -> None:
+        """Ask the run to end cancelled (thread-safe); keep reading for its last events."""
+        self._stopped = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing runs
+                loop.call_soon_threadsafe(self._signal)
+
+    def _signal(self) -> None:
+        input = self._input
+        self._signalling = asyncio.ensure_future(
+            self._agent.stop_run(input.thread_id, input.run_id)
+        )
+
+    async def aclose(self) -> None:
+        await self._events.aclose()
+
+
+async def _stopped_at_once(input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+    yield RunFinishedEvent(
+        thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedCancelledOutcome()
+    )
 
 
 def _refused(input: RunAgentInput, code: str, message: str) -> list[JsonDict]:

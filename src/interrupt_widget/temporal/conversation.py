@@ -15,27 +15,32 @@ attribute to "yes", so a new kernel's inbox finds it through visibility.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy, SearchAttributeKey
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
+from temporalio.workflow import ActivityCancellationType
 
 from interrupt_widget.agui.answers import parse_instant
-from interrupt_widget.agui.interrupts import answered_call_ids
+from interrupt_widget.agui.interrupts import GatedCall, answered_call_ids, parse_arguments
 from interrupt_widget.agui.resume import plan_resume
 from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
 from interrupt_widget.errors import AdapterError, ErrorCode
+from interrupt_widget.sdk.edits import EditSpec, check_edit
 from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
 from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
     OPEN_QUERY,
     RUN_UPDATE,
     SEGMENT_ACTIVITY,
+    STOP_SIGNAL,
     WORKFLOW,
     Answer,
+    Carried,
     ConversationStart,
     JsonDict,
     OpenConversation,
@@ -69,14 +74,25 @@ class Conversation:
         self._messages: list[JsonDict] = []
         self._interrupts: list[JsonDict] = []
         self._state: PausedState | None = None
+        self._edits: dict[str, JsonDict] = {}
         self._busy = False
         self._answered: set[str] = set()
         """Every interrupt id an accepted answer took (to tell a late answer so)."""
         self._changes = 0
+        self._running: workflow.ActivityHandle[SegmentResult] | None = None
+        self._running_run: str | None = None
+        self._stop_run: str | None = None
+        """The run id a person asked to stop (it may come before its activity starts)."""
+        if start.carried is not None:
+            held = start.carried
+            self._messages, self._interrupts = held.messages, held.interrupts
+            self._state, self._edits, self._answered = held.state, held.edits, set(held.answered)
 
     @workflow.run
     async def run(self, start: ConversationStart) -> None:
         while True:
+            if not self._busy and self._history_is_long():
+                await self._continue_as_new()
             seen = self._changes
             deadline = self._deadline()
             idle = not self._busy and not self._interrupts
@@ -96,6 +112,26 @@ class Conversation:
 
     def _changed_since(self, seen: int) -> bool:
         return self._changes != seen
+
+    def _history_is_long(self) -> bool:
+        info = workflow.info()
+        limit = self._start.max_history_events
+        return info.is_continue_as_new_suggested() or info.get_current_history_length() >= limit
+
+    async def _continue_as_new(self) -> None:
+        """Start this conversation's next run with what it holds, between runs of the agent."""
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        carried = Carried(
+            messages=self._messages,
+            interrupts=self._interrupts,
+            state=self._state,
+            edits=self._edits,
+            answered=sorted(self._answered),
+        )
+        workflow.continue_as_new(
+            dataclasses.replace(self._start, carried=carried),
+            search_attributes=workflow.info().typed_search_attributes,
+        )
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -157,11 +193,28 @@ class Conversation:
                 # The workflow's own interrupts carry the schemas the worker's adapter set.
                 schema_for=lambda call: call.interrupt.response_schema,
                 now=workflow.now(),
+                check_edit=self._check_edit,
             )
         except AdapterError as problem:
             raise refusal(problem.code, str(problem)) from None
         except (ValueError, TypeError) as problem:
             raise refusal(ErrorCode.MALFORMED_RESUME_ENTRY, str(problem)) from None
+
+    def _check_edit(self, gated: GatedCall, payload: Any) -> dict[str, Any] | None:
+        """The worker's own edit check (`check_edit`), on the rules it sent with the pause."""
+        name = gated.call.function.name
+        rules = self._edits.get(name)
+        spec = None
+        if rules is not None:
+            fields = rules.get("fields")
+            spec = EditSpec(name, None if fields is None else tuple(fields), rules["parameters"])
+        return check_edit(
+            spec,
+            proposal=parse_arguments(gated.call.function.arguments),
+            payload=payload,
+            interrupt_id=gated.interrupt.id,
+            tool_name=name,
+        )
 
     def _check_open(self, answer: Answer) -> None:
         given = {str(e.get("interruptId")) for e in answer.entries if isinstance(e, dict)}
@@ -177,6 +230,14 @@ class Conversation:
 
     # -- running -------------------------------------------------------------------------------
 
+    @workflow.signal(name=STOP_SIGNAL)
+    def stop(self, run_id: str) -> None:
+        """End the run `run_id` cancelled at its next safe point (nothing if it is over)."""
+        self._stop_run = run_id
+        running = self._running
+        if running is not None and self._running_run == run_id:
+            running.cancel()
+
     async def _segment(self, input: JsonDict, *, taken: list[JsonDict]) -> list[JsonDict]:
         self._busy = True
         self._changes += 1
@@ -191,25 +252,35 @@ class Conversation:
     async def _perform(self, input: JsonDict) -> SegmentResult:
         start = self._start
         request = SegmentRequest(agent=start.agent, input=input, state=self._state)
+        running = self._running = workflow.start_activity(
+            SEGMENT_ACTIVITY,
+            request,
+            result_type=SegmentResult,
+            task_queue=start.task_queue,
+            start_to_close_timeout=SEGMENT_TIMEOUT,
+            heartbeat_timeout=timedelta(seconds=start.heartbeat_seconds),
+            retry_policy=RetryPolicy(
+                initial_interval=timedelta(milliseconds=200),
+                maximum_interval=timedelta(seconds=5),
+            ),
+            # A Stop waits for the run's own closing events rather than abandoning it.
+            cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+        )
+        self._running_run = str(input["runId"])
+        if self._stop_run == self._running_run:
+            running.cancel()
         try:
-            result: SegmentResult = await workflow.execute_activity(
-                SEGMENT_ACTIVITY,
-                request,
-                result_type=SegmentResult,
-                task_queue=start.task_queue,
-                start_to_close_timeout=SEGMENT_TIMEOUT,
-                heartbeat_timeout=timedelta(seconds=start.heartbeat_seconds),
-                retry_policy=RetryPolicy(
-                    initial_interval=timedelta(milliseconds=200),
-                    maximum_interval=timedelta(seconds=5),
-                ),
-            )
+            result: SegmentResult = await running
             return result
         except ActivityError as failure:
+            if isinstance(failure.cause, CancelledError):
+                return SegmentResult(events=_cancelled(input))
             cause = failure.cause
             detail = str(cause) if cause is not None else str(failure)
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
             return SegmentResult(events=_failed(input, code or ErrorCode.AGENT_FAILED, detail))
+        finally:
+            self._running = None
 
     def _fold(self, result: SegmentResult, taken: list[JsonDict]) -> None:
         """Keep what the run ended with, as the kernel's thread would (`thread._commit`)."""
@@ -222,6 +293,7 @@ class Conversation:
         if outcome is not None and outcome.get("type") == "interrupt":
             self._interrupts = list(outcome.get("interrupts", []))
             self._state = result.state
+            self._edits = result.edits
         else:
             # A resume that failed before a call got its result leaves it open: it can be
             # answered again (or settled, when in doubt), and nothing ran twice.
@@ -258,6 +330,13 @@ class Conversation:
             "resume": entries,
         }
         await self._segment(input, taken=taken)
+
+
+def _cancelled(input: JsonDict) -> list[JsonDict]:
+    """The events of a run stopped before it said anything: started, then cancelled."""
+    ids = {"threadId": input["threadId"], "runId": input["runId"]}
+    finished = {"type": "RUN_FINISHED", **ids, "outcome": {"type": "cancelled"}}
+    return [{"type": "RUN_STARTED", **ids}, finished]
 
 
 def _failed(input: JsonDict, code: str, detail: str) -> list[JsonDict]:

@@ -22,7 +22,7 @@ from temporalio.exceptions import ApplicationError
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from interrupt_widget.sdk.paused_runs import Recording, state_key
 from interrupt_widget.temporal.shapes import (
     SEGMENT_ACTIVITY,
@@ -54,12 +54,34 @@ class Segments:
         await _restore(adapter, input, request.state)
         beating = asyncio.ensure_future(_heartbeat())
         try:
-            events = [to_wire(event) async for event in adapter.run(input)]
+            events = await _events(adapter.run(input))
         finally:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
-        return SegmentResult(events=events, state=await _paused_state(adapter, input, events))
+        state = await _paused_state(adapter, input, events)
+        return SegmentResult(events=events, state=state, edits=_edits(adapter, events))
+
+
+async def _events(run: AdapterRunHandle) -> list[JsonDict]:
+    """The run's events. Cancelled by the workflow (a person's Stop), the run is asked to end
+    itself at its next safe point, as in the kernel (an approved call already running finishes
+    first) and its closing events are kept; cancelled for any other reason (a heartbeat timed
+    out, the worker shutting down), the run is dropped and the activity handed back."""
+    reading = asyncio.ensure_future(_read(run))
+    try:
+        return await asyncio.shield(reading)
+    except asyncio.CancelledError:
+        why = activity.cancellation_details()
+        if why is None or not why.cancel_requested:
+            reading.cancel()
+            raise
+        run.stop()
+        return await reading
+
+
+async def _read(run: AdapterRunHandle) -> list[JsonDict]:
+    return [to_wire(event) async for event in run]
 
 
 async def _heartbeat() -> None:
@@ -80,6 +102,21 @@ async def _restore(
     key = (input.thread_id, state.call_id)
     if await adapter.ledger.recorded(key) is None:
         await asyncio.to_thread(adapter.ledger.record, key[0], key[1], state.text)
+
+
+def _edits(adapter: OpenAIAgentsAdapter, events: list[JsonDict]) -> dict[str, JsonDict]:
+    """The edit rules of the tools the run paused on (none for a tool that takes no edit)."""
+    outcome: Any = events[-1].get("outcome") if events else None
+    if not isinstance(outcome, dict) or outcome.get("type") != "interrupt":
+        return {}
+    names = {str((i.get("metadata") or {}).get("tool_name")) for i in outcome["interrupts"]}
+    found: dict[str, JsonDict] = {}
+    for name in sorted(names):
+        spec = adapter.edits.get(name)
+        if spec is not None:
+            fields = None if spec.fields is None else list(spec.fields)
+            found[name] = {"fields": fields, "parameters": dict(spec.parameters)}
+    return found
 
 
 async def _paused_state(

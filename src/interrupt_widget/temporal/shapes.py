@@ -17,6 +17,8 @@ RUN_UPDATE: Final = "run"
 """The update that starts a run on new input (a user message)."""
 ANSWER_UPDATE: Final = "answer"
 """The update that carries the answers to the open interrupts."""
+STOP_SIGNAL: Final = "stop"
+"""The signal that asks the run with the given run id to end cancelled (a person's Stop)."""
 OPEN_QUERY: Final = "open"
 """The query that reads the conversation: its messages and open interrupts."""
 
@@ -34,6 +36,22 @@ class ConversationStart:
     keep_open_seconds: float = 3600.0
     """How long a conversation with nothing open waits for new input before it ends (a new
     message later starts it again, from the messages it is sent)."""
+    max_history_events: int = 10_000
+    """Past this many events in its history (or when Temporal suggests it), the workflow
+    continues as new between runs, carrying what it holds (`Carried`)."""
+    carried: Carried | None = None
+    """What the conversation held when its previous run continued as new."""
+
+
+@dataclass
+class Carried:
+    """What a conversation's workflow carries into its next run (continue-as-new)."""
+
+    messages: list[JsonDict]
+    interrupts: list[JsonDict]
+    state: PausedState | None
+    edits: dict[str, JsonDict]
+    answered: list[str]
 
 
 @dataclass
@@ -63,6 +81,9 @@ class SegmentResult:
 
     events: list[JsonDict] = field(default_factory=list)
     state: PausedState | None = None
+    edits: dict[str, JsonDict] = field(default_factory=dict)
+    """What a person may change in the calls it paused on, by tool name (`EditSpec`'s `fields`
+    and `parameters`), so the workflow refuses an edit the worker would refuse."""
 
 
 @dataclass

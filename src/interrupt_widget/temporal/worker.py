@@ -109,17 +109,25 @@ async def run_worker(
         client, adapters, task_queue=task_queue, graceful_seconds=graceful_seconds
     )
     stop = stop or asyncio.Event()
-    _on_signals(stop)
-    async with worker:
-        logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
-        await stop.wait()
+    caught = _on_signals(stop)
+    try:
+        async with worker:
+            logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
+            await stop.wait()
+    finally:
+        for sig in caught:
+            asyncio.get_running_loop().remove_signal_handler(sig)
     logger.info("worker %s stopped", os.getpid())
 
 
-def _on_signals(stop: asyncio.Event) -> None:
+def _on_signals(stop: asyncio.Event) -> list[signal.Signals]:
+    """SIGTERM and SIGINT set `stop`, where this loop may take signals; the ones it took."""
     loop = asyncio.get_running_loop()
+    caught: list[signal.Signals] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, stop.set)
         except (RuntimeError, ValueError, NotImplementedError):
-            return  # not the main thread (a notebook's own loop): `stop` is the way
+            break  # not the main thread (a notebook's own loop): `stop` is the way
+        caught.append(sig)
+    return caught

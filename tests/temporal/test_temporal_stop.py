@@ -1,0 +1,65 @@
+"""Stop on a run that happens on a worker: the workflow asks the worker's run to end itself at
+its next safe point, as Stop does in the kernel; an approved call already running finishes
+first (it ran once, its result kept), and the conversation goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+import time
+import uuid
+
+import pytest
+
+pytest.importorskip("temporalio")
+
+from ag_ui.core import ResumeEntry
+from temporalio.client import Client
+
+from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
+from interrupt_widget.temporal.dev_server import DevServer
+from interrupt_widget.thread import ConversationThread
+from payment_agents import RUNS_ENV, SEND, runs_in
+from temporal_agents import FAULTY, HOLD_ENV, SHARED_LEDGER_ENV
+
+
+def _until_exists(path: pathlib.Path) -> None:
+    while not path.exists():
+        time.sleep(0.02)
+
+
+async def test_stop_mid_call_lets_the_call_finish_and_ends_the_run_cancelled(
+    temporal_server: DevServer, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(RUNS_ENV, str(runs))
+    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
+    monkeypatch.setenv(SHARED_LEDGER_ENV, str(tmp_path / "calls.db"))
+    client = await Client.connect(temporal_server.address)
+    queue = f"q-{uuid.uuid4().hex[:8]}"
+    async with build_worker(client, {FAULTY: adapter_for(FAULTY)}, task_queue=queue):
+        agent = TemporalAgent(client, agent=FAULTY, task_queue=queue, heartbeat_seconds=1)
+        thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+        assert (await thread.start(thread.user_input(SEND))).kind == "interrupt"
+        (tmp_path / "mid").touch()  # the tool holds once it has written its run
+        entries = [
+            ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
+            for i in thread.interrupts
+        ]
+        running = thread.start(thread.resume_input(entries))
+        await asyncio.to_thread(_until_exists, tmp_path / "mid.arrived")
+        assert thread.stop()
+        # A cancel reaches a worker in its next heartbeat's answer (heartbeats are throttled to
+        # 0.8 of the 1 s timeout): the call is still running when it does.
+        await asyncio.sleep(3.0)
+        (tmp_path / "mid").unlink()
+        outcome = await asyncio.wait_for(running, timeout=30)
+        assert outcome.kind == "cancelled"
+        assert len(runs_in(runs)) == 1  # it finished, once
+        held = await agent.conversation(thread.thread_id)
+        assert held.interrupts == []
+        assert not held.running
+        assert any("Sent 42.0 to Bob." in str(m.get("content")) for m in held.messages)
+        again = await thread.start(thread.user_input("reply with 3 words"))
+        assert again.kind == "success"
+        assert len(runs_in(runs)) == 1
