@@ -18,10 +18,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
-from interrupt_widget.agui.answers import describe, is_expired, validate_payload
+from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
-from interrupt_widget.errors import AnswerRefused, ResponderError
+from interrupt_widget.errors import AnswerRefused, ErrorCode, ResponderError
 
 __all__ = [
     "CANCEL",
@@ -120,9 +120,10 @@ def _refusal(interrupt: Interrupt, payload: Any) -> str:
     """Why the picker would refuse this answer ("" if it would take it), checked up front."""
     if payload is CANCEL:
         return ""
-    if is_expired(interrupt):
-        return f"it expired at {interrupt.expires_at} and can only be cancelled"
-    return describe(validate_payload(interrupt.response_schema, payload))
+    problem = check_answer(interrupt, payload, interrupt.response_schema)
+    if problem is None:
+        return ""
+    return problem.sentence("it") if problem.code is ErrorCode.INTERRUPT_EXPIRED else problem.reason
 
 
 def _is_approval(interrupt: Interrupt) -> bool:
