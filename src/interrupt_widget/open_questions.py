@@ -83,7 +83,8 @@ class OpenQuestions:
         """`messages`: the conversation, which names a call its interrupt only points at.
         `expire=False`: nothing expires by itself (an expired question waits for a cancel).
         `expires_in`: a deadline of its own for each interrupt that has none, answered
-        `on_expiry`. `prefix` begins every refusal (`"row K: "`). `signed`: each resume
+        `on_expiry`. `prefix` begins a refusal that is not about the answer itself
+        (`"row K: "`: which question, answered before, in doubt). `signed`: each resume
         entry carries `metadata.by` and the identity. `lock`: share the view's lock."""
         conversation = tuple(messages)
         self._order = list(interrupts)
@@ -182,27 +183,6 @@ class OpenQuestions:
             return "expired" if by_expiry else "submitted"
 
     # -- answering -------------------------------------------------------------------------
-
-    def resolve(
-        self,
-        payload: Any = None,
-        interrupt_id: str | None = None,
-        *,
-        by: str = "python",
-        identity: str | Identity | None = None,
-    ) -> None:
-        """Answer an interrupt with `payload`; `AnswerRefused` (nothing changed) if not taken."""
-        self.answer(interrupt_id, "resolved", payload, by=by, identity=identity)
-
-    def cancel(
-        self,
-        interrupt_id: str | None = None,
-        *,
-        by: str = "python",
-        identity: str | Identity | None = None,
-    ) -> None:
-        """Abandon an interrupt (the only answer an expired one takes)."""
-        self.answer(interrupt_id, "cancelled", None, by=by, identity=identity)
 
     def answer(
         self,
@@ -436,7 +416,7 @@ class OpenQuestions:
         approved = isinstance(payload, Mapping) and payload.get("approved") is True
         reason = refusal(interrupt.metadata, who, approved, datetime.now(UTC))
         if reason is not None:
-            message = f"{self._prefix}{label}: {reason}"
+            message = f"{label}: {reason}"
             self._refusals[interrupt.id] = Refusal(message)
             self._error = message
             raise NotAllowedToAnswer(message)
@@ -450,8 +430,9 @@ class OpenQuestions:
         on_card: bool = False,
     ) -> AnswerRefused:
         """`AnswerRefused` for `message`; kept for the views when it is about `interrupt`'s
-        answer (`on_card`: shown on its card as a whole)."""
-        said = f"{self._prefix}{message}"
+        answer (`on_card`: shown on its card as a whole). Such a refusal names its question
+        and is shown beside it; one about which question is meant begins with the prefix."""
+        said = message if interrupt is not None else f"{self._prefix}{message}"
         if interrupt is not None:
             shown = (AnswerError("", said),) if on_card else tuple(problems)
             self._refusals[interrupt.id] = Refusal(said, shown)
@@ -545,3 +526,84 @@ def _verdict_text(record: Mapping[str, Any]) -> str:
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+class AnswersThrough:
+    """What every view of `OpenQuestions` (a picker, a batch row) offers whoever answers:
+    a person's code, a click handed over, a responder, the inbox. Each call goes straight
+    to the view's questions; `_changed` runs after it, taken or refused."""
+
+    _questions: OpenQuestions
+
+    @property
+    def open_interrupts(self) -> list[Interrupt]:
+        """The interrupts still waiting for an answer."""
+        return self._questions.open_interrupts
+
+    def resolve(
+        self,
+        payload: Any = None,
+        interrupt_id: str | None = None,
+        *,
+        by: str = "python",
+        identity: str | Identity | None = None,
+    ) -> None:
+        """Answer an interrupt with `payload`, exactly as a click on its form would.
+
+        `interrupt_id` may be left out while a single interrupt is open. An invalid
+        payload raises `AnswerRefused` (a `ValueError`) naming the fields, and the
+        same message shows in the view. A field the schema closes out (every
+        schema the kit builds does; a typo such as `reson`) is refused naming the
+        nearest declared field, as a click, a responder and a resume refuse it.
+
+        `identity` is who answers (a name or an `Identity`; default `current_identity()`);
+        a call that needs several people refuses, with `NotAllowedToAnswer`, an answer from
+        someone its rules do not let answer, or from someone who already did.
+        """
+        try:
+            self._questions.answer(interrupt_id, "resolved", payload, by=by, identity=identity)
+        finally:
+            self._changed()
+
+    def cancel(
+        self,
+        interrupt_id: str | None = None,
+        *,
+        by: str = "python",
+        identity: str | Identity | None = None,
+    ) -> None:
+        """Abandon an interrupt: its tool does not run (the only answer an expired one takes)."""
+        try:
+            self._questions.answer(interrupt_id, "cancelled", None, by=by, identity=identity)
+        finally:
+            self._changed()
+
+    def offer_settling(self, doubts: Mapping[str, str], settler: Settler) -> None:
+        """Show the calls in doubt (`{interrupt id: what is known}`) as such, with the two
+        answers `settle` takes; `settler` records each in the owner's ledger. They never
+        expire."""
+        try:
+            self._questions.offer_settling(doubts, settler)
+        finally:
+            self._changed()
+
+    def settle(
+        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
+    ) -> None:
+        """Settle a call in doubt, as the two answers on its card do.
+
+        `ran=True` with `output`: the call ran (its effect was checked) and `output` is its
+        result, recorded in the ledger for the model to read; it never runs again.
+        `ran=False`: it did not run; the resume runs it now, once, through the ledger.
+        Either is the call's answer (recorded as a decision). Raises `AnswerRefused`,
+        changing nothing, when the call is not in doubt, the word says too little or too
+        much, or the ledger cannot be reached; a call settled elsewhere meanwhile is
+        answered as usual from then on.
+        """
+        try:
+            self._questions.settle(interrupt_id, ran=ran, output=output, by=by)
+        finally:
+            self._changed()
+
+    def _changed(self) -> None:
+        """After an answer, taken or refused: a view that does not hear `on_change` says so."""

@@ -34,9 +34,7 @@ from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
-from interrupt_widget.identity import Identity
-from interrupt_widget.open_questions import OpenQuestions, answer_words
-from interrupt_widget.sdk.settling import Settler
+from interrupt_widget.open_questions import AnswersThrough, OpenQuestions, answer_words
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
@@ -59,7 +57,7 @@ SubmitCallback = Callable[[list[ResumeEntry]], object]
 _EntriesFuture = asyncio.Future[list[ResumeEntry]]
 
 
-class InterruptPicker(anywidget.AnyWidget):
+class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
     """Shows AG-UI interrupts in a notebook cell and collects one answer for each.
 
     ::
@@ -207,56 +205,6 @@ class InterruptPicker(anywidget.AnyWidget):
 
     # -- answering ---------------------------------------------------------------------------
 
-    def resolve(
-        self,
-        payload: Any = None,
-        interrupt_id: str | None = None,
-        *,
-        by: str = "python",
-        identity: str | Identity | None = None,
-    ) -> None:
-        """Answer an interrupt with `payload`, exactly as a click on its form would.
-
-        `interrupt_id` may be left out while a single interrupt is open. An invalid
-        payload raises `AnswerRefused` (a `ValueError`) naming the fields, and the
-        same message shows in the widget. A field the schema closes out (every
-        schema the kit builds does; a typo such as `reson`) is refused naming the
-        nearest declared field, as a click, a responder and a resume refuse it.
-
-        `identity` is who answers (a name or an `Identity`; default `current_identity()`);
-        a call that needs several people refuses, with `NotAllowedToAnswer`, an answer from
-        someone its rules do not let answer, or from someone who already did.
-        """
-        self._questions.resolve(payload, interrupt_id, by=by, identity=identity)
-
-    def cancel(
-        self,
-        interrupt_id: str | None = None,
-        *,
-        by: str = "python",
-        identity: str | Identity | None = None,
-    ) -> None:
-        """Abandon an interrupt (the only answer an expired one accepts)."""
-        self._questions.cancel(interrupt_id, by=by, identity=identity)
-
-    def offer_settling(self, doubts: Mapping[str, str], settler: Settler) -> None:
-        """Show the calls in doubt (`{interrupt id: what is known}`) on their cards, with the
-        two answers `settle` takes; `settler` records each in the owner's ledger."""
-        self._questions.offer_settling(doubts, settler)
-
-    def settle(
-        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
-    ) -> None:
-        """Settle a call in doubt, as the two answers on its card do.
-
-        `ran=True` with `output`: the call ran (its effect was checked) and `output` is its
-        result, recorded in the ledger for the model to read; it never runs again.
-        `ran=False`: it did not run; the resume runs it now, once, through the ledger.
-        Either is the call's answer (recorded as a decision); refused with `AnswerRefused`
-        when the call is not in doubt, and nothing changes when the ledger cannot be reached.
-        """
-        self._questions.settle(interrupt_id, ran=ran, output=output, by=by)
-
     def note_replayed(self, interrupt_ids: Iterable[str]) -> None:
         """Mark answers whose call had already been settled by an earlier answer.
 
@@ -332,11 +280,6 @@ class InterruptPicker(anywidget.AnyWidget):
     def entries(self) -> list[ResumeEntry] | None:
         """The submitted resume entries, in interrupt order; None until then."""
         return self._questions.entries
-
-    @property
-    def open_interrupts(self) -> list[Interrupt]:
-        """The interrupts still waiting for an answer."""
-        return self._questions.open_interrupts
 
     def __repr__(self) -> str:
         with self._lock:
