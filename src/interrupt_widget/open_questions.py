@@ -131,7 +131,7 @@ class OpenQuestions:
     def records(self) -> dict[str, dict[str, Any]]:
         """`{interrupt id: {"status", "payload", "by", "at", "identity", ...}}` per answer."""
         with self._lock:
-            return {k: dict(v) for k, v in self._recorded.items()}
+            return dict(self._recorded)  # a record is replaced, never changed in place
 
     def record(self, interrupt_id: str) -> dict[str, Any] | None:
         """The answer recorded for `interrupt_id`, or None."""
@@ -346,7 +346,7 @@ class OpenQuestions:
     def _submit_if_complete(self) -> None:
         if not self._order or self._entries is not None:
             return
-        if any(i.id not in self._recorded for i in self._order):
+        if len(self._recorded) < len(self._order):  # only asked ids are ever recorded
             return
         self._entries = [self._entry(i.id) for i in self._order]
         self._pending = list(self._entries)
