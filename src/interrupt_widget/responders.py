@@ -22,6 +22,7 @@ from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
 from interrupt_widget.errors import AnswerRefused, ErrorCode, ResponderError
+from interrupt_widget.open_questions import AnswersThrough
 
 __all__ = [
     "CANCEL",
@@ -41,20 +42,6 @@ ENV_VAR = "INTERRUPT_WIDGET_RESPONDER"
 """Environment variable naming the responder for chats created without one."""
 
 
-class Picker(Protocol):
-    """What a responder answers through: an `InterruptPicker`'s open interrupts, and its
-    `resolve` and `cancel`, which raise `AnswerRefused` for an answer they do not take."""
-
-    @property
-    def open_interrupts(self) -> list[Interrupt]: ...
-
-    def resolve(
-        self, payload: Any = None, interrupt_id: str | None = None, *, by: str = "python"
-    ) -> None: ...
-
-    def cancel(self, interrupt_id: str | None = None, *, by: str = "python") -> None: ...
-
-
 @runtime_checkable
 class Responder(Protocol):
     """Answers every open interrupt of a picker, or raises `ResponderError`."""
@@ -62,7 +49,7 @@ class Responder(Protocol):
     name: str
     """Shown as `responder:<name>` wherever the answer is displayed."""
 
-    def respond(self, picker: Picker) -> None:
+    def respond(self, picker: AnswersThrough) -> None:
         """Answer every open interrupt of `picker` on the path a click takes."""
         ...
 
@@ -91,7 +78,7 @@ class _Policy:
         self.name = name
         self._decide = decide
 
-    def respond(self, picker: Picker) -> None:
+    def respond(self, picker: AnswersThrough) -> None:
         by = f"responder:{self.name}"
         # Decide everything before recording anything, so a refusal answers nothing.
         plan = [(i, self._decide(i)) for i in picker.open_interrupts]
@@ -225,7 +212,7 @@ def cancel_all() -> Responder:
 class _Fail:
     name = "fail"
 
-    def respond(self, picker: Picker) -> None:
+    def respond(self, picker: AnswersThrough) -> None:
         names = "; ".join(_label(i) for i in picker.open_interrupts)
         raise ResponderError(f"responder fail met interrupts that need an answer: {names}")
 

@@ -2,13 +2,15 @@
 
 One picker shows one or more interrupts and collects an answer for each, from
 a click in any view or from Python (`resolve` / `cancel`, which headless
-responders use too). Every answer is checked against the interrupt's
-`response_schema` before it is recorded; once every interrupt has one, the
-picker submits exactly once: `await picker.wait()` returns the resume entries
-and `on_submit` receives them.
+responders use too). The picker is a view: its `OpenQuestions` checks each
+answer (the interrupt's `response_schema`, its deadline, the rules about
+people), records it once and submits exactly once; the picker turns that state
+into traits, and `await picker.wait()` returns the resume entries and
+`on_submit` receives them.
 
-Comm handlers may run on a kernel subshell thread, so answer recording holds a
-lock and waiting coroutines are woken on the loop they were created on.
+Comm handlers may run on a kernel subshell thread, so the picker and its
+questions share one lock, and waiting coroutines are woken on the loop they
+were created on.
 """
 
 from __future__ import annotations
