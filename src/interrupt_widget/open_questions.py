@@ -540,6 +540,12 @@ class AnswersThrough:
         """The interrupts still waiting for an answer."""
         return self._questions.open_interrupts
 
+    def refused(self, interrupt_id: str) -> str:
+        """Why the last answer given to `interrupt_id` was refused; empty when none was
+        since it was asked, or once it is answered."""
+        found = self._questions.refusals.get(interrupt_id)
+        return "" if found is None else found.message
+
     def resolve(
         self,
         payload: Any = None,

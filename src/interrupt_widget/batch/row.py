@@ -115,7 +115,7 @@ class BatchRow(AnswersThrough):
     def waiting(self) -> list[Waiting]:
         """This row's open questions."""
         questions = self._questions
-        names, refusals, doubts = questions.names, questions.refusals, questions.doubts
+        names, doubts = questions.names, questions.doubts
         return [
             Waiting(
                 key=self.key,
@@ -124,7 +124,7 @@ class BatchRow(AnswersThrough):
                 arguments=tool_arguments(i),
                 since=questions.since,
                 expires_at=questions.deadline(i.id),
-                error=refusals[i.id].message if i.id in refusals else "",
+                error=self.refused(i.id),
                 doubt=doubts.get(i.id, ""),
             )
             for i in questions.open_interrupts

@@ -141,6 +141,7 @@ class _ChatSource:
                     arguments=tool_arguments(interrupt),
                     since=since,
                     expires_at=interrupt.expires_at,
+                    error=picker.refused(interrupt.id),
                     doubt=str(picker.doubts.get(interrupt.id) or ""),
                 )
             )
