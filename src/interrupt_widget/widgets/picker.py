@@ -115,6 +115,7 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
         on_submit: SubmitCallback | None = None,
         messages: Iterable[Message] = (),
         owner: anywidget.AnyWidget | None = None,
+        signed: bool = False,
     ) -> None:
         """`interrupts`: at least one; None for a picker that asks nothing until `reset`.
 
@@ -122,9 +123,12 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
         of an interrupt that only points at its call (`tool_call_id`).
         `owner`: a widget whose module draws this picker (the chat that holds it); the
         picker then carries a few lines that load the owner's module, not a copy of it.
+        `signed`: each resume entry carries who answered (`metadata.by` and
+        `metadata.identity`), for a run that records it.
         """
         parsed = [] if interrupts is None else _checked(interrupts)
         self._lock = threading.RLock()
+        self._signed = signed
         self._failure = ""
         self._questions = self._ask(parsed, messages, expire=True)
         module = {} if owner is None else {"_esm": owned_module(owner.model_id)}
@@ -190,7 +194,7 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
             on_change=self._sync,
             on_submit=submitted,
             expire=expire,
-            signed=False,
+            signed=self._signed,
             lock=self._lock,
         )
         return questions
