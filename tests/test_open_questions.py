@@ -139,3 +139,17 @@ def test_a_call_in_doubt_never_expires_and_is_settled_through_the_owners_settler
     assert said == [("a", False)]
     assert [e.payload for e in submitted[0]] == [{"approved": True}]
     assert questions.records["a"]["settled"] == "not_run"
+
+
+def test_questions_withdrawn_for_others_take_no_answer_and_submit_nothing() -> None:
+    submitted: list[list[ResumeEntry]] = []
+    questions = OpenQuestions([approval("a")], on_submit=submitted.append)
+    questions.offer_settling({"a": "it may have run"}, lambda *_: {"approved": True})
+    questions.withdraw()
+    with pytest.raises(AnswerRefused, match="unknown interrupt id 'a'"):
+        questions.answer("a", "resolved", {"approved": True}, by="python")
+    with pytest.raises(AnswerRefused, match="not a call in doubt"):
+        questions.settle("a", ran=False)
+    questions.cancel_open(by="stopped")
+    assert submitted == []
+    assert questions.entries is None

@@ -278,7 +278,7 @@ class OpenQuestions:
 
     def _settle(self, interrupt_id: str, ran: bool, output: str | None, by: str) -> None:
         settler = self._settler
-        if interrupt_id not in self._doubts or settler is None:
+        if interrupt_id not in self._doubts or settler is None or self._withdrawn:
             raise self._refuse(f"{interrupt_id!r} is not a call in doubt; nothing was changed")
         interrupt = self._by_id[interrupt_id]
         label = self._names[interrupt_id]
@@ -344,7 +344,7 @@ class OpenQuestions:
             self._on_submit(list(entries))
 
     def _submit_if_complete(self) -> None:
-        if not self._order or self._entries is not None:
+        if not self._order or self._entries is not None or self._withdrawn:
             return
         if len(self._recorded) < len(self._order):  # only asked ids are ever recorded
             return
