@@ -24,6 +24,7 @@ RANKS: dict[str, int] = {
     "policy": 4,
     "sdk": 5,
     "thread": 6,
+    "open_questions": 6,
     "responders": 7,
     "conversation": 7,
     "http": 8,

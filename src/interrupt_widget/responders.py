@@ -18,10 +18,11 @@ from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
-from interrupt_widget.agui.answers import describe, is_expired, validate_payload
+from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
-from interrupt_widget.errors import AnswerRefused, ResponderError
+from interrupt_widget.errors import AnswerRefused, ErrorCode, ResponderError
+from interrupt_widget.open_questions import AnswersThrough
 
 __all__ = [
     "CANCEL",
@@ -41,20 +42,6 @@ ENV_VAR = "INTERRUPT_WIDGET_RESPONDER"
 """Environment variable naming the responder for chats created without one."""
 
 
-class Picker(Protocol):
-    """What a responder answers through: an `InterruptPicker`'s open interrupts, and its
-    `resolve` and `cancel`, which raise `AnswerRefused` for an answer they do not take."""
-
-    @property
-    def open_interrupts(self) -> list[Interrupt]: ...
-
-    def resolve(
-        self, payload: Any = None, interrupt_id: str | None = None, *, by: str = "python"
-    ) -> None: ...
-
-    def cancel(self, interrupt_id: str | None = None, *, by: str = "python") -> None: ...
-
-
 @runtime_checkable
 class Responder(Protocol):
     """Answers every open interrupt of a picker, or raises `ResponderError`."""
@@ -62,7 +49,7 @@ class Responder(Protocol):
     name: str
     """Shown as `responder:<name>` wherever the answer is displayed."""
 
-    def respond(self, picker: Picker) -> None:
+    def respond(self, picker: AnswersThrough) -> None:
         """Answer every open interrupt of `picker` on the path a click takes."""
         ...
 
@@ -91,7 +78,7 @@ class _Policy:
         self.name = name
         self._decide = decide
 
-    def respond(self, picker: Picker) -> None:
+    def respond(self, picker: AnswersThrough) -> None:
         by = f"responder:{self.name}"
         # Decide everything before recording anything, so a refusal answers nothing.
         plan = [(i, self._decide(i)) for i in picker.open_interrupts]
@@ -120,9 +107,10 @@ def _refusal(interrupt: Interrupt, payload: Any) -> str:
     """Why the picker would refuse this answer ("" if it would take it), checked up front."""
     if payload is CANCEL:
         return ""
-    if is_expired(interrupt):
-        return f"it expired at {interrupt.expires_at} and can only be cancelled"
-    return describe(validate_payload(interrupt.response_schema, payload))
+    problem = check_answer(interrupt, payload, interrupt.response_schema)
+    if problem is None:
+        return ""
+    return problem.sentence("it") if problem.code is ErrorCode.INTERRUPT_EXPIRED else problem.reason
 
 
 def _is_approval(interrupt: Interrupt) -> bool:
@@ -224,7 +212,7 @@ def cancel_all() -> Responder:
 class _Fail:
     name = "fail"
 
-    def respond(self, picker: Picker) -> None:
+    def respond(self, picker: AnswersThrough) -> None:
         names = "; ".join(_label(i) for i in picker.open_interrupts)
         raise ResponderError(f"responder fail met interrupts that need an answer: {names}")
 

@@ -1,4 +1,5 @@
-"""The one answer check shared by the picker and the adapter."""
+"""The one answer check shared by every entry: the open questions (a picker, a batch row),
+responders, and the resume the adapter checks (in process, over HTTP, in a workflow)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,14 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from ag_ui.core import Interrupt
 
-from interrupt_widget.agui.answers import describe, is_expired, parse_instant, validate_payload
+from interrupt_widget.agui.answers import (
+    check_answer,
+    describe,
+    is_expired,
+    parse_instant,
+    validate_payload,
+)
+from interrupt_widget.errors import ErrorCode
 
 SCHEMA = {
     "type": "object",
@@ -110,3 +118,31 @@ def test_a_pattern_mismatch_names_the_pattern_and_the_schema_examples() -> None:
     long = {"type": "string", "pattern": "x" * 300, "examples": ["é" * 300]}
     [error] = validate_payload(long, "y")
     assert error.message == f'must match the pattern {"x" * 117}..., e.g. "{"é" * 116}...'
+
+
+def test_the_one_answer_check_tells_an_expiry_first_then_plain_json_then_the_schema() -> None:
+    now = datetime.now(UTC)
+    schema = {
+        "type": "object",
+        "properties": {"approved": {"type": "boolean"}},
+        "required": ["approved"],
+        "additionalProperties": False,
+    }
+    asked = Interrupt(id="i", reason="tool_call", response_schema=schema)
+    assert check_answer(asked, {"approved": True}, schema, now) is None
+    late = asked.model_copy(update={"expires_at": (now - timedelta(seconds=1)).isoformat()})
+    expired = check_answer(late, {"aproved": True}, schema, now)  # the deadline comes first
+    assert expired is not None
+    assert (expired.code, expired.errors) == (ErrorCode.INTERRUPT_EXPIRED, [])
+    assert expired.sentence("send_money") == (
+        f"send_money expired at {late.expires_at}; it can only be cancelled"
+    )
+    not_json = check_answer(asked, {"approved": True, "amount": float("nan")}, schema, now)
+    assert not_json is not None
+    assert not_json.code is ErrorCode.INVALID_PAYLOAD
+    assert not_json.reason.startswith("the answer must be plain JSON")
+    typo = check_answer(asked, {"aproved": True}, schema, now)
+    assert typo is not None
+    assert "unknown field 'aproved': did you mean 'approved'?" in typo.reason
+    assert typo.sentence("send_money") == f"send_money: {typo.reason}"
+    assert [e.path for e in typo.errors] == ["", "/approved"]

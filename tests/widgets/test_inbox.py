@@ -5,7 +5,9 @@ from __future__ import annotations
 import pathlib
 from typing import Any
 
-from interrupt_widget import AgentBatch, AgentChat, Inbox, OfflineModel, Policy
+import pytest
+
+from interrupt_widget import AgentBatch, AgentChat, AnswerRefused, Inbox, OfflineModel, Policy
 from interrupt_widget.examples.bank import bank_agent
 from interrupt_widget.examples.tool_runs import read_journal
 from interrupt_widget.testing import CommRecorder, batch_until, until
@@ -174,6 +176,11 @@ async def test_a_chat_waiting_for_an_answer_is_listed_and_answered_through_its_p
     inbox = Inbox(chat)
     [waiting] = inbox.waiting
     assert waiting.key == chat.thread.thread_id
+    # A refused answer shows on the chat's item as on a batch row's: one object keeps it.
+    assert chat.picker is not None
+    with pytest.raises(AnswerRefused, match="did you mean 'approved'") as refused:
+        chat.picker.resolve({"approved": True, "aproved": True})
+    assert inbox.waiting[0].error == str(refused.value)
     assert inbox.approve() == {waiting.key: "approved"}
     await run
     assert ran(journal) == ["chat"]

@@ -18,6 +18,7 @@ import functools
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,7 +28,7 @@ from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.answer_edit import EDIT_KEY, OLD_EDIT_KEY
 from interrupt_widget.agui.wire import json_pointer
-from interrupt_widget.errors import AnswerError
+from interrupt_widget.errors import AnswerError, ErrorCode
 
 
 def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[AnswerError]:
@@ -47,6 +48,48 @@ def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[Ans
     except referencing.exceptions.Unresolvable as exc:  # a $ref to nowhere, found lazily
         return [AnswerError("", f"the interrupt's response_schema is invalid: {exc}")]
     return sorted(errors, key=lambda e: (e.path, e.message))
+
+
+@dataclass(frozen=True)
+class AnswerProblem:
+    """Why an answer to one interrupt cannot be taken; nothing records or runs it."""
+
+    code: ErrorCode
+    """`INTERRUPT_EXPIRED` (only a cancel is taken now) or `INVALID_PAYLOAD`."""
+    reason: str
+    """What is wrong, in a clause that needs no subject (`describe` of the fields)."""
+    errors: list[AnswerError]
+    """The failing fields, for a form to show beside each; empty when none is to blame."""
+
+    def sentence(self, label: str) -> str:
+        """The refusal as one sentence about the question `label` names."""
+        if self.code is ErrorCode.INTERRUPT_EXPIRED:
+            return f"{label} {self.reason}"
+        return f"{label}: {self.reason}"
+
+
+def check_answer(
+    interrupt: Interrupt,
+    payload: Any,
+    schema: Mapping[str, Any] | None,
+    now: datetime | None = None,
+) -> AnswerProblem | None:
+    """The one check of a resolved answer, wherever it comes from (a click, Python, a
+    responder, a resume over HTTP, a workflow update): the interrupt has not expired, the
+    payload is plain JSON, and it fits `schema` (an unknown field named with the nearest
+    declared one). None when the answer may be taken."""
+    if is_expired(interrupt, now):
+        reason = f"expired at {interrupt.expires_at}; it can only be cancelled"
+        return AnswerProblem(ErrorCode.INTERRUPT_EXPIRED, reason, [])
+    try:
+        json.dumps(payload, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        reason = f"the answer must be plain JSON ({exc})"
+        return AnswerProblem(ErrorCode.INVALID_PAYLOAD, reason, [])
+    errors = validate_payload(schema, payload)
+    if errors:
+        return AnswerProblem(ErrorCode.INVALID_PAYLOAD, describe(errors), errors)
+    return None
 
 
 @functools.lru_cache(maxsize=256)

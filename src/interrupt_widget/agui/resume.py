@@ -20,7 +20,7 @@ from typing import Any, Literal
 from ag_ui.core import Message, ResumeEntry, ToolMessage
 from pydantic import ValidationError
 
-from interrupt_widget.agui.answers import describe, is_expired, validate_payload
+from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.call_agreement import check_agreement
 from interrupt_widget.agui.interrupts import (
     GatedCall,
@@ -209,21 +209,21 @@ def _resolve(
     person = who.name if who is not None else None
     if entry.status == "cancelled":
         return Resolution(call, "cancelled", None, by=by, identity=person)
-    if is_expired(call.interrupt, now):
+    # The one answer check every entry shares; an expiry is told before an edit is judged.
+    problem = check_answer(call.interrupt, entry.payload, schema, now)
+    if problem is not None and problem.code is ErrorCode.INTERRUPT_EXPIRED:
         raise AdapterError(
-            ErrorCode.INTERRUPT_EXPIRED,
-            f"Interrupt {interrupt_id!r} ({_tool_name(call)}) expired at "
-            f"{call.interrupt.expires_at}; it can only be cancelled now.",
+            problem.code,
+            f"Interrupt {interrupt_id!r} ({_tool_name(call)}) {problem.reason} now.",
             interrupt_id=interrupt_id,
         )
-    # An edit is judged first, so a refused edit gets its own code, not INVALID_PAYLOAD.
+    # An edit is judged next, so a refused edit gets its own code, not INVALID_PAYLOAD.
     edited = check_edit(call, entry.payload) if check_edit is not None else None
-    errors = validate_payload(schema, entry.payload)
-    if errors:
+    if problem is not None:
         raise AdapterError(
-            ErrorCode.INVALID_PAYLOAD,
+            problem.code,
             f"The answer to interrupt {interrupt_id!r} ({_tool_name(call)}) is invalid: "
-            f"{describe(errors)}",
+            f"{problem.reason}",
             interrupt_id=interrupt_id,
         )
     approved = isinstance(entry.payload, Mapping) and entry.payload.get("approved") is True

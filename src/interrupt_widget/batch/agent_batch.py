@@ -35,12 +35,14 @@ from interrupt_widget.agui.messages import last_reply
 from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
-from interrupt_widget.batch.row import BatchRow, ExpiryAnswer, RowStatus, Waiting
+from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
 from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ErrorCode
+from interrupt_widget.identity import IDENTITY_KEY, current_identity
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
+from interrupt_widget.open_questions import ExpiryAnswer
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
@@ -483,6 +485,9 @@ def _first_input(thread: ConversationThread) -> RunAgentInput:
         messages=list(thread.messages),
         tools=[],
         context=[],
+        # Who started the batch (its task runs in the context `start` was called in), so
+        # the rules about people know whose approval would be their own.
+        forwarded_props={IDENTITY_KEY: current_identity().to_wire()},
     )
 
 

@@ -69,7 +69,6 @@ from interrupt_widget.errors import (
     UnattendedWait,
 )
 from interrupt_widget.http.remote import RemoteAgent
-from interrupt_widget.identity import IDENTITY_KEY
 from interrupt_widget.ledger.audit_log import with_answerers
 from interrupt_widget.ledger.opening import LedgerSpec
 from interrupt_widget.policy.rules import Policy
@@ -434,7 +433,11 @@ class AgentChat(anywidget.AnyWidget):
         if isinstance(adapter, RemoteAgent):  # a loaded save's legacy pauses answer as before
             adapter.adopt(self._thread.interrupts)
         self._picker = InterruptPicker(
-            None, renderers=dict(renderers or {}), on_submit=self._on_picker_submit, owner=self
+            None,
+            renderers=dict(renderers or {}),
+            on_submit=self._on_picker_submit,
+            owner=self,
+            signed=True,  # who answered goes with each answer, so the run's trace says it
         )
         self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
         self._start_bookkeeping()
@@ -842,8 +845,6 @@ class AgentChat(anywidget.AnyWidget):
         before = len(self._decisions)
         interrupts = [i for i in self._thread.interrupts if i.id in picker.answers]
         self._decisions.extend(decisions_for(interrupts, picker.answers))
-        # Who answered goes with each answer (`metadata.by`), so the run's trace says it.
-        entries = [_signed(e, picker.answers.get(e.interrupt_id)) for e in entries]
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(entries)
@@ -968,16 +969,3 @@ def _waiting_line(
     interrupts: tuple[Interrupt, ...] | list[Interrupt], messages: list[Message]
 ) -> str:
     return "Waiting for your answer: " + ", ".join(tool_name(i, messages) for i in interrupts)
-
-
-def _signed(entry: ResumeEntry, record: Any) -> ResumeEntry:
-    """`entry` with `metadata.by` and `metadata.identity` from the picker's record of the
-    answer, unless it says who answered already."""
-    by = record.get("by") if isinstance(record, Mapping) else None
-    if not isinstance(by, str) or entry.metadata:
-        return entry
-    metadata: dict[str, Any] = {"by": by}
-    identity = record.get(IDENTITY_KEY)
-    if identity is not None:
-        metadata[IDENTITY_KEY] = identity
-    return entry.model_copy(update={"metadata": metadata})

@@ -40,6 +40,7 @@ from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.identity import Identity, as_identity_value, current_identity
+from interrupt_widget.open_questions import AnswersThrough
 from interrupt_widget.policy.people import escalates_to, refusal
 from interrupt_widget.policy.remembered import (
     RULE_BY,
@@ -48,7 +49,6 @@ from interrupt_widget.policy.remembered import (
     RememberedRules,
     RuleOp,
 )
-from interrupt_widget.responders import Picker
 from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
@@ -87,20 +87,12 @@ ARGS_LINE_LIMIT: Final = 160
 _T = TypeVar("_T")
 
 
-class _Answerer(Picker, Protocol):
-    """A batch row or a chat's picker: answered as a responder answers, and settled."""
-
-    def settle(
-        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
-    ) -> None: ...
-
-
 class _Source(Protocol):
     """What the inbox reads from a batch or a chat."""
 
     def waiting(self) -> list[Waiting]: ...
 
-    def answerer(self, key: str) -> _Answerer: ...
+    def answerer(self, key: str) -> AnswersThrough: ...
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]: ...
 
@@ -114,7 +106,7 @@ class _BatchSource:
     def waiting(self) -> list[Waiting]:
         return self.batch.waiting()
 
-    def answerer(self, key: str) -> _Answerer:
+    def answerer(self, key: str) -> AnswersThrough:
         return self.batch.row(key)
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
@@ -149,12 +141,13 @@ class _ChatSource:
                     arguments=tool_arguments(interrupt),
                     since=since,
                     expires_at=interrupt.expires_at,
+                    error=picker.refused(interrupt.id),
                     doubt=str(picker.doubts.get(interrupt.id) or ""),
                 )
             )
         return found
 
-    def answerer(self, key: str) -> _Answerer:
+    def answerer(self, key: str) -> AnswersThrough:
         picker = self.chat.picker
         if picker is None:
             raise AnswerRefused(f"chat {key} asks nothing now")
