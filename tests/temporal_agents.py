@@ -7,18 +7,22 @@ of that name is in `$TEMPORAL_HOLD_DIR`."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import pathlib
 import time
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from agents import Agent, function_tool
+from temporalio.client import Client
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy, SQLiteLedger, approve
 from interrupt_widget.sdk.paused_runs import is_state_key
-from interrupt_widget.temporal import TemporalAgent
+from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
+from interrupt_widget.temporal.dev_server import DevServer
 from payment_agents import RUNS_ENV, payment_agent
 
 PAYMENTS = "payment_agents:payment_agent"
@@ -103,3 +107,15 @@ def served() -> TemporalAgent:
     """What `serve temporal_agents:served` serves: the meeting agent on Temporal workers at
     `$TEMPORAL_ADDRESS`, queue `$TEMPORAL_QUEUE`."""
     return TemporalAgent(os.environ[ADDRESS_ENV], agent=MEETINGS, task_queue=os.environ[QUEUE_ENV])
+
+
+@contextlib.asynccontextmanager
+async def worker_on_fresh_queue(
+    server: DevServer, agents: tuple[str, ...]
+) -> AsyncIterator[tuple[Client, str]]:
+    """A client and a new task queue with one in-process worker serving `agents`."""
+    client = await Client.connect(server.address)
+    queue = f"q-{uuid.uuid4().hex[:8]}"
+    adapters = {name: adapter_for(name) for name in agents}
+    async with build_worker(client, adapters, task_queue=queue, graceful_seconds=1):
+        yield client, queue

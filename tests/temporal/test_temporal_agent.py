@@ -16,35 +16,23 @@ pytest.importorskip("temporalio")
 
 from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
 from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.worker import Worker
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
+from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer, free_port
 from interrupt_widget.thread import ConversationThread
-from payment_agents import PAY, PAY_PROPOSAL, RUNS_ENV, SEND, runs_in
-from temporal_agents import EXPIRES_IN, EXPIRING, PAYMENTS
+from payment_agents import PAY, PAY_PROPOSAL, SEND, runs_in
+from temporal_agents import EXPIRES_IN, EXPIRING, PAYMENTS, worker_on_fresh_queue
 
 APPROVE = {"approved": True}
 
 
 @pytest.fixture
-def runs(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
-    path = tmp_path / "runs.jsonl"
-    monkeypatch.setenv(RUNS_ENV, str(path))
-    return path
-
-
-@pytest.fixture
 async def served(temporal_server: DevServer) -> AsyncIterator[tuple[Client, str]]:
     """A client and a task queue with one in-process worker serving both test agents."""
-    client = await Client.connect(temporal_server.address)
-    queue = f"q-{uuid.uuid4().hex[:8]}"
-    adapters = {name: adapter_for(name) for name in (PAYMENTS, EXPIRING)}
-    worker: Worker = build_worker(client, adapters, task_queue=queue, graceful_seconds=1)
-    async with worker:
-        yield client, queue
+    async with worker_on_fresh_queue(temporal_server, (PAYMENTS, EXPIRING)) as served:
+        yield served
 
 
 def agent_on(served: tuple[Client, str], target: str = PAYMENTS) -> TemporalAgent:

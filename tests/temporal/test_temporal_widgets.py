@@ -16,30 +16,20 @@ pytest.importorskip("temporalio")
 from temporalio.client import Client
 
 from interrupt_widget import AgentBatch, AgentChat, Inbox, responders
-from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
+from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer
 from interrupt_widget.testing import CommRecorder, batch_until, until
-from payment_agents import RUNS_ENV, SEND, runs_in
-from temporal_agents import APPROVING, PAYMENTS
+from payment_agents import SEND, runs_in
+from temporal_agents import APPROVING, PAYMENTS, worker_on_fresh_queue
 
 ROWS = [{"n": n} for n in range(6)]
 PROMPT = "send_money amount={n} to=R{n}"
 
 
 @pytest.fixture
-def runs(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
-    path = tmp_path / "runs.jsonl"
-    monkeypatch.setenv(RUNS_ENV, str(path))
-    return path
-
-
-@pytest.fixture
 async def queue(temporal_server: DevServer) -> AsyncIterator[tuple[Client, str]]:
-    client = await Client.connect(temporal_server.address)
-    name = f"q-{uuid.uuid4().hex[:8]}"
-    adapters = {t: adapter_for(t) for t in (PAYMENTS, APPROVING)}
-    async with build_worker(client, adapters, task_queue=name, graceful_seconds=1):
-        yield client, name
+    async with worker_on_fresh_queue(temporal_server, (PAYMENTS, APPROVING)) as served:
+        yield served
 
 
 async def test_a_chat_on_temporal_is_answered_in_its_picker_and_the_call_runs_once(
