@@ -22,7 +22,7 @@ from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer, free_port
 from interrupt_widget.thread import ConversationThread
-from payment_agents import PAY, PAY_PROPOSAL, SEND, runs_in
+from payment_agents import PAY, PAY_PROPOSAL, REFUSED_SEND, SEND, runs_in
 from temporal_agents import EXPIRES_IN, EXPIRING, PAYMENTS, worker_on_fresh_queue
 
 APPROVE = {"approved": True}
@@ -97,6 +97,23 @@ async def test_a_bad_answer_is_refused_before_history_and_the_question_stays_ope
     assert runs_in(runs) == []
     assert (await thread.start(answer(thread, {"approved": False}))).kind == "success"
     assert runs_in(runs) == []  # denied: never runs
+
+
+async def test_every_answer_refused_in_process_is_refused_on_temporal_with_the_same_words(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    # The update validator meets the one answer check: an edit in the old field, an unknown
+    # field, a typo: each ends the run with the code and words the in-process resume gives
+    # (tests/test_unknown_answer_fields.py), and the tool never runs.
+    agent = agent_on(served)
+    thread = await paused(agent)
+    for case in REFUSED_SEND:
+        refused = await thread.start(answer(thread, case.payload))
+        assert (refused.kind, refused.code) == ("error", case.code), case.name
+        assert case.says in (refused.error or ""), (case.name, refused.error)
+        assert runs_in(runs) == [], case.name
+    assert (await thread.start(answer(thread, APPROVE))).kind == "success"
+    assert runs_in(runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
 
 
 async def test_two_notebooks_answering_at_once_run_the_call_once_and_the_other_is_told(
