@@ -19,7 +19,14 @@ from typing import Any
 from agents import Agent, function_tool
 from temporalio.client import Client
 
-from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, Policy, SQLiteLedger, approve
+from interrupt_widget import (
+    OfflineModel,
+    OpenAIAgentsAdapter,
+    Policy,
+    SQLiteLedger,
+    approve,
+    require,
+)
 from interrupt_widget.sdk.paused_runs import is_state_key
 from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
 from interrupt_widget.temporal.dev_server import DevServer
@@ -45,6 +52,14 @@ def approving() -> OpenAIAgentsAdapter:
 
 
 APPROVING = "temporal_agents:approving"
+
+
+def four_eyes() -> OpenAIAgentsAdapter:
+    """The payment agent whose transfers need two people's approval, votes kept on the worker."""
+    return OpenAIAgentsAdapter(payment_agent(), policy=Policy(require("send_money", approvals=2)))
+
+
+FOUR_EYES = "temporal_agents:four_eyes"
 
 
 HOLD_ENV = "TEMPORAL_HOLD_DIR"

@@ -19,11 +19,12 @@ from temporalio.client import Client, WorkflowExecutionStatus
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
+from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer, free_port
 from interrupt_widget.thread import ConversationThread
 from payment_agents import PAY, PAY_PROPOSAL, REFUSED_SEND, SEND, runs_in
-from temporal_agents import EXPIRES_IN, EXPIRING, PAYMENTS, worker_on_fresh_queue
+from temporal_agents import EXPIRES_IN, EXPIRING, FOUR_EYES, PAYMENTS, worker_on_fresh_queue
 
 APPROVE = {"approved": True}
 
@@ -31,7 +32,7 @@ APPROVE = {"approved": True}
 @pytest.fixture
 async def served(temporal_server: DevServer) -> AsyncIterator[tuple[Client, str]]:
     """A client and a task queue with one in-process worker serving both test agents."""
-    async with worker_on_fresh_queue(temporal_server, (PAYMENTS, EXPIRING)) as served:
+    async with worker_on_fresh_queue(temporal_server, (PAYMENTS, EXPIRING, FOUR_EYES)) as served:
         yield served
 
 
@@ -113,6 +114,39 @@ async def test_every_answer_refused_in_process_is_refused_on_temporal_with_the_s
         assert case.says in (refused.error or ""), (case.name, refused.error)
         assert runs_in(runs) == [], case.name
     assert (await thread.start(answer(thread, APPROVE))).kind == "success"
+    assert runs_in(runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
+
+
+def approval_by(thread: ConversationThread, name: str) -> RunAgentInput:
+    entries = [
+        ResumeEntry(
+            interrupt_id=i.id,
+            status="resolved",
+            payload=APPROVE,
+            metadata={IDENTITY_KEY: Identity(name).to_wire()},
+        )
+        for i in thread.interrupts
+    ]
+    return thread.resume_input(entries)
+
+
+async def test_a_call_needing_two_people_runs_once_on_the_second_approval_not_the_first(
+    served: tuple[Client, str], runs: pathlib.Path, tmp_path: pathlib.Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("INTERRUPT_WIDGET_LEDGER", str(tmp_path / "votes.db"))
+    agent = agent_on(served, FOUR_EYES)
+    thread = await paused(agent)
+    asked = [i.id for i in thread.interrupts]
+    first = await thread.start(approval_by(thread, "ann"))
+    assert first.kind == "interrupt", first  # one of two: asked again, the same question
+    assert [i.id for i in first.interrupts] == asked
+    assert runs_in(runs) == []
+    again = await thread.start(approval_by(thread, "ann"))  # the same person twice: one vote
+    assert again.kind in ("interrupt", "error"), again
+    assert runs_in(runs) == []
+    second = await thread.start(approval_by(thread, "bob"))
+    assert second.kind == "success", second
     assert runs_in(runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
 
 

@@ -26,7 +26,12 @@ from temporalio.exceptions import ActivityError, ApplicationError, CancelledErro
 from temporalio.workflow import ActivityCancellationType
 
 from interrupt_widget.agui.answers import parse_instant
-from interrupt_widget.agui.interrupts import GatedCall, answered_call_ids, parse_arguments
+from interrupt_widget.agui.interrupts import (
+    ANSWERED_BY_EXPIRY,
+    GatedCall,
+    answered_call_ids,
+    parse_arguments,
+)
 from interrupt_widget.agui.resume import plan_resume
 from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
 from interrupt_widget.errors import AdapterError, ErrorCode
@@ -163,6 +168,16 @@ class Conversation:
             )
         if input.get("threadId") != workflow.info().workflow_id or input.get("resume"):
             raise refusal(ErrorCode.INVALID_INPUT, "this input is for another thread, or resumes")
+        # A view that missed a turn (another notebook's) would overwrite it with its own
+        # history: told, with the conversation as held, so it catches up instead.
+        held = [m.get("id") for m in self._messages]
+        sent = [m.get("id") for m in input.get("messages", []) if isinstance(m, dict)]
+        if sent[: len(held)] != held:
+            raise refusal(
+                ErrorCode.ANSWERED_ELSEWHERE,
+                "this view is behind the conversation (another notebook added to it); it was "
+                "brought up to date, and this message was not sent",
+            )
 
     # -- answers -------------------------------------------------------------------------------
 
@@ -292,6 +307,8 @@ class Conversation:
                 outcome = event.get("outcome") or {"type": "success"}
         if outcome is not None and outcome.get("type") == "interrupt":
             self._interrupts = list(outcome.get("interrupts", []))
+            # A call still short of its approvals is asked again under the same id: open.
+            self._answered.difference_update(i["id"] for i in self._interrupts)
             self._state = result.state
             self._edits = result.edits
         else:
@@ -319,7 +336,10 @@ class Conversation:
         """Cancel every open interrupt: their deadline passed, so none of them may run."""
         taken, self._interrupts = self._interrupts, []
         self._answered.update(i["id"] for i in taken)
-        entries = [{"interruptId": i["id"], "status": "cancelled"} for i in taken]
+        entries = [
+            {"interruptId": i["id"], "status": "cancelled", "metadata": {"by": ANSWERED_BY_EXPIRY}}
+            for i in taken
+        ]
         run_id = f"expired-{workflow.info().workflow_id}-{workflow.now().isoformat()}"
         input = {
             "threadId": workflow.info().workflow_id,
