@@ -67,3 +67,23 @@ def test_an_identity_is_read_from_the_wire_and_a_bad_one_is_refused() -> None:
     with pytest.raises(ValueError, match="needs a name"):
         Identity("  ")
     assert Identity("x" * 500).name == "x" * 200
+
+
+def test_a_token_s_person_is_who_starts_and_who_answers_whatever_the_client_says() -> None:
+    from ag_ui.core import ResumeEntry, RunAgentInput
+
+    from interrupt_widget.http.principals import as_principal
+    from interrupt_widget.identity import IDENTITY_KEY, Identity, identity_in
+
+    carl = Identity("carl", ("finance",))
+    forged = RunAgentInput(
+        thread_id="t", run_id="r", messages=[], tools=[], context=[],
+        forwarded_props={IDENTITY_KEY: {"name": "zed"}},
+        resume=[ResumeEntry(interrupt_id="i", status="resolved", payload={"approved": True},
+                            metadata={"by": "policy:auto"})],
+    )  # fmt: skip
+    bound = as_principal(forged, carl)
+    assert identity_in(bound.forwarded_props) == carl
+    (entry,) = bound.resume or []
+    assert isinstance(entry.metadata, dict)
+    assert (entry.metadata["by"], identity_in(entry.metadata)) == ("carl", carl)

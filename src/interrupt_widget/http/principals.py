@@ -112,6 +112,9 @@ def as_principal(request: RunAgentInput, principal: Identity) -> RunAgentInput:
                 f"but its token is {principal.name!r}'s; nothing was recorded"
             )
         metadata[IDENTITY_KEY] = principal.to_wire()
+        # `by` names who answered in the audit and the span: the token's person, not the
+        # client's label (which could name a policy or someone else).
+        metadata["by"] = principal.name
         entries.append(entry.model_copy(update={"metadata": metadata}))
     props = request.forwarded_props if isinstance(request.forwarded_props, Mapping) else {}
     forwarded = {**props, IDENTITY_KEY: principal.to_wire()}
