@@ -404,3 +404,22 @@ async def test_a_call_decided_beside_one_that_waits_for_people_runs_now_the_othe
     assert isinstance(third[-1], RunFinishedEvent)
     assert isinstance(third[-1].outcome, RunFinishedSuccessOutcome)
     assert sorted(r["tool"] for r in runs_in(runs)) == ["pay", "send_money"]
+
+
+def test_a_denial_kept_before_the_quorum_stands_whatever_votes_came_after() -> None:
+    # Two answers that raced: every request reads all three votes, in the order they were
+    # kept. Bob's denial came second, before the quorum: the call is denied, not outvoted.
+    from datetime import UTC, datetime
+
+    from interrupt_widget.identity import Identity
+    from interrupt_widget.ledger.votes import Vote
+    from interrupt_widget.policy.people import Quorum, admit
+
+    now = datetime(2030, 1, 1, tzinfo=UTC)
+    quorum = Quorum(needed=2, vetoes=1)
+    ann, bob = Vote("ann", (), True, "t1"), Vote("bob", (), False, "t2")
+    carl = Vote("carl", (), True, "t3")
+    assert admit(quorum, [ann, bob, carl], Identity("dan"), True, now).outcome == "denied"
+    assert admit(quorum, [ann, bob], Identity("carl"), True, now).outcome == "denied"
+    # The quorum reached first stands too: a denial after it changes nothing.
+    assert admit(quorum, [ann, carl], Identity("bob"), False, now).outcome == "approved"

@@ -320,6 +320,19 @@ def tally(votes: Iterable[Vote]) -> Tally:
     return Tally(tuple(approvals), tuple(denials))
 
 
+def decisive_tally(quorum: Quorum, votes: Sequence[Vote]) -> Tally:
+    """The votes counted in the order they were kept, up to the one that decided the call:
+    whichever of the quorum and the veto is reached first stands, and no later vote (two
+    answers that raced) outvotes it."""
+    kept: list[Vote] = []
+    for vote in votes:
+        kept.append(vote)
+        counted = tally(kept)
+        if len(counted.approvals) >= quorum.needed or len(counted.denials) >= quorum.vetoes:
+            return counted
+    return tally(kept)
+
+
 @dataclass(frozen=True)
 class Admission:
     """What one answer does to a call that needs people (`admit`)."""
@@ -350,7 +363,7 @@ def admit(
 ) -> Admission:
     """What `who`'s answer (`approved` or not) does to a call needing `quorum`, given the
     `votes` kept so far, at `now`. Pure: the caller keeps `Admission.vote` if any."""
-    counted = tally(votes)
+    counted = decisive_tally(quorum, votes)
     if len(counted.approvals) >= quorum.needed:
         return Admission("approved", _approvers(counted.approvals, quorum.needed))
     if len(counted.denials) >= quorum.vetoes:
@@ -374,7 +387,7 @@ def admit(
             + _still_needed(counted, quorum),
         )
     vote = Vote(who.name, who.roles, approved, _instant(now), reason)
-    counted = tally([*votes, vote])
+    counted = decisive_tally(quorum, [*votes, vote])
     if len(counted.approvals) >= quorum.needed:
         return Admission("approved", _approvers(counted.approvals, quorum.needed), vote)
     if len(counted.denials) >= quorum.vetoes:

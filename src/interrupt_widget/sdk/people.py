@@ -30,7 +30,13 @@ from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.identity import Identity, identity_in
 from interrupt_widget.ledger import votes
 from interrupt_widget.ledger.once_only import CallLedger
-from interrupt_widget.policy.people import APPROVALS_KEY, Admission, Quorum, admit, tally
+from interrupt_widget.policy.people import (
+    APPROVALS_KEY,
+    Admission,
+    Quorum,
+    admit,
+    decisive_tally,
+)
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.sdk.call_results import instant
 
@@ -207,7 +213,7 @@ def _outcome(judged: _Judged, now: datetime) -> Resolution | Interrupt:
     resolution, quorum, admission = judged.resolution, judged.quorum, judged.admission
     if quorum is None or admission is None:
         return resolution
-    counted = tally(judged.given)
+    counted = decisive_tally(quorum, judged.given)
     gated = resolution.gated
     if len(counted.approvals) >= quorum.needed:
         names = ", ".join(v.name for v in counted.approvals)
