@@ -42,7 +42,7 @@ from interrupt_widget import (
 from interrupt_widget.identity import Identity
 from interrupt_widget.policy.people import APPROVALS_KEY
 from interrupt_widget.testing.stream_rules import assert_valid_stream
-from payment_agents import payment_agent, runs_in
+from payment_agents import PAY, payment_agent, runs_in
 
 BIG = "send_money amount=5000 to=Bob"
 SMALL = "send_money amount=42 to=Bob"
@@ -423,3 +423,23 @@ def test_a_denial_kept_before_the_quorum_stands_whatever_votes_came_after() -> N
     assert admit(quorum, [ann, bob], Identity("carl"), True, now).outcome == "denied"
     # The quorum reached first stands too: a denial after it changes nothing.
     assert admit(quorum, [ann, carl], Identity("bob"), False, now).outcome == "approved"
+
+
+async def test_an_edit_that_brings_a_call_under_a_four_eyes_rule_is_refused(
+    tmp_path: Path,
+) -> None:
+    # 250 needs one approval; edited to 5000 it would need two: one person's edit and
+    # approval never runs it.
+    runs = tmp_path / "runs.jsonl"
+    policy = Policy(require("pay", approvals=2, when=lambda a: a["amount"] > 1000))
+    adapter = adapter_for(runs, policy, tmp_path / "l.db")
+    first = await run(adapter, ask(PAY))
+    assert APPROVALS_KEY not in (waiting(first).metadata or {})
+    request = answer(first, ANN)
+    (entry,) = request.resume or []
+    edited = {"approved": True, "editedArgs": {"amount": 5000.0, "to": "ACME-1", "memo": "rent"}}
+    request = request.model_copy(update={"resume": [entry.model_copy(update={"payload": edited})]})
+    refused = error_of(await run(adapter, request))
+    assert refused.code == "not_allowed_to_answer", refused.message
+    assert "needs 2 approvals" in refused.message
+    assert runs_in(runs) == []

@@ -164,6 +164,7 @@ async def _judge(
 ) -> _Judged:
     interrupt = resolution.gated.interrupt
     requirement, escalation = _quorum_rules(policy, interrupt)
+    _refuse_an_edit_into_a_rule(policy, resolution, requirement)
     if requirement is None and escalation is None:
         return _Judged(resolution)
     call_id = resolution.gated.call_id
@@ -196,6 +197,23 @@ async def _judge(
         _refuse(resolution, admission.reason)
     judged.admission = admission
     return judged
+
+
+def _refuse_an_edit_into_a_rule(
+    policy: Policy | None, resolution: Resolution, requirement: Any
+) -> None:
+    """An edit is judged by the rules its arguments fall under, not only the proposal's: an
+    edit that brings a call under a rule needing more people is refused, to be asked again."""
+    edited = resolution.edited_arguments
+    if edited is None or policy is None or not policy.people:
+        return
+    stricter, _ = policy.people_for(resolution.gated.call.function.name, edited)
+    if stricter is not None and stricter != requirement and stricter.approvals > 1:
+        _refuse(
+            resolution,
+            f"the edit brings the call under {stricter.name!r}, which needs "
+            f"{stricter.approvals} approvals; ask for the edited call instead",
+        )
 
 
 def _refuse(resolution: Resolution, reason: str) -> NoReturn:
