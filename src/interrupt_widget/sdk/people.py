@@ -101,12 +101,17 @@ async def asked(
     for interrupt in interrupts:
         requirement, escalation = _quorum_rules(policy, interrupt)
         call_id = interrupt.tool_call_id
-        if (requirement is None and escalation is None) or not call_id:
+        if policy is None or not policy.people or not call_id:
             out.append(interrupt)
             continue
+        # Kept for every call asked under rules about people, plain ones too: a resume that
+        # answers only a plain call still knows who started the run (not who resumed it).
         record = await votes.note_asked(
             ledger, thread_id, call_id, votes.AskedRecord(instant(now), starter)
         )
+        if requirement is None and escalation is None:
+            out.append(interrupt)
+            continue
         given = await votes.votes(ledger, thread_id, call_id)
         quorum = Quorum.of(requirement, escalation, record)
         out.append(with_quorum(interrupt, quorum, given, now))
@@ -144,7 +149,8 @@ async def count(
     """Judge every answer (raising `AdapterError` before anything is kept), keep the votes,
     and say which calls are decided."""
     judged = [await _judge(policy, ledger, thread_id, r, who, now) for r in resolutions]
-    starter = next((j.quorum.started_by for j in judged if j.quorum is not None), None)
+    records = [await votes.asked(ledger, thread_id, r.gated.call_id) for r in resolutions]
+    starter = next((r.started_by for r in records if r is not None and r.started_by), None)
     for j in judged:
         if j.admission is not None and j.admission.vote is not None:
             call_id = j.resolution.gated.call_id
