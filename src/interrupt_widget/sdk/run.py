@@ -377,9 +377,7 @@ class SDKRun:
         key = (self._input.thread_id, call_id)
         ledger = self._adapter.ledger
         # A call that was settled has one truth: any later answer gets its recorded result.
-        prior = await ledger.recorded(key)
-        if prior is not None:
-            return replay_marker(resolution, prior), prior.output
+        # The claim finds that record itself, so no look at the ledger goes first.
         if resolution.decision == "approved":
             got = await held_calls.claim(ledger, key, answer=resolution.payload)
             if isinstance(got, Recorded):  # another run claimed it first: its result stands
