@@ -69,7 +69,6 @@ from agents import (
     RunContextWrapper,
     RunHooks,
     RunResultStreaming,
-    RunState,
     ToolApprovalItem,
     UserError,
 )

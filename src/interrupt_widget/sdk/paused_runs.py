@@ -156,9 +156,7 @@ async def load(
                 interrupt_id=waiting[0].interrupt.id if waiting else None,
             )
         data = json.loads(found.output)
-        restored = Paused.restored(
-            await RunState.from_json(agent, data, context_override=context)
-        )
+        restored = Paused.restored(await RunState.from_json(agent, data, context_override=context))
         _check(restored.pending, waiting)
         if not edits:
             return restored
