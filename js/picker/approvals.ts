@@ -25,12 +25,9 @@ export interface ApprovalsView {
 export const APPROVALS_KEY = "approvals";
 
 function votes(value: unknown): ShownVote[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((v) => {
+  return (Array.isArray(value) ? value : []).flatMap((v) => {
     const vote = asRecord(v);
-    return vote && typeof vote.name === "string" && typeof vote.at === "string"
-      ? [{ name: vote.name, at: vote.at }]
-      : [];
+    return typeof vote?.name === "string" && typeof vote.at === "string" ? [{ name: vote.name, at: vote.at }] : [];
   });
 }
 
@@ -48,30 +45,30 @@ export function clockTime(iso: string, timeZone?: string): string {
 /** The card's lines for an interrupt's metadata, or null when the call needs no people rule. */
 export function approvalsOf(metadata: Record<string, unknown> | undefined, timeZone?: string): ApprovalsView | null {
   const shown = asRecord(metadata?.[APPROVALS_KEY]);
-  if (!shown || typeof shown.needed !== "number") return null;
-  const needed = shown.needed;
-  const given = votes(shown.given);
-  const denied = votes(shown.denied);
-  const said = (v: ShownVote, verb: string): string => `${v.name} ${verb} ${clockTime(v.at, timeZone)}`;
-  const noun = needed === 1 ? "approval" : "approvals";
-  const progress =
-    `${given.length} of ${needed} ${noun}` +
-    (given.length ? `: ${given.map((v) => said(v, "approved")).join(", ")}` : "");
-  const denials = denied.length
-    ? `Denied by ${denied.map((v) => `${v.name} ${clockTime(v.at, timeZone)}`).join(", ")}`
-    : "";
-  const excluded = [
-    ...(typeof shown.started_by === "string" && shown.self_approval !== true ? [shown.started_by] : []),
-    ...given.map((v) => v.name),
-    ...denied.map((v) => v.name),
-  ].filter((name, i, all) => all.indexOf(name) === i);
-  const may = strings(shown.may_answer);
-  const but = excluded.length ? ` (not ${excluded.join(", ")})` : "";
-  const who = may.length ? `May still answer: ${may.join(", ")}${but}` : `Anyone may still answer${but}`;
-  const to = strings(shown.escalated_to);
-  let escalation = "";
-  if (to.length && shown.escalated === true) escalation = `Escalated to ${to.join(", ")}`;
-  else if (to.length && typeof shown.escalates_at === "string")
-    escalation = `Escalates to ${to.join(", ")} at ${clockTime(shown.escalates_at, timeZone)}`;
-  return { progress, denials, who, escalation };
+  const needed = shown?.needed;
+  if (typeof needed !== "number") return null;
+  const given = votes(shown?.given);
+  const denied = votes(shown?.denied);
+  const said = (list: ShownVote[], verb: string): string =>
+    list.map((v) => `${v.name}${verb} ${clockTime(v.at, timeZone)}`).join(", ");
+  const excluded = new Set([
+    ...(typeof shown?.started_by === "string" && shown.self_approval !== true ? [shown.started_by] : []),
+    ...[...given, ...denied].map((v) => v.name),
+  ]);
+  const may = strings(shown?.may_answer);
+  const but = excluded.size ? ` (not ${[...excluded].join(", ")})` : "";
+  const to = strings(shown?.escalated_to).join(", ");
+  const at = shown?.escalates_at;
+  return {
+    progress: `${given.length} of ${needed} approval${needed === 1 ? "" : "s"}${given.length ? `: ${said(given, " approved")}` : ""}`,
+    denials: denied.length ? `Denied by ${said(denied, "")}` : "",
+    who: may.length ? `May still answer: ${may.join(", ")}${but}` : `Anyone may still answer${but}`,
+    escalation: !to
+      ? ""
+      : shown?.escalated === true
+        ? `Escalated to ${to}`
+        : typeof at === "string"
+          ? `Escalates to ${to} at ${clockTime(at, timeZone)}`
+          : "",
+  };
 }
