@@ -3,6 +3,7 @@
 // `metadata.approvals`, which the adapter writes (`policy/people.py`, `Quorum.to_metadata`).
 
 import { asRecord } from "../json";
+import { localWords } from "./dates";
 
 /** One person's vote, as the metadata carries it. */
 interface ShownVote {
@@ -36,11 +37,8 @@ function strings(value: unknown): string[] {
 }
 
 /** An ISO instant as the viewer's clock reads it ("10:02"); the text itself if it is none. */
-export function clockTime(iso: string, timeZone?: string): string {
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return iso;
-  return at.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone });
-}
+export const clockTime = (iso: string, timeZone?: string): string =>
+  localWords(iso, { hour: "2-digit", minute: "2-digit", hour12: false, timeZone }, "en-GB");
 
 /** The card's lines for an interrupt's metadata, or null when the call needs no people rule. */
 export function approvalsOf(metadata: Record<string, unknown> | undefined, timeZone?: string): ApprovalsView | null {
