@@ -25,6 +25,13 @@ export interface ApprovalsView {
 
 export const APPROVALS_KEY = "approvals";
 
+/** Whether the call waits for more than one approval. Python refuses an edit to such a call
+ * (every approver approves the same call), so its card offers none. */
+export function needsSeveral(metadata: Record<string, unknown> | undefined): boolean {
+  const needed = asRecord(metadata?.[APPROVALS_KEY])?.needed;
+  return typeof needed === "number" && needed > 1;
+}
+
 function votes(value: unknown): ShownVote[] {
   return (Array.isArray(value) ? value : []).flatMap((v) => {
     const vote = asRecord(v);

@@ -3,16 +3,16 @@
 
 import { button, h, hide } from "../dom";
 import { str } from "../json";
-import { approvalsOf } from "./approvals";
+import { approvalsOf, needsSeveral } from "./approvals";
 import { collect, denial, initialValues } from "./collect";
 import { formatRemaining } from "./countdown";
-import { type Change, changesOf, prefilled, proposalOf, withEdit } from "./edits";
+import { type Change, changesOf, prefilled, proposalOf, withEdit, withoutEdit } from "./edits";
 import { buildField, type FieldDom, readValues } from "./field_dom";
 import type { AnswerResultMessage } from "./protocol";
 import { loadRenderer, type ModuleLoader } from "./renderers";
 import { type FormSpec, formFromSchema, type RawValues } from "./schema_form";
 import type { CardView } from "./state";
-import type { AnswerStatus, FieldError } from "./types";
+import type { AnswerStatus, FieldError, WireInterrupt } from "./types";
 
 export interface ViewActions {
   /** Send an answer to Python; settles with its verdict. */
@@ -225,6 +225,14 @@ interface AnswerForm {
   update(card: CardView, closed: boolean): void;
 }
 
+/** The form for an interrupt's schema, and the arguments it proposes: an edit starts from them,
+ * except on a call several people must approve, which offers no edit at all. */
+function formOf(interrupt: WireInterrupt): [FormSpec, Record<string, unknown> | null] {
+  const proposal = proposalOf(interrupt.metadata?.tool_input);
+  const asked = formFromSchema(interrupt.responseSchema);
+  return [needsSeveral(interrupt.metadata) ? withoutEdit(asked) : prefilled(asked, proposal), proposal];
+}
+
 /** Approve (Submit for a plain question), Deny with its reason where the schema allows it, Cancel. */
 function answerButtons(
   spec: FormSpec,
@@ -250,8 +258,7 @@ function answerButtons(
 function answerForm(ctx: CardContext, card: CardView, titleId: string): AnswerForm {
   const { actions } = ctx;
   const { id, interrupt } = card;
-  const proposal = proposalOf(interrupt.metadata?.tool_input);
-  const spec = prefilled(formFromSchema(interrupt.responseSchema), proposal);
+  const [spec, proposal] = formOf(interrupt);
   const raw = initialValues(spec.fields);
   const fields: FieldDom[] = [];
   const body = h("div", "iw-fields", ...spec.fields.map((field) => buildField(ctx, field, raw, fields)));
