@@ -62,6 +62,15 @@ def four_eyes() -> OpenAIAgentsAdapter:
 FOUR_EYES = "temporal_agents:four_eyes"
 
 
+def finance_four_eyes() -> OpenAIAgentsAdapter:
+    """The payment agent whose transfers need two people of the finance role."""
+    rule = require("send_money", approvals=2, roles=["finance"])
+    return OpenAIAgentsAdapter(payment_agent(), policy=Policy(rule))
+
+
+FINANCE_FOUR_EYES = "temporal_agents:finance_four_eyes"
+
+
 HOLD_ENV = "TEMPORAL_HOLD_DIR"
 SHARED_LEDGER_ENV = "TEMPORAL_SHARED_LEDGER"
 FAULTY = "temporal_agents:faulty"

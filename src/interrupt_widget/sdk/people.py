@@ -177,10 +177,22 @@ async def _judge(
     record = await votes.asked(ledger, thread_id, call_id)
     quorum = Quorum.of(requirement, escalation, record)
     given = await votes.votes(ledger, thread_id, call_id)
-    judged = _Judged(resolution, quorum, given)
+    admission = judge(resolution, quorum, given, who.get(interrupt.id), now)
+    return _Judged(resolution, quorum, given, admission)
+
+
+def judge(
+    resolution: Resolution,
+    quorum: Quorum,
+    given: Sequence[votes.Vote],
+    answerer: Identity | None,
+    now: datetime,
+) -> Admission | None:
+    """What `answerer`'s answer does to a call needing `quorum` with the votes `given`, or
+    `AdapterError` (`not_allowed_to_answer`) when it may not count; None for a cancel, which
+    anyone may give (abandoning a call never runs it)."""
     if resolution.decision == "cancelled":
-        return judged  # abandoning a call never runs it: anyone may
-    answerer = who.get(interrupt.id)
+        return None
     if answerer is None:
         _refuse(
             resolution,
@@ -201,8 +213,32 @@ async def _judge(
     )
     if admission.outcome == "refused":
         _refuse(resolution, admission.reason)
-    judged.admission = admission
-    return judged
+    return admission
+
+
+def refuse_as_shown(
+    resolutions: Sequence[Resolution],
+    shown: Mapping[str, Any],
+    who: Mapping[str, Identity],
+    now: datetime,
+) -> None:
+    """Judge each answer against the quorum and votes its interrupt shows (`shown`: interrupt
+    metadata by id, `APPROVALS_KEY`), raising `AdapterError` as the run that counts would, and
+    also for a second answer of the same person, which the run would take and change nothing
+    with. For a holder of the interrupts as the run asked them (a workflow): the votes it
+    shows are all there are, since every answer goes through it."""
+    for resolution in resolutions:
+        interrupt_id = resolution.gated.interrupt.id
+        metadata = shown.get(interrupt_id)
+        found = Quorum.from_metadata(
+            metadata.get(APPROVALS_KEY) if isinstance(metadata, Mapping) else None
+        )
+        if found is None:
+            continue
+        quorum, given = found
+        admission = judge(resolution, quorum, given, who.get(interrupt_id), now)
+        if admission is not None and admission.outcome == "duplicate":
+            _refuse(resolution, admission.reason)
 
 
 def _refuse_an_edit_into_a_rule(

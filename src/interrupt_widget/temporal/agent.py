@@ -151,7 +151,9 @@ class TemporalAgent:
         except WorkflowUpdateFailedError as failure:
             cause = failure.cause
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
-            found = _refused(input, code or ErrorCode.AGENT_FAILED, str(cause or failure))
+            # The refusal's own words, as the run in process says them (`str` adds the type).
+            said = cause.message if isinstance(cause, ApplicationError) else str(failure)
+            found = _refused(input, code or ErrorCode.AGENT_FAILED, said)
             if code == ErrorCode.ANSWERED_ELSEWHERE:
                 found[1:1] = await self._held_messages(input.thread_id)
         except TemporalUnavailable as down:

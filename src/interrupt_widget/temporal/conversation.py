@@ -5,7 +5,8 @@ each AG-UI run of the agent is one activity (`segments.py`) and the workflow kee
 what the kernel's thread keeps: the messages of the last snapshot, the open
 interrupts, and the SDK's paused state. Answers arrive as Temporal Updates whose
 validator runs the kit's own resume checks (`plan_resume`: every interrupt answered,
-the schema, unknown fields, expiry, the calls as shown), so a bad answer is refused
+the schema, unknown fields, expiry, the calls as shown; and the rules about people, on the
+quorum and votes the interrupts show), so a bad answer is refused
 before it enters history; the first answer to be accepted takes the interrupts, and
 any other is told they were answered elsewhere. An interrupt's `expiresAt` is a
 durable timer: once every open one has passed, the workflow cancels them itself.
@@ -36,6 +37,7 @@ from interrupt_widget.agui.resume import plan_resume
 from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.sdk.edits import EditSpec, check_edit
+from interrupt_widget.sdk.people import answerer_identities, refuse_as_shown
 from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
 from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
@@ -202,7 +204,7 @@ class Conversation:
     def _check_answer(self, answer: Answer) -> None:
         self._check_open(answer)
         try:
-            plan_resume(
+            plan = plan_resume(
                 [message_from_wire(m) for m in self._messages],
                 [resume_entry_from_wire(e) for e in answer.entries],
                 # The workflow's own interrupts carry the schemas the worker's adapter set.
@@ -210,6 +212,11 @@ class Conversation:
                 now=workflow.now(),
                 check_edit=self._check_edit,
             )
+            # And who may answer: the interrupts as the worker asked them carry each call's
+            # quorum and the votes so far, and every vote comes through this workflow.
+            shown = {str(i["id"]): i.get("metadata") for i in self._interrupts}
+            who = answerer_identities(answer.entries)
+            refuse_as_shown(plan.resolutions, shown, who, workflow.now())
         except AdapterError as problem:
             raise refusal(problem.code, str(problem)) from None
         except (ValueError, TypeError) as problem:
