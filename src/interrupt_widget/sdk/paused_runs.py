@@ -99,9 +99,9 @@ async def keep(
     if isinstance(ledger, Recording):
         # One upsert, not a claim and a result: a process killed while writing a state
         # leaves nothing in doubt, and the next pause on the same calls writes it again.
-        await asyncio.to_thread(ledger.record, key[0], key[1], state.to_string())
+        await asyncio.to_thread(ledger.record, key[0], key[1], state_text(state))
     elif not isinstance(ledger, MemoryLedger):
-        text = state.to_string()
+        text = state_text(state)
 
         async def write() -> str:
             return text
@@ -111,6 +111,15 @@ async def keep(
         _live[(id(ledger), id(agent), key)] = Paused(state, pending)
         while len(_live) > LIVE_STATES:
             _live.popitem(last=False)
+
+
+def state_text(state: RunState[Any, Any]) -> str:
+    """`state` as the ledger keeps it: the SDK's `to_json()`, compact.
+
+    `to_string()` writes the same JSON indented, which only Python's pure encoder does
+    (several times the work of the C one); `RunState.from_json` reads either.
+    """
+    return json.dumps(state.to_json(), separators=(",", ":"))
 
 
 def _take_live(ledger: CallLedger, agent: Agent[Any], key: Key) -> Paused | None:
