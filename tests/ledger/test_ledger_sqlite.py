@@ -407,3 +407,24 @@ async def test_a_replica_that_gives_up_waiting_ends_in_run_error_and_runs_nothin
         "Invoice sent to ACME."
     ]
     assert executions == ["ACME"]
+
+
+async def test_a_record_kept_first_is_the_one_that_stands(tmp_path: pathlib.Path) -> None:
+    first, second = SQLiteLedger(tmp_path / "calls.db"), SQLiteLedger(tmp_path / "calls.db")
+    assert await first.keep_first(KEY, "the first") == "the first"
+    assert await second.keep_first(KEY, "the second") == "the first"
+    found = await second.recorded(KEY)
+    assert found is not None
+    assert found.output == "the first"
+    assert first.in_doubt() == []
+
+
+async def test_a_record_kept_first_waits_for_a_claim_in_flight(tmp_path: pathlib.Path) -> None:
+    owner, other = SQLiteLedger(tmp_path / "calls.db"), SQLiteLedger(tmp_path / "calls.db")
+    slow = Calls("the claim's result", hold=True)
+    running = asyncio.create_task(owner.run_once(KEY, slow))
+    await slow.started.wait()  # claimed, no result yet
+    kept = asyncio.create_task(other.keep_first(KEY, "not written"))
+    slow.release.set()
+    assert await running == "the claim's result"
+    assert await kept == "the claim's result"

@@ -29,7 +29,7 @@ from interrupt_widget.agui.wire import (
     to_wire,
 )
 from interrupt_widget.errors import CallInDoubt
-from interrupt_widget.ledger.once_only import CallLedger
+from interrupt_widget.ledger.once_only import CallLedger, OnceOnlyLedger
 
 ROW_OUTCOME_CALL: Final = "batch-row-outcome"
 """The call id under which a finished row's outcome is kept."""
@@ -55,12 +55,16 @@ async def write(
 ) -> Mapping[str, Any] | None:
     """Write `record` unless one is there: the record that stands (None if in doubt)."""
     mine = json.dumps(record)  # key order kept: an interrupt's message follows its arguments' order
+    key = (thread_id, call_id)
 
     async def output() -> str:
         return mine
 
     try:
-        first = await ledger.run_once((thread_id, call_id), output)
+        if isinstance(ledger, OnceOnlyLedger):  # one write, where a claim and a result are two
+            first = await ledger.keep_first(key, mine)
+        else:
+            first = await ledger.run_once(key, output)
     except CallInDoubt:
         return None
     value = json.loads(first)

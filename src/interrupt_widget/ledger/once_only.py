@@ -179,6 +179,25 @@ class OnceOnlyLedger:
             raise LedgerUnavailable(_unread_message(key, error), key=key) from error
         return found if isinstance(found, Recorded) else None
 
+    async def keep_first(self, key: Key, output: str) -> str:
+        """`output` as the record of `key` unless one is there (or claimed): the record that
+        stands.
+
+        For a record that runs nothing (a batch row's outcome): one write where `run_once`
+        makes two (a claim, then its result), so a crash between them cannot leave it in
+        doubt either. A key taken meanwhile is settled by `run_once`, which waits for it or
+        replays it, and raises as it does.
+        """
+        with self._lock:
+            settling = key in self._settling
+        if not settling and await self._io(self._insert_first, key, output):
+            return output
+
+        async def invoke() -> str:
+            return output
+
+        return await self.run_once(key, invoke)
+
     async def check(self) -> None:
         """Raise `LedgerUnavailable` if the ledger's storage cannot be reached right now.
 
@@ -203,6 +222,13 @@ class OnceOnlyLedger:
     def _unclaim(self, key: Key) -> None:
         """Drop this ledger's claim on `key` (its call raised)."""
         raise NotImplementedError
+
+    def _insert_first(self, key: Key, output: str) -> bool:
+        """Record `output` under `key` in one write if nothing holds the key; True if it did.
+
+        False when the key is held, or when the ledger has no such write (`keep_first`
+        then goes through `run_once`)."""
+        return False
 
     def _ping(self) -> None:
         """Reach the storage once, raising `LedgerUnavailable` if it cannot (memory: nothing)."""

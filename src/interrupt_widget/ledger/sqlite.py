@@ -275,6 +275,20 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             return InDoubt(f"{host}:{pid}")
         return Held()
 
+    def _insert_first(self, key: Key, output: str) -> bool:
+        now = time.time()
+        return self._attempt(
+            lambda db: (
+                db.execute(
+                    "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, output, owner, "
+                    "owner_host, owner_pid, claimed_at, finished_at) "
+                    "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?)",
+                    (*key, output, self._owner, self._host, os.getpid(), now, now),
+                ).rowcount
+                == 1
+            )
+        )
+
     def _store(self, key: Key, output: str) -> None:
         self._attempt(
             lambda db: db.execute(
