@@ -20,6 +20,7 @@ from agents import Agent, function_tool
 from temporalio.client import Client
 
 from interrupt_widget import (
+    LedgerUnavailable,
     OfflineModel,
     OpenAIAgentsAdapter,
     Policy,
@@ -120,6 +121,34 @@ def faulty() -> OpenAIAgentsAdapter:
     agent = Agent(name="payments", model=OfflineModel(), tools=[send_money])
     ledger = HoldingLedger(os.environ[SHARED_LEDGER_ENV])
     return OpenAIAgentsAdapter(agent, ledger=ledger)
+
+
+LEDGER_DOWN = "ledger-down"
+"""While a file of this name is in `$TEMPORAL_HOLD_DIR`, a `DownLedger` refuses to claim."""
+
+
+class DownLedger(SQLiteLedger):
+    """A SQLite ledger that cannot be reached while `$TEMPORAL_HOLD_DIR/ledger-down` exists;
+    each call it refuses then is one line in `ledger-tries` beside it."""
+
+    async def run_once(
+        self, key: tuple[str, str], invoke: Callable[[], Awaitable[str]], *, answer: Any = None
+    ) -> str:
+        folder = pathlib.Path(os.environ[HOLD_ENV])
+        if not is_state_key(key) and (folder / LEDGER_DOWN).exists():
+            with (folder / "ledger-tries").open("a", encoding="utf-8") as tries:
+                tries.write(f"{key[1]}\n")
+            raise LedgerUnavailable("the ledger cannot be reached (the test took it down)")
+        return await super().run_once(key, invoke, answer=answer)
+
+
+def expiring_on_a_ledger_that_fails() -> OpenAIAgentsAdapter:
+    """The payment agent whose questions expire, on a ledger a test can take down."""
+    ledger = DownLedger(os.environ[SHARED_LEDGER_ENV])
+    return OpenAIAgentsAdapter(payment_agent(), expires_in=EXPIRES_IN, ledger=ledger)
+
+
+EXPIRING_ON_A_LEDGER_THAT_FAILS = "temporal_agents:expiring_on_a_ledger_that_fails"
 
 
 ADDRESS_ENV = "TEMPORAL_ADDRESS"

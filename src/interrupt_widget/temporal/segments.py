@@ -59,8 +59,17 @@ class Segments:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
+        _raise_to_retry(request, events)
         state = await _paused_state(adapter, input, events)
         return SegmentResult(events=events, state=state, edits=_edits(adapter, events))
+
+
+def _raise_to_retry(request: SegmentRequest, events: list[JsonDict]) -> None:
+    """A run that ended in RUN_ERROR, as a retryable failure when the request asks for it."""
+    last = events[-1] if events else {}
+    if request.retry_errors and last.get("type") == "RUN_ERROR":
+        code = str(last.get("code") or ErrorCode.AGENT_FAILED)
+        raise ApplicationError(str(last.get("message", "")), type=code)
 
 
 async def _events(run: AdapterRunHandle) -> list[JsonDict]:
