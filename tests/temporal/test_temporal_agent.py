@@ -15,13 +15,15 @@ import pytest
 pytest.importorskip("temporalio")
 
 from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client, WithStartWorkflowOperation, WorkflowExecutionStatus
+from temporalio.common import WorkflowIDConflictPolicy
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer, free_port
+from interrupt_widget.temporal.shapes import RUN_UPDATE, WORKFLOW
 from interrupt_widget.thread import ConversationThread
 from payment_agents import PAY, PAY_PROPOSAL, REFUSED_SEND, SEND, runs_in
 from temporal_agents import EXPIRES_IN, EXPIRING, FOUR_EYES, PAYMENTS, worker_on_fresh_queue
@@ -288,3 +290,36 @@ async def test_a_long_history_continues_as_new_and_the_question_still_answers(
     assert (await thread.start(answer(thread, APPROVE))).kind == "success"
     assert len(runs_in(runs)) == 1
     assert [c.thread_id for c in await agent.waiting()] == []
+
+
+async def test_malformed_run_input_ends_the_run_with_invalid_input_on_its_first_try(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    client, queue = served
+    thread_id = f"t-{uuid.uuid4().hex[:8]}"
+    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+        WORKFLOW, agent_on(served).start, id=thread_id, task_queue=queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+    )  # fmt: skip
+    # A client of its own sends what no AG-UI run is: a message in a role AG-UI lacks.
+    bad = {
+        "threadId": thread_id, "runId": "r1", "tools": [], "context": [],
+        "messages": [{"id": "u1", "role": "wizard", "content": SEND}],
+    }  # fmt: skip
+    events = await asyncio.wait_for(
+        client.execute_update_with_start_workflow(
+            RUN_UPDATE, bad, start_workflow_operation=start, result_type=list
+        ),
+        timeout=30,
+    )
+    assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[-1]["code"] == ErrorCode.INVALID_INPUT
+    assert "is not an AG-UI RunAgentInput" in events[-1]["message"]
+    history = await client.get_workflow_handle(thread_id).fetch_history()
+    failed = [e for e in history.events if e.HasField("activity_task_failed_event_attributes")]
+    started = [e for e in history.events if e.HasField("activity_task_started_event_attributes")]
+    assert len(failed) == 1  # one failure, for good
+    assert started[0].activity_task_started_event_attributes.attempt == 1  # never retried
+    assert runs_in(runs) == []
+    held = await agent_on(served).conversation(thread_id)
+    assert (held.interrupts, held.running) == ([], False)  # it takes the next message
