@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from agents import Agent, function_tool
+from temporalio import activity
 from temporalio.client import Client
 
 from interrupt_widget import (
@@ -78,17 +79,20 @@ FAULTY = "temporal_agents:faulty"
 
 
 async def hold(stage: str) -> None:
-    """Wait here while `$TEMPORAL_HOLD_DIR/<stage>` exists, saying which process waits."""
+    """Wait here while `$TEMPORAL_HOLD_DIR/<stage>` exists, saying which process waits, and
+    once the activity it waits in was asked to stop (`<stage>.cancelled`)."""
     folder = pathlib.Path(os.environ[HOLD_ENV])
     gate = folder / stage
     if not gate.exists():
         return
     (folder / f"{stage}.arrived").write_text(str(os.getpid()))
-    await asyncio.to_thread(_until_gone, gate)
+    await asyncio.to_thread(_until_gone, gate, folder / f"{stage}.cancelled")
 
 
-def _until_gone(gate: pathlib.Path) -> None:
+def _until_gone(gate: pathlib.Path, cancelled: pathlib.Path) -> None:
     while gate.exists():
+        if activity.in_activity() and activity.is_cancelled():
+            cancelled.touch()
         time.sleep(0.05)
 
 
