@@ -1,9 +1,12 @@
-// The one DOM helper the picker and the chat share: an element with its attributes
-// and children, text going in as text nodes (never through innerHTML). Elements are
+// The one DOM helper the picker, the inbox and the chat share: an element with its attributes,
+// listeners and children, text going in as text nodes (never through innerHTML). Elements are
 // made in the page's document, where the widgets live (a shadow root included).
 
-/** Attributes by name; an undefined one is left out. */
-export type AttrMap = Record<string, string | number | undefined>;
+/** What an `on<event>` attribute holds: the listener for that event. */
+export type Listener = (event: Event) => void;
+
+/** Attributes by name; an undefined one is left out, a function listens (`onclick`: "click"). */
+export type AttrMap = Record<string, string | number | undefined | Listener>;
 
 /** The attributes, or just the class name. */
 export type Attrs = AttrMap | string;
@@ -18,7 +21,17 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 ): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   const named = typeof attrs === "string" ? { class: attrs } : attrs;
-  for (const [name, value] of Object.entries(named)) if (value !== undefined) el.setAttribute(name, String(value));
+  for (const [name, value] of Object.entries(named)) {
+    if (typeof value === "function") el.addEventListener(name.slice(2), value);
+    else if (value !== undefined) el.setAttribute(name, String(value));
+  }
   for (const child of children) if (child) el.append(child);
   return el;
 }
+
+/** A button, its label as text: a plain one (never a form's submit) unless `type` says so. */
+export const button = (text: string, cls = "", onclick?: Listener, type = "button"): HTMLButtonElement =>
+  h("button", { type, class: cls, onclick }, text);
+
+/** Shows or hides `el` with the class every stylesheet of the kit hides. */
+export const hide = (el: Element, hidden: boolean): boolean => el.classList.toggle("iw-hidden", hidden);

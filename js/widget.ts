@@ -3,9 +3,12 @@
 // front end holds the model (attached.ts). The stylesheets imported
 // here become `static/widget.css`, which anywidget's `_css` loads: into the
 // document in JupyterLab, into the widget's shadow root in marimo. They come
-// first, so the Markdown replies' rules (chat/markdown.css) follow them.
+// first, so the Markdown replies' rules (chat/markdown.css) follow them: the
+// theme, the picker's own rules, the card's (shared with the inbox), the chat's.
 
+import "./theme.css";
 import "./picker/style.css";
+import "./picker/card.css";
 import "./chat/style.css";
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { initialize } from "./attached";

@@ -3,6 +3,7 @@
 
 import type { AnyModel } from "@anywidget/types";
 import { asRecord } from "../json";
+import { listen } from "../model_binding";
 import { mountPicker, type PickerModel } from "../picker/index";
 
 import { type ChatModel, isToFrontEnd, promptMessage, type ToKernel, type WireMessage } from "./protocol";
@@ -77,20 +78,19 @@ export function mountChat(el: HTMLElement, model: AnyModel<ChatModel>, options: 
   };
 
   const picker = followPicker(model, view, options.mountPicker ?? mountOwnPicker);
-  const listeners: Array<[string, (msg: unknown) => void]> = [
+  const stop = listen(model, [
     ["change:messages", onMessages],
     ["change:status", draw],
     ["change:status_line", draw],
     ["change:picker", picker.follow],
     ["msg:custom", onCustom],
-  ];
-  for (const [name, listener] of listeners) model.on(name, listener);
+  ]);
   draw();
   picker.follow();
   send({ type: "hello" }); // a view opened mid-run asks for the run so far
 
   return () => {
-    for (const [name, listener] of listeners) model.off(name, listener);
+    stop();
     picker.stop();
     view.destroy();
   };

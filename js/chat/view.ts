@@ -3,7 +3,7 @@
 // agent's replies through the Markdown renderer (markdown.ts), the rest as textContent.
 // Its stylesheet is `style.css`, bundled beside widget.js and loaded by anywidget's `_css`.
 
-import { h } from "../dom";
+import { button, h } from "../dom";
 import { renderMarkdown } from "./markdown";
 import type { ChatStatus } from "./protocol";
 import type { Transcript, TranscriptItem } from "./transcript";
@@ -163,31 +163,25 @@ function promptBox(actions: ChatViewActions): {
   send: HTMLButtonElement;
   stop: HTMLButtonElement;
 } {
-  const input = h("textarea", {
-    rows: 2,
-    placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
-    "aria-label": "Message",
-  });
-  const send = h("button", { class: "iw-chat-send", type: "submit" }, "Send");
-  const stop = h("button", { class: "iw-chat-stop", type: "button" }, "Stop");
-  const form = h("form", "iw-chat-prompt", input, send, stop);
-  const submit = (): void => {
+  const submit = (e: Event): void => {
+    e.preventDefault();
     const text = input.value.trim();
     if (!text || send.disabled) return;
     input.value = "";
     actions.prompt(text);
   };
-  form.addEventListener("submit", (e) => {
-    e.preventDefault();
-    submit();
+  const input = h("textarea", {
+    rows: 2,
+    placeholder: "Message the agent (Enter to send, Shift+Enter for a new line)",
+    "aria-label": "Message",
+    onkeydown: (e) => {
+      const key = e as KeyboardEvent;
+      if (key.key === "Enter" && !key.shiftKey && !key.isComposing) submit(e);
+    },
   });
-  input.addEventListener("keydown", (e) => {
-    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
-      e.preventDefault();
-      submit();
-    }
-  });
-  stop.addEventListener("click", () => actions.stop());
+  const send = button("Send", "iw-chat-send", undefined, "submit");
+  const stop = button("Stop", "iw-chat-stop", () => actions.stop());
+  const form = h("form", { class: "iw-chat-prompt", onsubmit: submit }, input, send, stop);
   return { form, send, stop };
 }
 

@@ -5,28 +5,20 @@
 // the tool of each new call.
 
 import type { AnyModel } from "@anywidget/types";
+import { listen, replies, ticker } from "../model_binding";
+import { denial } from "../picker/collect";
 import { type AnswerResultMessage, newViewId } from "../picker/protocol";
 import type { ModuleLoader } from "../picker/renderers";
-import { escalatedToMe, overdue } from "./people";
+import { createNotices } from "./notices";
 import {
   answerMessage,
   forgetMessage,
-  type Item,
   type ItemResult,
   parseMessage,
   rememberMessage,
   settleMessage,
 } from "./protocol";
-import {
-  type InboxEvent,
-  type InboxState,
-  type InboxView,
-  initialState,
-  type Rule,
-  reduce,
-  shown,
-  viewOf,
-} from "./state";
+import { type InboxEvent, type InboxState, initialState, type Rule, reduce, shown, viewOf } from "./state";
 import { createInboxDom, type InboxActions } from "./view";
 
 export interface InboxModel {
@@ -57,46 +49,39 @@ type Answer = (ids: string[], status: "resolved" | "cancelled", payload: unknown
 export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?: ModuleLoader): () => void {
   const viewId = newViewId();
   let state: InboxState = initialState(Date.now());
-  const inbox: Mounted = { model, viewId, state: () => state, dispatch };
-  const replies = replyBook(inbox);
-  const signals = signalling(inbox);
+  const notifying = (): boolean => model.get("notify") === true;
+  const signals = createNotices(notifying);
   const clock = ticker(() => dispatch({ type: "tick", now: Date.now() }));
-  const dom = createInboxDom(el, inboxActions(inbox, replies.send), loader);
+  const waiting = replies<ItemResult[]>();
+  const inbox: Mounted = { model, viewId, state: () => state, dispatch };
+  const send: Send = (message, ids) => {
+    const reply = waiting.wait(message.requestId);
+    if (ids.length) dispatch({ type: "sent", ids, requestId: message.requestId });
+    model.send(message);
+    return reply;
+  };
+  const dom = createInboxDom(el, inboxActions(inbox, send), loader);
 
   function dispatch(event: InboxEvent): void {
     const before = Object.keys(state.items);
     state = reduce(state, event);
     const view = viewOf(state);
-    dom.update(view, state, model.get("renderers") ?? {}, model.get("notify") === true);
-    clock.follow(view.ticking);
-    signals.signal(before, view);
+    dom.update(view, state, model.get("renderers") ?? {}, notifying());
+    clock(view.ticking);
+    signals.signal(before, view, state);
   }
 
-  const onVisible = (): void => signals.signal(Object.keys(state.items), viewOf(state));
-  const stop = follow(inbox, replies.settled, onVisible);
+  const onVisible = (): void => signals.signal(Object.keys(state.items), viewOf(state), state);
+  const settled = (requestId: string, results: ItemResult[]): void => {
+    dispatch({ type: "reply", requestId, results });
+    waiting.settle(requestId, results);
+  };
+  const stop = follow(inbox, settled, onVisible);
   return () => {
     stop();
-    clock.stop();
+    clock(false);
     signals.restore();
     dom.destroy();
-  };
-}
-
-/** This view's requests waiting for Python's reply, each settled by the reply that names it. */
-function replyBook(inbox: Mounted): { send: Send; settled(requestId: string, results: ItemResult[]): void } {
-  const replies = new Map<string, (results: ItemResult[]) => void>();
-  return {
-    send(message, ids) {
-      const reply = new Promise<ItemResult[]>((resolve) => replies.set(message.requestId, resolve));
-      if (ids.length) inbox.dispatch({ type: "sent", ids, requestId: message.requestId });
-      inbox.model.send(message);
-      return reply;
-    },
-    settled(requestId, results) {
-      inbox.dispatch({ type: "reply", requestId, results });
-      replies.get(requestId)?.(results);
-      replies.delete(requestId);
-    },
   };
 }
 
@@ -159,93 +144,8 @@ function openedItem(state: InboxState, interruptId: string): string {
 
 /** The reply to a card's answer, as the picker's card reads it: the first item's result. */
 async function firstResult(results: Promise<ItemResult[]>): Promise<AnswerResultMessage> {
-  const [result] = await results;
-  return {
-    type: "answer_result",
-    requestId: "",
-    ok: result?.ok ?? false,
-    error: result?.error ?? "",
-    errors: result?.errors ?? [],
-  };
-}
-
-/** A one-second tick while calls wait (their clocks move on), none while nothing waits. */
-function ticker(tick: () => void): { follow(ticking: boolean): void; stop(): void } {
-  let timer: ReturnType<typeof setInterval> | null = null;
-  return {
-    follow(ticking) {
-      if (ticking && timer === null) timer = setInterval(tick, 1000);
-      if (!ticking && timer !== null) {
-        clearInterval(timer);
-        timer = null;
-      }
-    },
-    stop() {
-      if (timer !== null) clearInterval(timer);
-    },
-  };
-}
-
-/** The tab's title while hidden or while calls escalated to this person wait, and a
- * notification per new, overdue or escalated call when allowed; `restore` puts the title back. */
-function signalling(inbox: Mounted): { signal(before: string[], view: InboxView): void; restore(): void } {
-  const title = { base: document.title, marked: false };
-  /** Calls already announced as overdue or escalated, so each is announced once. */
-  const announced = new Set<string>();
-  return {
-    signal(before, view) {
-      if (typeof document === "undefined") return;
-      const waiting = view.waiting;
-      const urgent = view.escalatedToMe + view.overdue;
-      if ((document.hidden && waiting > 0) || urgent > 0) {
-        if (!title.marked) title.base = document.title;
-        const parts = [
-          `${waiting} waiting`,
-          ...(view.escalatedToMe ? [`${view.escalatedToMe} escalated to you`] : []),
-          ...(view.overdue ? [`${view.overdue} overdue`] : []),
-        ];
-        document.title = `(${parts.join(", ")}) ${title.base}`;
-        title.marked = true;
-        const state = inbox.state();
-        const fresh = Object.values(state.items).filter((i) => !before.includes(i.id));
-        announce(
-          inbox.model,
-          fresh.length ? `${fresh.length} new call${fresh.length > 1 ? "s" : ""} waiting` : "",
-          fresh,
-        );
-        const due = shownAgain(state, announced);
-        announce(
-          inbox.model,
-          due.length ? `${due.length} call${due.length > 1 ? "s" : ""} still waiting for you` : "",
-          due,
-        );
-      } else if (title.marked) {
-        document.title = title.base;
-        title.marked = false;
-      }
-    },
-    restore() {
-      if (title.marked) document.title = title.base;
-    },
-  };
-}
-
-/** The calls escalated to this person or overdue that were not announced yet (now marked announced). */
-function shownAgain(state: InboxState, announced: Set<string>): Item[] {
-  const now = state.now;
-  const due = Object.values(state.items).filter(
-    (i) => !announced.has(i.id) && (escalatedToMe(i, now) || overdue(i, now, state.remindAfterMs)),
-  );
-  for (const i of due) announced.add(i.id);
-  return due;
-}
-
-/** A notification naming the first of these calls, if the person opted in and the browser allows it. */
-function announce(model: AnyModel<InboxModel>, heading: string, items: Item[]): void {
-  const N = globalThis.Notification;
-  const first = items[0];
-  if (!heading || !first || !model.get("notify") || N?.permission !== "granted") return;
-  new N(heading, { body: `${first.tool} (${first.key})` });
+  const { ok = false, error = "", errors = [] } = (await results)[0] ?? {};
+  return { type: "answer_result", requestId: "", ok, error, errors };
 }
 
 /** Follows the model's traits, Python's messages and the page's visibility, then asks Python
@@ -268,25 +168,20 @@ function follow(
     if (parsed.type === "answer_result") settled(parsed.requestId, parsed.results);
     else dispatch(parsed);
   };
-  model.on("change:counts", onTraits);
-  model.on("change:remembered", onTraits);
-  model.on("change:remind_after", onReminders);
-  model.on("msg:custom", onCustom);
+  const stop = listen(model, [
+    ["change:counts", onTraits],
+    ["change:remembered", onTraits],
+    ["change:remind_after", onReminders],
+    ["msg:custom", onCustom],
+  ]);
   document.addEventListener("visibilitychange", onVisible);
   onTraits();
   onReminders();
   model.send({ type: "hello" });
   return () => {
-    model.off("change:counts", onTraits);
-    model.off("change:remembered", onTraits);
-    model.off("change:remind_after", onReminders);
-    model.off("msg:custom", onCustom);
+    stop();
     document.removeEventListener("visibilitychange", onVisible);
   };
-}
-
-function denial(reason: string): Record<string, unknown> {
-  return reason.trim() ? { approved: false, reason: reason.trim() } : { approved: false };
 }
 
 export { shown };

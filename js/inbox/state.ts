@@ -142,24 +142,19 @@ type FromRequests = Extract<InboxEvent, { type: "sent" | "reply" }>;
 /** The state after one event: each family of events has its own reducer below. */
 export function reduce(state: InboxState, event: InboxEvent): InboxState {
   switch (event.type) {
-    case "snapshot":
-    case "delta":
-    case "counts":
-      return fromPython(state, event);
-    case "filter":
-    case "toggle":
-    case "selectShown":
-    case "move":
-    case "point":
-    case "open":
-      return fromPerson(state, event);
-    case "sent":
-    case "reply":
-      return fromRequests(state, event);
     case "tick":
       return { ...state, now: event.now };
     case "reminders":
       return { ...state, remindAfterMs: event.remindAfterMs };
+    case "sent":
+    case "reply":
+      return fromRequests(state, event);
+    case "snapshot":
+    case "delta":
+    case "counts":
+      return fromPython(state, event);
+    default:
+      return fromPerson(state, event);
   }
 }
 

@@ -4,7 +4,7 @@
 // edits, custom renderers and suggested slots work as in a picker. Data goes in
 // as text only: arguments and messages come from an agent.
 
-import { h } from "../dom";
+import { button, h, hide } from "../dom";
 import { buildCard, type Card, type ViewActions } from "../picker/card_dom";
 import type { ModuleLoader } from "../picker/renderers";
 import type { CardView } from "../picker/state";
@@ -76,11 +76,6 @@ export interface InboxDom {
   destroy(): void;
 }
 
-/** A plain button (never a form submit), with its label as text. */
-function button(label: string, cls = ""): HTMLButtonElement {
-  return h("button", { type: "button", class: cls }, label);
-}
-
 /** Draws the inbox into `el` from its parts, head to opened card, each redrawing its own share. */
 export function createInboxDom(el: HTMLElement, actions: InboxActions, loader?: ModuleLoader): InboxDom {
   const opened = openedPane(`iw-inbox-${++mounts}`, actions, loader);
@@ -128,12 +123,11 @@ function toolbarOf(actions: InboxActions): {
 } {
   const filters = filterControls(actions);
   const bulk = bulkAnswers(actions);
-  const notify = button("Notify me");
-  notify.addEventListener("click", () => actions.notify());
+  const notify = button("Notify me", "", () => actions.notify());
   return {
     root: h("div", "iw-toolbar", ...filters.nodes, ...bulk.nodes, notify),
     draw(view, state, notifying): void {
-      notify.classList.toggle("iw-hidden", !notifying);
+      hide(notify, !notifying);
       filters.draw(view, state);
       bulk.draw(view);
     },
@@ -145,15 +139,24 @@ function filterControls(actions: InboxActions): {
   nodes: HTMLElement[];
   draw(view: InboxView, state: InboxState): void;
 } {
-  const tool = h("select", { "aria-label": "Tool" });
-  const text = h("input", { type: "search", placeholder: "Filter", "aria-label": "Filter" });
-  const sort = h("select", { "aria-label": "Sort" }, h("option", { value: "age" }, "Oldest first"));
-  sort.append(h("option", { value: "expiry" }, "Expiring first"));
-  const mine = h("input", { type: "checkbox", "aria-label": "Waiting for me" });
-  tool.addEventListener("change", () => actions.filter({ tool: tool.value }));
-  text.addEventListener("input", () => actions.filter({ text: text.value }));
-  sort.addEventListener("change", () => actions.filter({ sort: sort.value as SortBy }));
-  mine.addEventListener("change", () => actions.filter({ mine: mine.checked }));
+  const tool = h("select", { "aria-label": "Tool", onchange: () => actions.filter({ tool: tool.value }) });
+  const text = h("input", {
+    type: "search",
+    placeholder: "Filter",
+    "aria-label": "Filter",
+    oninput: () => actions.filter({ text: text.value }),
+  });
+  const sort = h(
+    "select",
+    { "aria-label": "Sort", onchange: () => actions.filter({ sort: sort.value as SortBy }) },
+    h("option", { value: "age" }, "Oldest first"),
+    h("option", { value: "expiry" }, "Expiring first"),
+  );
+  const mine = h("input", {
+    type: "checkbox",
+    "aria-label": "Waiting for me",
+    onchange: () => actions.filter({ mine: mine.checked }),
+  });
   let shownTools = "";
   return {
     nodes: [tool, text, sort, h("label", {}, mine, " Waiting for me")],
@@ -172,15 +175,15 @@ function filterControls(actions: InboxActions): {
 
 /** "Select shown", and Approve / Deny (with its reason) / Cancel for the selected calls. */
 function bulkAnswers(actions: InboxActions): { nodes: HTMLElement[]; draw(view: InboxView): void } {
-  const all = h("input", { type: "checkbox", "aria-label": "Select shown" });
+  const all = h("input", {
+    type: "checkbox",
+    "aria-label": "Select shown",
+    onchange: () => actions.selectShown(all.checked),
+  });
   const reason = h("input", { type: "text", placeholder: "Reason for denying", "aria-label": "Deny reason" });
-  const approve = button("Approve selected", "iw-primary");
-  const deny = button("Deny selected", "iw-danger");
-  const cancel = button("Cancel selected");
-  all.addEventListener("change", () => actions.selectShown(all.checked));
-  approve.addEventListener("click", () => actions.bulk("approve", ""));
-  deny.addEventListener("click", () => actions.bulk("deny", reason.value));
-  cancel.addEventListener("click", () => actions.bulk("cancel", ""));
+  const approve = button("Approve selected", "iw-primary", () => actions.bulk("approve", ""));
+  const deny = button("Deny selected", "iw-danger", () => actions.bulk("deny", reason.value));
+  const cancel = button("Cancel selected", "", () => actions.bulk("cancel", ""));
   return {
     nodes: [h("label", {}, all, " Select shown"), approve, reason, deny, cancel],
     draw(view): void {
@@ -202,8 +205,7 @@ function rulesList(actions: InboxActions): { root: HTMLElement; draw(state: Inbo
       shownRules = ruleKey;
       root.replaceChildren(
         ...state.rules.map((r) => {
-          const remove = button("Remove");
-          remove.addEventListener("click", () => actions.forget(r.name));
+          const remove = button("Remove", "", () => actions.forget(r.name));
           return h("li", {}, `Rule: approve ${r.name} (settled ${r.settled}) `, remove);
         }),
       );
@@ -217,9 +219,14 @@ function rowList(actions: InboxActions): {
   empty: HTMLElement;
   draw(view: InboxView, state: InboxState): void;
 } {
-  const list = h("div", { class: "iw-list", role: "listbox", tabindex: 0, "aria-label": "Waiting calls" });
+  const list = h("div", {
+    class: "iw-list",
+    role: "listbox",
+    tabindex: 0,
+    "aria-label": "Waiting calls",
+    onkeydown: (event) => actions.key(event as KeyboardEvent),
+  });
   const empty = h("p", "iw-empty", "Nothing waits for an answer.");
-  list.addEventListener("keydown", (event) => actions.key(event));
   const lines = new Map<string, Line>();
   const lineOf = (item: Item): Line => {
     const made = lines.get(item.id) ?? newLine(item, actions);
@@ -230,7 +237,7 @@ function rowList(actions: InboxActions): {
     list,
     empty,
     draw(view, state): void {
-      empty.classList.toggle("iw-hidden", view.rows.length > 0);
+      hide(empty, view.rows.length > 0);
       const drawn = view.rows.map((row) => drawLine(lineOf(row.item), row));
       const alive = new Set(view.rows.map((r) => r.item.id));
       for (const id of lines.keys()) if (!alive.has(id)) lines.delete(id);
@@ -244,24 +251,20 @@ function rowList(actions: InboxActions): {
 
 /** A call's line: its checkbox, its cells and Open; a click elsewhere on it moves the cursor there. */
 function newLine(item: Item, actions: InboxActions): Line {
-  const box = h("input", { type: "checkbox", "aria-label": `Select ${item.key}` });
-  const open = button("Open", "iw-open");
+  const box = h("input", {
+    type: "checkbox",
+    "aria-label": `Select ${item.key}`,
+    onchange: () => actions.toggle(item.id),
+  });
+  const open = button("Open", "iw-open", () => actions.open(item.id));
   const cells = ["iw-tool", "iw-args", "iw-key", "iw-waited", "iw-expiry", "iw-row-note", "iw-row-error"].map((c) =>
     h("span", c),
   );
-  const made: Line = {
-    root: h("div", { class: "iw-item", role: "option", "data-id": item.id }),
-    box,
-    cells,
-    shown: "",
-  };
-  made.root.append(box, ...cells, open);
-  box.addEventListener("change", () => actions.toggle(item.id));
-  open.addEventListener("click", () => actions.open(item.id));
-  made.root.addEventListener("click", (e) => {
+  const onclick = (e: Event): void => {
     if (e.target !== box && e.target !== open) actions.point(item.id);
-  });
-  return made;
+  };
+  const root = h("div", { class: "iw-item", role: "option", "data-id": item.id, onclick }, box, ...cells, open);
+  return { root, box, cells, shown: "" };
 }
 
 /** Patches a line from its row, touching the DOM only when something shown changed. */
@@ -331,12 +334,10 @@ function rememberBar(opened: Item, actions: InboxActions): HTMLElement {
   choices.forEach(([label], i) => {
     choice.append(h("option", { value: i }, label));
   });
-  const remember = button("Approve, and the same for calls like this");
-  remember.addEventListener("click", () => {
+  const remember = button("Approve, and the same for calls like this", "", () => {
     const [, field, op] = choices[Number(choice.value)] ?? [];
     actions.remember(opened.id, field ?? null, op ?? "eq");
   });
-  const close = button("Close");
-  close.addEventListener("click", () => actions.open(null));
+  const close = button("Close", "", () => actions.open(null));
   return h("div", "iw-remember", remember, " ", choice, " ", close);
 }

@@ -83,6 +83,35 @@ describe("the card of a call that needs several people", () => {
     expect(progress()).toMatch(/^1 of 2 approvals: ann approved \d\d:\d\d$/);
   });
 
+  // The schema of an editable tool: the approver may change the amount.
+  const editable = (approvals: Record<string, unknown>): WireInterrupt => ({
+    ...needing(approvals),
+    responseSchema: {
+      type: "object",
+      properties: {
+        approved: { type: "boolean" },
+        editedArgs: { type: "object", properties: { amount: { type: "number" }, to: { type: "string" } } },
+      },
+      required: ["approved"],
+    },
+  });
+
+  it("offers no edit on a call that needs several approvals, so Approve sends the call as proposed", () => {
+    const model = new FakeModel([editable({ needed: 2 })]);
+    host.mount(model);
+    const card = cardIn(host.el, "send");
+    expect(card.querySelector("[data-field^='editedArgs']")).toBeNull();
+    expect(card.querySelector(".iw-changes")).toBeNull();
+    buttonIn(card, "Approve").click();
+    expect(model.sent[0]?.payload).toEqual({ approved: true });
+  });
+
+  it("keeps the edit on an editable call one approval settles", () => {
+    host.mount(new FakeModel([editable({ needed: 1 })]));
+    const amount = cardIn(host.el, "send").querySelector<HTMLInputElement>("[data-field='editedArgs.amount']");
+    expect(amount?.value).toBe("5000");
+  });
+
   it("draws nothing extra for an ordinary approval", () => {
     const plain = needing({});
     plain.metadata = { tool_name: "send_money", tool_input: { amount: 5 } };

@@ -3,6 +3,7 @@
 // `metadata.approvals`, which the adapter writes (`policy/people.py`, `Quorum.to_metadata`).
 
 import { asRecord } from "../json";
+import { localWords } from "./dates";
 
 /** One person's vote, as the metadata carries it. */
 interface ShownVote {
@@ -24,13 +25,17 @@ export interface ApprovalsView {
 
 export const APPROVALS_KEY = "approvals";
 
+/** Whether the call waits for more than one approval. Python refuses an edit to such a call
+ * (every approver approves the same call), so its card offers none. */
+export function needsSeveral(metadata: Record<string, unknown> | undefined): boolean {
+  const needed = asRecord(metadata?.[APPROVALS_KEY])?.needed;
+  return typeof needed === "number" && needed > 1;
+}
+
 function votes(value: unknown): ShownVote[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((v) => {
+  return (Array.isArray(value) ? value : []).flatMap((v) => {
     const vote = asRecord(v);
-    return vote && typeof vote.name === "string" && typeof vote.at === "string"
-      ? [{ name: vote.name, at: vote.at }]
-      : [];
+    return typeof vote?.name === "string" && typeof vote.at === "string" ? [{ name: vote.name, at: vote.at }] : [];
   });
 }
 
@@ -39,39 +44,36 @@ function strings(value: unknown): string[] {
 }
 
 /** An ISO instant as the viewer's clock reads it ("10:02"); the text itself if it is none. */
-export function clockTime(iso: string, timeZone?: string): string {
-  const at = new Date(iso);
-  if (Number.isNaN(at.getTime())) return iso;
-  return at.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false, timeZone });
-}
+export const clockTime = (iso: string, timeZone?: string): string =>
+  localWords(iso, { hour: "2-digit", minute: "2-digit", hour12: false, timeZone }, "en-GB");
 
 /** The card's lines for an interrupt's metadata, or null when the call needs no people rule. */
 export function approvalsOf(metadata: Record<string, unknown> | undefined, timeZone?: string): ApprovalsView | null {
   const shown = asRecord(metadata?.[APPROVALS_KEY]);
-  if (!shown || typeof shown.needed !== "number") return null;
-  const needed = shown.needed;
-  const given = votes(shown.given);
-  const denied = votes(shown.denied);
-  const said = (v: ShownVote, verb: string): string => `${v.name} ${verb} ${clockTime(v.at, timeZone)}`;
-  const noun = needed === 1 ? "approval" : "approvals";
-  const progress =
-    `${given.length} of ${needed} ${noun}` +
-    (given.length ? `: ${given.map((v) => said(v, "approved")).join(", ")}` : "");
-  const denials = denied.length
-    ? `Denied by ${denied.map((v) => `${v.name} ${clockTime(v.at, timeZone)}`).join(", ")}`
-    : "";
-  const excluded = [
-    ...(typeof shown.started_by === "string" && shown.self_approval !== true ? [shown.started_by] : []),
-    ...given.map((v) => v.name),
-    ...denied.map((v) => v.name),
-  ].filter((name, i, all) => all.indexOf(name) === i);
-  const may = strings(shown.may_answer);
-  const but = excluded.length ? ` (not ${excluded.join(", ")})` : "";
-  const who = may.length ? `May still answer: ${may.join(", ")}${but}` : `Anyone may still answer${but}`;
-  const to = strings(shown.escalated_to);
-  let escalation = "";
-  if (to.length && shown.escalated === true) escalation = `Escalated to ${to.join(", ")}`;
-  else if (to.length && typeof shown.escalates_at === "string")
-    escalation = `Escalates to ${to.join(", ")} at ${clockTime(shown.escalates_at, timeZone)}`;
-  return { progress, denials, who, escalation };
+  const needed = shown?.needed;
+  if (typeof needed !== "number") return null;
+  const given = votes(shown?.given);
+  const denied = votes(shown?.denied);
+  const said = (list: ShownVote[], verb: string): string =>
+    list.map((v) => `${v.name}${verb} ${clockTime(v.at, timeZone)}`).join(", ");
+  const excluded = new Set([
+    ...(typeof shown?.started_by === "string" && shown.self_approval !== true ? [shown.started_by] : []),
+    ...[...given, ...denied].map((v) => v.name),
+  ]);
+  const may = strings(shown?.may_answer);
+  const but = excluded.size ? ` (not ${[...excluded].join(", ")})` : "";
+  const to = strings(shown?.escalated_to).join(", ");
+  const at = shown?.escalates_at;
+  return {
+    progress: `${given.length} of ${needed} approval${needed === 1 ? "" : "s"}${given.length ? `: ${said(given, " approved")}` : ""}`,
+    denials: denied.length ? `Denied by ${said(denied, "")}` : "",
+    who: may.length ? `May still answer: ${may.join(", ")}${but}` : `Anyone may still answer${but}`,
+    escalation: !to
+      ? ""
+      : shown?.escalated === true
+        ? `Escalated to ${to}`
+        : typeof at === "string"
+          ? `Escalates to ${to} at ${clockTime(at, timeZone)}`
+          : "",
+  };
 }

@@ -1,18 +1,18 @@
 // One interrupt's card: title, message, arguments, the form its schema asks for
 // (or a custom renderer), the buttons, and the read-only summary once decided.
 
-import { h } from "../dom";
+import { button, h, hide } from "../dom";
 import { str } from "../json";
-import { approvalsOf } from "./approvals";
+import { approvalsOf, needsSeveral } from "./approvals";
 import { collect, denial, initialValues } from "./collect";
 import { formatRemaining } from "./countdown";
-import { type Change, changesOf, prefilled, proposalOf, withEdit } from "./edits";
+import { type Change, changesOf, prefilled, proposalOf, withEdit, withoutEdit } from "./edits";
 import { buildField, type FieldDom, readValues } from "./field_dom";
 import type { AnswerResultMessage } from "./protocol";
 import { loadRenderer, type ModuleLoader } from "./renderers";
 import { type FormSpec, formFromSchema, type RawValues } from "./schema_form";
 import type { CardView } from "./state";
-import type { AnswerStatus, FieldError } from "./types";
+import type { AnswerStatus, FieldError, WireInterrupt } from "./types";
 
 export interface ViewActions {
   /** Send an answer to Python; settles with its verdict. */
@@ -63,13 +63,9 @@ function denyReasonField(ctx: CardContext, spec: FormSpec, raw: RawValues, out: 
   return field;
 }
 
-function button(text: string, cls: string, type: "submit" | "button" = "button"): HTMLButtonElement {
-  return h("button", { type, class: cls }, text);
-}
-
 /** "Changes: Amount 5000 → 2500", as text (the values are the agent's and the person's). */
 function drawChanges(into: HTMLElement, found: Change[]): void {
-  into.classList.toggle("iw-hidden", found.length === 0);
+  hide(into, found.length === 0);
   into.replaceChildren(
     ...(found.length ? [h("span", "iw-changes-title", "Changes:")] : []),
     ...found.flatMap((change) => {
@@ -95,16 +91,36 @@ const ASK: Record<"ran" | "not", [string, string]> = {
 
 /** A call that may have run: what is known, and two answers that each ask to be confirmed. */
 function doubtPart(ctx: CardContext, id: string): Part {
+  let said: boolean | null = null;
+  const choose = (choice: boolean | null): void => {
+    said = choice;
+    hide(choices, choice !== null);
+    hide(confirming, choice === null);
+    hide(result, choice !== true);
+    [question.textContent, confirm.textContent] = choice ? ASK.ran : ASK.not;
+    problem.textContent = "";
+    (choice === null ? ran : choice ? output : confirm).focus();
+  };
   const known = h("p", "iw-doubt-known");
-  const ran = button("It ran: record this result", "");
-  const notRun = button("It did not run: run it now", "");
+  const ran = button("It ran: record this result", "", () => choose(true));
+  const notRun = button("It did not run: run it now", "", () => choose(false));
   const choices = h("div", "iw-actions", ran, notRun);
-  const output = h("textarea", { id: `${ctx.idPrefix}-result`, rows: 3 });
+  const problem = h("p", { class: "iw-card-error", role: "alert" });
+  const output = h("textarea", {
+    id: `${ctx.idPrefix}-result`,
+    rows: 3,
+    oninput: () => {
+      problem.textContent = "";
+    },
+  });
   const result = h("label", { class: "iw-field", for: output.id }, "What the call returned", output);
   const question = h("p", "iw-doubt-ask");
-  const confirm = button("", "iw-primary");
-  const back = button("Back", "");
-  const problem = h("p", { class: "iw-card-error", role: "alert" });
+  const confirm = button("", "iw-primary", () => {
+    if (said === null) return;
+    if (said && !output.value.trim()) problem.textContent = "Say what the call returned.";
+    else void ctx.actions.settle(id, said, said ? output.value : undefined);
+  });
+  const back = button("Back", "", () => choose(null));
   const confirming = h("div", "iw-hidden", result, question, problem, h("div", "iw-actions", confirm, back));
   const root = h(
     "div",
@@ -114,31 +130,10 @@ function doubtPart(ctx: CardContext, id: string): Part {
     choices,
     confirming,
   );
-  let said: boolean | null = null;
-  const choose = (choice: boolean | null): void => {
-    said = choice;
-    choices.classList.toggle("iw-hidden", choice !== null);
-    confirming.classList.toggle("iw-hidden", choice === null);
-    result.classList.toggle("iw-hidden", choice !== true);
-    [question.textContent, confirm.textContent] = choice ? ASK.ran : ASK.not;
-    problem.textContent = "";
-    (choice === null ? ran : choice ? output : confirm).focus();
-  };
-  ran.addEventListener("click", () => choose(true));
-  notRun.addEventListener("click", () => choose(false));
-  back.addEventListener("click", () => choose(null));
-  output.addEventListener("input", () => {
-    problem.textContent = "";
-  });
-  confirm.addEventListener("click", () => {
-    if (said === null) return;
-    if (said && !output.value.trim()) problem.textContent = "Say what the call returned.";
-    else void ctx.actions.settle(id, said, said ? output.value : undefined);
-  });
   return {
     root,
     update(view: CardView, closed: boolean): void {
-      root.classList.toggle("iw-hidden", !view.doubt || view.phase === "decided" || closed);
+      hide(root, !view.doubt || view.phase === "decided" || closed);
       known.textContent = view.doubt ?? "";
       for (const b of [ran, notRun, confirm, back]) b.disabled = view.phase === "pending";
       const refused = [view.error, ...(view.fieldErrors[""] ?? [])].find(Boolean);
@@ -160,7 +155,7 @@ function approvalsPart(): Part & { root: HTMLElement } {
       const key = lines.join("\n");
       if (key === drawn) return;
       drawn = key;
-      root.classList.toggle("iw-hidden", lines.length === 0);
+      hide(root, lines.length === 0);
       root.replaceChildren(
         ...lines.map((line, i) => h("p", i === 0 ? "iw-approvals-progress" : "iw-approvals-line", line)),
       );
@@ -178,6 +173,10 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
   const { id, interrupt } = card;
   const titleId = `${ctx.idPrefix}-title`;
   const countdown = h("span", { class: "iw-countdown", "aria-live": "off" });
+  const approvals = approvalsPart();
+  const answer = answerForm(ctx, card, titleId);
+  const doubt = doubtPart(ctx, id);
+  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
   const root = h(
     "section",
     { class: "iw-card", "data-interrupt-id": id, "aria-labelledby": titleId },
@@ -190,35 +189,23 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     ),
     card.message && h("p", "iw-message", card.message),
     card.args.length > 0 && argsTable(card.args),
+    approvals.root,
+    answer.form,
+    doubt.root,
+    decision,
   );
-  const approvals = approvalsPart();
-  root.append(approvals.root);
-  const answer = answerForm(ctx, card, titleId);
-  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
-  const doubt = doubtPart(ctx, id);
-  root.append(answer.form, doubt.root, decision);
   const cleanup: Array<() => void> = [];
   if (card.renderer) mountRenderer(ctx, card, answer, cleanup);
-  const drawErrors = errorDrawer(answer.fields, answer.cardError);
   const drawDecision = decisionDrawer(root, decision);
 
   return {
     root,
     update(view: CardView, closed: boolean): void {
       const { phase } = view;
-      const editable = phase === "open" && !closed;
       root.classList.toggle("iw-decided", phase === "decided");
       root.setAttribute("data-phase", phase);
-      answer.form.classList.toggle("iw-hidden", phase === "decided" || closed || view.doubt !== null);
-      doubt.update(view, closed);
-      approvals.update(view, closed);
-      for (const field of answer.fields) for (const c of field.controls) (c as HTMLInputElement).disabled = !editable;
-      answer.primary.disabled = !editable;
-      if (answer.deny) answer.deny.disabled = !editable;
-      answer.cancel.disabled = closed || !(phase === "open" || phase === "expired");
-      answer.form.setAttribute("aria-busy", String(phase === "pending"));
+      for (const part of [answer, doubt, approvals]) part.update(view, closed);
       countdown.textContent = countdownText(view, closed);
-      drawErrors(view);
       drawDecision(view);
     },
     destroy(): void {
@@ -232,14 +219,35 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
 interface AnswerForm {
   form: HTMLFormElement;
   body: HTMLElement;
-  reason: HTMLElement | null;
-  fields: FieldDom[];
   cardError: HTMLElement;
-  primary: HTMLButtonElement;
-  deny: HTMLButtonElement | null;
-  cancel: HTMLButtonElement;
   /** Shows or hides the built-in form (a custom renderer draws its own). */
   showBuiltIn(shown: boolean): void;
+  update(card: CardView, closed: boolean): void;
+}
+
+/** The form for an interrupt's schema, and the arguments it proposes: an edit starts from them,
+ * except on a call several people must approve, which offers no edit at all. */
+function formOf(interrupt: WireInterrupt): [FormSpec, Record<string, unknown> | null] {
+  const proposal = proposalOf(interrupt.metadata?.tool_input);
+  const asked = formFromSchema(interrupt.responseSchema);
+  return [needsSeveral(interrupt.metadata) ? withoutEdit(asked) : prefilled(asked, proposal), proposal];
+}
+
+/** Approve (Submit for a plain question), Deny with its reason where the schema allows it, Cancel. */
+function answerButtons(
+  spec: FormSpec,
+  reasonDom: FieldDom[],
+  send: (status: AnswerStatus, payload: unknown) => void,
+): [HTMLButtonElement, HTMLButtonElement | false, HTMLButtonElement] {
+  const deny = () => {
+    const [said] = Object.values(readValues(reasonDom)); // the reason's text, when it is drawn
+    send("resolved", denial(str(said)));
+  };
+  return [
+    button(spec.approval ? "Approve" : "Submit", "iw-primary", undefined, "submit"),
+    spec.canDeny && button("Deny", "iw-danger", deny),
+    button("Cancel", "", () => send("cancelled", null)),
+  ];
 }
 
 /**
@@ -250,58 +258,77 @@ interface AnswerForm {
 function answerForm(ctx: CardContext, card: CardView, titleId: string): AnswerForm {
   const { actions } = ctx;
   const { id, interrupt } = card;
-  const proposal = proposalOf(interrupt.metadata?.tool_input);
-  const spec = prefilled(formFromSchema(interrupt.responseSchema), proposal);
+  const [spec, proposal] = formOf(interrupt);
   const raw = initialValues(spec.fields);
   const fields: FieldDom[] = [];
   const body = h("div", "iw-fields", ...spec.fields.map((field) => buildField(ctx, field, raw, fields)));
   const reasonDom: FieldDom[] = [];
   const reason = denyReasonField(ctx, spec, raw, reasonDom);
   fields.push(...reasonDom);
+  const send = (status: AnswerStatus, payload: unknown): void => void actions.answer(id, status, payload);
+  const collected = () => collect(spec, readValues(fields));
   // What an edit changes, kept in view beside Approve so nobody approves a change unseen.
   const changes = h("p", { class: "iw-changes iw-hidden", "aria-live": "polite" });
+  const showChanges = (): void => {
+    drawChanges(changes, changesOf(spec, collected().payload, proposal));
+    primary.textContent = changes.classList.contains("iw-hidden") ? "Approve" : "Approve with changes";
+  };
   const cardError = h("p", { class: "iw-card-error", role: "alert" });
-  const primary = button(spec.approval ? "Approve" : "Submit", "iw-primary", "submit");
-  const deny = spec.canDeny ? button("Deny", "iw-danger") : null;
-  const cancel = button("Cancel", "");
+  const [primary, deny, cancel] = answerButtons(spec, reasonDom, send);
+  const edits = spec.edit ? showChanges : undefined;
   const form = h(
     "form",
-    { class: "iw-form", novalidate: "", "aria-labelledby": titleId },
+    {
+      class: "iw-form",
+      novalidate: "",
+      "aria-labelledby": titleId,
+      onsubmit: (event) => {
+        event.preventDefault();
+        if (primary.disabled) return;
+        const { payload, errors } = collected();
+        actions.checked(id, errors);
+        if (errors.length === 0) send("resolved", withEdit(spec, payload, proposal));
+        else fields.find((f) => f.spec.pointer === errors[0]?.path)?.controls[0]?.focus();
+      },
+      oninput: edits,
+      onchange: edits,
+    },
     body,
     reason,
     spec.edit && changes,
     cardError,
     h("div", "iw-actions", primary, deny, cancel),
   );
-  const send = (status: AnswerStatus, payload: unknown): void => {
-    void actions.answer(id, status, payload);
+  const drawErrors = errorDrawer(fields, cardError);
+  return {
+    form,
+    body,
+    cardError,
+    showBuiltIn(shown) {
+      for (const el of [body, reason, primary, deny]) if (el) hide(el, !shown);
+    },
+    update(view, closed) {
+      lockForm(view, closed, form, fields, [primary, deny, cancel]);
+      drawErrors(view);
+    },
   };
-  const collected = () => collect(spec, readValues(fields));
-  form.addEventListener("submit", (event: Event) => {
-    event.preventDefault();
-    if (primary.disabled) return;
-    const { payload, errors } = collected();
-    actions.checked(id, errors);
-    if (errors.length === 0) send("resolved", withEdit(spec, payload, proposal));
-    else fields.find((f) => f.spec.pointer === errors[0]?.path)?.controls[0]?.focus();
-  });
-  if (spec.edit) {
-    const showChanges = (): void => {
-      drawChanges(changes, changesOf(spec, collected().payload, proposal));
-      primary.textContent = changes.classList.contains("iw-hidden") ? "Approve" : "Approve with changes";
-    };
-    form.addEventListener("input", showChanges);
-    form.addEventListener("change", showChanges);
-  }
-  deny?.addEventListener("click", () => {
-    const [said] = Object.values(readValues(reasonDom)); // the reason's text, when it is drawn
-    send("resolved", denial(str(said)));
-  });
-  cancel.addEventListener("click", () => send("cancelled", null));
-  const showBuiltIn = (shown: boolean): void => {
-    for (const el of [body, reason, primary, deny]) el?.classList.toggle("iw-hidden", !shown);
-  };
-  return { form, body, reason, fields, cardError, primary, deny, cancel, showBuiltIn };
+}
+
+/** Hides the form once it has nothing to ask, and disables what cannot be answered now. */
+function lockForm(
+  { phase, doubt }: CardView,
+  closed: boolean,
+  form: HTMLFormElement,
+  fields: FieldDom[],
+  [primary, deny, cancel]: [HTMLButtonElement, HTMLButtonElement | false, HTMLButtonElement],
+): void {
+  const locked = phase !== "open" || closed;
+  hide(form, phase === "decided" || closed || doubt !== null);
+  for (const field of fields) for (const c of field.controls) (c as HTMLInputElement).disabled = locked;
+  primary.disabled = locked;
+  if (deny) deny.disabled = locked;
+  cancel.disabled = closed || !(phase === "open" || phase === "expired");
+  form.setAttribute("aria-busy", String(phase === "pending"));
 }
 
 /** A custom renderer drawn in place of the built-in form; on failure, the form comes back and says why. */

@@ -46,15 +46,12 @@ export function timeToIso(value: string, today: Date = new Date()): string | nul
   return `${m[1]}:${m[2]}:${m[3] ?? "00"}${offsetOf(today)}`;
 }
 
-/** A short human label for an instant, e.g. "Tue 2 Dec, 10:00". */
-export function labelFor(iso: string, locale?: string): string {
+/** An instant as the viewer's clock and calendar read it, per `options`; the text itself if it is none. */
+export function localWords(iso: string, options: Intl.DateTimeFormatOptions, locale?: string): string {
   const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return iso;
-  return date.toLocaleString(locale, {
-    weekday: "short",
-    day: "numeric",
-    month: "short",
-    hour: "2-digit",
-    minute: "2-digit",
-  });
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(locale, options);
 }
+
+/** A short human label for an instant, e.g. "Tue 2 Dec, 10:00". */
+export const labelFor = (iso: string, locale?: string): string =>
+  localWords(iso, { weekday: "short", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit" }, locale);

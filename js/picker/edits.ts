@@ -25,6 +25,12 @@ export function prefilled(spec: FormSpec, proposal: Proposal | null): FormSpec {
   return { ...spec, fields: spec.fields.map((f) => (f === edit ? filled : f)), edit: filled };
 }
 
+/** The form without its edit fields: nothing to change, and Approve sends no `editedArgs`. */
+export function withoutEdit(spec: FormSpec): FormSpec {
+  const { edit } = spec;
+  return edit ? { ...spec, fields: spec.fields.filter((f) => f !== edit), edit: null } : spec;
+}
+
 /** One changed argument: its label, the proposed value and the edited one. */
 export interface Change {
   key: string;

@@ -3,6 +3,7 @@
 // model, obtained from the widget manager). Returns the cleanup.
 
 import type { AnyModel } from "@anywidget/types";
+import { listen, replies, ticker } from "../model_binding";
 import { type AnswerResultMessage, answerMessage, newViewId, parseAnswerResult, settleMessage } from "./protocol";
 import type { ModuleLoader } from "./renderers";
 import { initialState, type ModelState, type PickerEvent, type PickerState, reduce, viewOf } from "./state";
@@ -49,23 +50,18 @@ function readModel(model: AnyModel<PickerModel>): ModelState {
 export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, options: MountOptions = {}): () => void {
   const viewId = newViewId();
   let state: PickerState = initialState(readModel(model), Date.now(), viewId);
-  const waiting = new Map<string, (reply: AnswerResultMessage) => void>();
-  let timer: ReturnType<typeof setInterval> | null = null;
-
+  const waiting = replies<AnswerResultMessage>();
   const tick = (): void => dispatch({ type: "tick", now: Date.now() });
+  const clock = ticker(tick);
   const dispatch = (event: PickerEvent): void => {
     state = reduce(state, event);
     const view = viewOf(state);
     dom.update(view);
-    if (view.ticking && timer === null) timer = setInterval(tick, 1000);
-    if (!view.ticking && timer !== null) {
-      clearInterval(timer);
-      timer = null;
-    }
+    clock(view.ticking);
   };
 
   const send = (interruptId: string, message: { requestId: string }): Promise<AnswerResultMessage> => {
-    const reply = new Promise<AnswerResultMessage>((resolve) => waiting.set(message.requestId, resolve));
+    const reply = waiting.wait(message.requestId);
     dispatch({ type: "sent", interruptId, requestId: message.requestId });
     model.send(message);
     return reply;
@@ -91,18 +87,17 @@ export function mountPicker(el: HTMLElement, model: AnyModel<PickerModel>, optio
     const reply = parseAnswerResult(message);
     if (!reply) return;
     dispatch({ type: "reply", reply });
-    const settle = waiting.get(reply.requestId);
-    waiting.delete(reply.requestId);
-    settle?.(reply);
+    waiting.settle(reply.requestId, reply);
   };
-  for (const name of TRAITS) model.on(`change:${name}`, onModel);
-  model.on("msg:custom", onCustom);
+  const stop = listen(model, [
+    ...TRAITS.map((name): [string, () => void] => [`change:${name}`, onModel]),
+    ["msg:custom", onCustom],
+  ]);
   tick();
 
   return () => {
-    for (const name of TRAITS) model.off(`change:${name}`, onModel);
-    model.off("msg:custom", onCustom);
-    if (timer !== null) clearInterval(timer);
+    stop();
+    clock(false);
     dom.destroy();
   };
 }

@@ -77,55 +77,56 @@ function byOther(state: PickerState, record: AnswerRecord | undefined): boolean 
   return record !== undefined && (state.viewId === undefined || record.by !== `view:${state.viewId}`);
 }
 
-function without<T>(record: Record<string, T>, key: string): Record<string, T> {
-  const copy = { ...record };
-  delete copy[key];
-  return copy;
+/** `record` without `key`, or with it set to `value`. */
+function put<T>(record: Record<string, T>, key: string, value?: T): Record<string, T> {
+  const { [key]: _gone, ...rest } = record;
+  return value === undefined ? rest : { ...rest, [key]: value };
 }
 
+/** The request id and interrupt of this view's request `requestId` in `sent`, if it is there. */
+const sentAs = (sent: Record<string, string>, requestId: string): string | undefined =>
+  Object.keys(sent).find((id) => sent[id] === requestId);
+
 export function reduce(state: PickerState, event: PickerEvent): PickerState {
+  let { pending, refusals, overruled } = state;
   switch (event.type) {
-    case "model": {
+    case "model":
       // An answer recorded (by anyone) settles this view's pending request for it; one
       // recorded by another view while this view's was on its way overrules this view.
-      let pending = state.pending;
-      let refusals = state.refusals;
-      let overruled = state.overruled;
       for (const [id, record] of Object.entries(event.model.answers)) {
         const mine = pending[id];
-        if (mine && byOther(state, record)) overruled = { ...overruled, [id]: mine };
-        pending = without(pending, id);
-        refusals = without(refusals, id);
+        if (mine && byOther(state, record)) overruled = put(overruled, id, mine);
+        pending = put(pending, id);
+        refusals = put(refusals, id);
       }
       return { ...state, model: event.model, pending, refusals, overruled };
+    case "checked": {
+      const { interruptId: id, errors } = event;
+      return { ...state, refusals: put(refusals, id, errors.length ? { error: "", errors } : undefined) };
     }
-    case "checked":
-      return event.errors.length
-        ? { ...state, refusals: { ...state.refusals, [event.interruptId]: { error: "", errors: event.errors } } }
-        : { ...state, refusals: without(state.refusals, event.interruptId) };
     case "sent":
       return {
         ...state,
-        pending: { ...state.pending, [event.interruptId]: event.requestId },
-        refusals: without(state.refusals, event.interruptId),
+        pending: put(pending, event.interruptId, event.requestId),
+        refusals: put(refusals, event.interruptId),
       };
     case "reply": {
-      const requestId = event.reply.requestId;
-      const entry = Object.entries(state.pending).find(([, sent]) => sent === requestId);
-      if (!entry) {
+      const { requestId, ok } = event.reply;
+      const id = sentAs(pending, requestId);
+      if (id === undefined) {
         // Python recorded this view's answer after all (the record names someone else).
-        const taken = Object.entries(state.overruled).find(([, sent]) => sent === requestId);
-        if (taken && event.reply.ok) return { ...state, overruled: without(state.overruled, taken[0]) };
-        return state; // another view's request
+        const taken = sentAs(overruled, requestId);
+        return taken !== undefined && ok ? { ...state, overruled: put(overruled, taken) } : state;
       }
-      const [id] = entry;
-      const pending = without(state.pending, id);
-      if (event.reply.ok) return { ...state, pending };
-      if (byOther(state, state.model.answers[id])) {
-        return { ...state, pending, overruled: { ...state.overruled, [id]: requestId } };
-      }
-      const refusal = { error: event.reply.error, errors: event.reply.errors };
-      return { ...state, pending, refusals: { ...state.refusals, [id]: refusal } };
+      pending = put(pending, id);
+      if (ok) return { ...state, pending };
+      if (byOther(state, state.model.answers[id]))
+        return { ...state, pending, overruled: put(overruled, id, requestId) };
+      return {
+        ...state,
+        pending,
+        refusals: put(refusals, id, { error: event.reply.error, errors: event.reply.errors }),
+      };
     }
     case "tick":
       return { ...state, now: event.now };

@@ -134,7 +134,7 @@ class ConversationThread:
         if not isinstance(text, str) or not text.strip():
             raise ValueError("the message is empty")
         self.messages.append(UserMessage(id=new_id("user"), content=text))
-        return self._input()
+        return self.run_input()
 
     def resume_input(self, entries: Iterable[ResumeEntry | Mapping[str, Any]]) -> RunAgentInput:
         """Take the answers to the open interrupts, once, and return the input that resumes."""
@@ -157,9 +157,10 @@ class ConversationThread:
         if problems:
             raise ResumeRefused("; ".join(problems) + "; nothing was taken")
         self._taken, self.interrupts = self.interrupts, []
-        return self._input(resume=parsed)
+        return self.run_input(resume=parsed)
 
-    def _input(self, *, resume: list[ResumeEntry] | None = None) -> RunAgentInput:
+    def run_input(self, *, resume: list[ResumeEntry] | None = None) -> RunAgentInput:
+        """The input of a run on the conversation as it stands (a first run: no `resume`)."""
         return RunAgentInput(
             thread_id=self.thread_id,
             run_id=new_id("run"),

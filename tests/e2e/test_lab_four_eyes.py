@@ -1,6 +1,7 @@
 """Four eyes in JupyterLab: two people, one after the other in one kernel, click Approve on
-the same card; the first approval shows "1 of 2", the same person again is refused on the
-card, and the second person's click runs the transfer once.
+the same card; the card offers no edit (a call several people approve takes none), the first
+approval shows "1 of 2", the same person again is refused on the card, and the second person's
+click runs the transfer once.
 
 ``chat_four_eyes.ipynb`` shows a chat with the bank agent (offline model) under
 `require("transfer_funds", approvals=2)` for amounts over 1000, asked as carl; each transfer
@@ -41,6 +42,9 @@ def test_the_first_approval_shows_one_of_two_and_the_second_runs_the_call_once(
     progress = card.locator(".iw-approvals-progress")
     expect(progress).to_have_text("0 of 2 approvals")
     expect(card.locator(".iw-approvals")).to_contain_text("(not carl)")
+    # transfer_funds is editable, but a call two people approve takes no edits: none offered.
+    expect(card.locator("[data-field^='editedArgs']")).to_have_count(0)
+    expect(card.locator(".iw-changes")).to_have_count(0)
 
     kernel.execute("set_identity('ann')")
     chat.picker.button(interrupt_id, "Approve").click()

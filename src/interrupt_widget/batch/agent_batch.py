@@ -39,7 +39,6 @@ from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
 from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ErrorCode
-from interrupt_widget.identity import IDENTITY_KEY, current_identity
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.open_questions import ExpiryAnswer
@@ -48,7 +47,7 @@ from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.cassette import Cassette
 from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
-from interrupt_widget.thread import ConversationThread, RunOutcome, new_id
+from interrupt_widget.thread import ConversationThread, RunOutcome
 
 _T = TypeVar("_T")
 
@@ -346,7 +345,9 @@ class AgentBatch:
                     return
                 if saved is None:
                     step = 0
-                    first = await self._run(row, _first_input(row.thread))
+                    # Started by whoever started the batch: its task runs in the context
+                    # `start` was called in, so the rules about people know them.
+                    first = await self._run(row, row.thread.run_input())
                 else:  # an earlier run stopped while this row waited: ask the same calls again
                     step, messages, interrupts = saved
                     row.thread = ConversationThread(
@@ -475,19 +476,6 @@ def _first_thread(adapter: AGUIAgent, thread_id: str, prompt: str) -> Conversati
     thread id, so the same row asks the same question in every run of the batch."""
     return ConversationThread(
         adapter, thread_id=thread_id, messages=[UserMessage(id=f"user-{thread_id}", content=prompt)]
-    )
-
-
-def _first_input(thread: ConversationThread) -> RunAgentInput:
-    return RunAgentInput(
-        thread_id=thread.thread_id,
-        run_id=new_id("run"),
-        messages=list(thread.messages),
-        tools=[],
-        context=[],
-        # Who started the batch (its task runs in the context `start` was called in), so
-        # the rules about people know whose approval would be their own.
-        forwarded_props={IDENTITY_KEY: current_identity().to_wire()},
     )
 
 

@@ -36,7 +36,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, ClassVar, Final, Protocol
+from typing import Any, ClassVar, Final, Protocol, TypedDict
 
 from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 
@@ -108,6 +108,14 @@ class CallLedger(Protocol):
         `LedgerUnavailable` when the record cannot be read.
         """
         ...
+
+
+class Waiting(TypedDict, total=False):
+    """How a ledger waits for a call another run holds (see `OnceOnlyLedger`'s fields)."""
+
+    poll_interval: float
+    max_poll_interval: float
+    wait_timeout: float | None
 
 
 class OnceOnlyLedger:
@@ -200,13 +208,10 @@ class OnceOnlyLedger:
         """Reach the storage once, raising `LedgerUnavailable` if it cannot (memory: nothing)."""
 
     def _in_doubt_message(self, key: Key, found: InDoubt) -> str:
-        thread_id, call_id = key
         return (
-            f"Tool call {call_id!r} in thread {thread_id!r} was claimed by a run that ended "
-            "before recording its result: it may have run, so it is not run again. Check "
-            "whether its effect happened, then on the server's ledger call "
-            f"release({thread_id!r}, {call_id!r}) to let the next resume run it, or "
-            f"record({thread_id!r}, {call_id!r}, output) to give the next resume that output."
+            f"{_the_call(key, 'Tool')} was claimed by a run that ended before recording "
+            "its result: it may have run, so it is not run again. Check whether its effect "
+            f"happened, then on the server's ledger call {_release_or_record(key)}."
         )
 
     # -- internals ---------------------------------------------------------------------------
@@ -289,55 +294,65 @@ def seconds(older_than: timedelta | float) -> float:
     return float(value)
 
 
-def _still_held_message(key: Key, timeout: float | None) -> str:
+def _the_call(key: Key, word: str = "tool") -> str:
+    thread_id, call_id = key
+    return f"{word} call {call_id!r} in thread {thread_id!r}"
+
+
+def _release_or_record(key: Key) -> str:
     thread_id, call_id = key
     return (
-        f"Tool call {call_id!r} in thread {thread_id!r} is still running elsewhere after "
-        f"{timeout} s; it is not run again here. Resume again once it has finished."
+        f"release({thread_id!r}, {call_id!r}) to let the next resume run it, or "
+        f"record({thread_id!r}, {call_id!r}, output) to give the next resume that output"
+    )
+
+
+def _unavailable(error: LedgerUnavailable, what: str) -> str:
+    return f"The call ledger is unavailable ({error}): {what}"
+
+
+def _still_held_message(key: Key, timeout: float | None) -> str:
+    return (
+        f"{_the_call(key, 'Tool')} is still running elsewhere after {timeout} s; it is "
+        "not run again here. Resume again once it has finished."
     )
 
 
 def _unclaimed_message(key: Key, error: LedgerUnavailable) -> str:
-    thread_id, call_id = key
-    return (
-        f"The call ledger is unavailable ({error}): tool call {call_id!r} in thread "
-        f"{thread_id!r} could not be claimed, so it was not run. Resume again once the "
-        "ledger is back."
+    return _unavailable(
+        error,
+        f"{_the_call(key)} could not be claimed, so it was not run. Resume again once the "
+        "ledger is back.",
     )
 
 
 def _unread_message(key: Key, error: LedgerUnavailable) -> str:
-    thread_id, call_id = key
-    return (
-        f"The call ledger is unavailable ({error}): whether tool call {call_id!r} in thread "
-        f"{thread_id!r} already ran cannot be read, so nothing was run. Resume again once "
-        "the ledger is back."
+    return _unavailable(
+        error,
+        f"whether {_the_call(key)} already ran cannot be read, so nothing was run. Resume "
+        "again once the ledger is back.",
     )
 
 
 def _settle_hint(key: Key) -> str:
-    thread_id, call_id = key
     return (
         "Once the ledger is back, check whether its effect happened, then on the server's "
-        f"ledger call release({thread_id!r}, {call_id!r}) to let the next resume run it, or "
-        f"record({thread_id!r}, {call_id!r}, output) to give the next resume that output."
+        f"ledger call {_release_or_record(key)}."
     )
 
 
 def _unstored_message(key: Key, error: LedgerUnavailable) -> str:
-    thread_id, call_id = key
-    return (
-        f"The call ledger is unavailable ({error}): tool call {call_id!r} in thread "
-        f"{thread_id!r} ran, but its result could not be recorded. It is left in doubt and "
-        f"is not run again. {_settle_hint(key)}"
+    return _unavailable(
+        error,
+        f"{_the_call(key)} ran, but its result could not be recorded. It is left in doubt "
+        f"and is not run again. {_settle_hint(key)}",
     )
 
 
 def _undropped_message(key: Key, failure: Exception, error: LedgerUnavailable) -> str:
-    thread_id, call_id = key
     raised = str(failure) or type(failure).__name__
-    return (
-        f"The call ledger is unavailable ({error}): tool call {call_id!r} in thread "
-        f"{thread_id!r} raised ({raised}) and its claim could not be dropped. It is left in "
-        f"doubt and is not run again. {_settle_hint(key)}"
+    return _unavailable(
+        error,
+        f"{_the_call(key)} raised ({raised}) and its claim could not be dropped. It is left "
+        f"in doubt and is not run again. {_settle_hint(key)}",
     )

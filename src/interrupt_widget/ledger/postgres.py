@@ -54,12 +54,12 @@ import uuid
 import weakref
 from collections.abc import Callable
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar, Unpack
 
 from interrupt_widget.errors import LedgerUnavailable
 from interrupt_widget.ledger import postgres_audit
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
+from interrupt_widget.ledger.audit_log import Answered, Asked
 from interrupt_widget.ledger.once_only import (
     DEFAULT_RETENTION,
     MINE,
@@ -69,8 +69,10 @@ from interrupt_widget.ledger.once_only import (
     Key,
     Look,
     Recorded,
+    Waiting,
     seconds,
 )
+from interrupt_widget.ledger.table_ledger import TableLedger
 
 if TYPE_CHECKING:
     import psycopg
@@ -101,7 +103,7 @@ _SCHEMA_LOCK: Final = 0x1D6E_7A11  # serialises CREATE TABLE between servers sta
 _KEY_LOCK: Final = "hashtextextended(%s, 0)"
 
 
-class PostgresLedger(NotingLedger):
+class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
     """A `CallLedger` in a PostgreSQL database, shared by every server that connects to it.
 
     ::
@@ -112,22 +114,19 @@ class PostgresLedger(NotingLedger):
     See the module docs for what happens when a server dies mid-call.
     """
 
+    _table = TABLE
+    _mark = "%s"
+
     def __init__(
         self,
         url: str,
         *,
-        poll_interval: float = 0.02,
-        max_poll_interval: float = 0.5,
-        wait_timeout: float | None = None,
         retention: timedelta = DEFAULT_RETENTION,
         connect_timeout: int = 5,
         reconnect_timeout: float = 10.0,
+        **waiting: Unpack[Waiting],
     ) -> None:
-        super().__init__(
-            poll_interval=poll_interval,
-            max_poll_interval=max_poll_interval,
-            wait_timeout=wait_timeout,
-        )
+        super().__init__(retention=retention, **waiting)
         try:
             import psycopg
         except ImportError:  # pragma: no cover - the extra is in the dev install
@@ -137,8 +136,6 @@ class PostgresLedger(NotingLedger):
         self._psycopg = psycopg
         self.url = url
         """The database's connection URL."""
-        self.retention = retention
-        """How long a call's record is kept after it ran (pruned when a ledger connects)."""
         self.connect_timeout = connect_timeout
         """Seconds to wait for the database when connecting."""
         if reconnect_timeout < 0:
@@ -169,18 +166,6 @@ class PostgresLedger(NotingLedger):
             ) from exc
 
     # -- operator tools ----------------------------------------------------------------------
-
-    def release(self, thread_id: str, call_id: str) -> bool:
-        """Forget a claim or result, so the next resume runs the call. True if one existed."""
-        return self._attempt(
-            lambda db: (
-                db.execute(
-                    f"DELETE FROM {TABLE} WHERE thread_id = %s AND call_id = %s",
-                    (thread_id, call_id),
-                ).rowcount
-                == 1
-            )
-        )
 
     def record(self, thread_id: str, call_id: str, output: str) -> None:
         """Set the output the next resume of this call gets, without running it."""

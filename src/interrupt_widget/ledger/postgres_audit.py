@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Final
 
+from interrupt_widget.ledger import audit_rows
 from interrupt_widget.ledger.audit import Claimed, Note
 from interrupt_widget.ledger.audit_log import Answered, Asked
 from interrupt_widget.ledger.once_only import Key
@@ -46,6 +47,9 @@ CREATE TABLE IF NOT EXISTS {AUDIT_TABLE} (
 """
 
 
+_ANSWER_UPSERT: Final = audit_rows.answer_upsert(AUDIT_TABLE, "%s")
+
+
 def note_asked(db: psycopg.Connection[Any], thread_id: str, asked: list[Asked]) -> None:
     with db.transaction(), db.cursor() as cursor:
         cursor.execute(_QUICK)
@@ -63,26 +67,8 @@ def note_answered(db: psycopg.Connection[Any], key: Key, answered: Answered) -> 
 
 
 def _upsert_answer(db: psycopg.Connection[Any], key: Key, answered: Answered) -> None:
-    db.execute(
-        f"INSERT INTO {AUDIT_TABLE} (thread_id, call_id, tool, arguments_sha256, decision, "
-        "answer, answered_by, answered_at, executed_sha256) "
-        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-        "ON CONFLICT (thread_id, call_id) DO UPDATE SET tool = excluded.tool, "
-        f"arguments_sha256 = coalesce({AUDIT_TABLE}.arguments_sha256, excluded.arguments_sha256), "
-        "decision = excluded.decision, answer = excluded.answer, "
-        "answered_by = excluded.answered_by, answered_at = excluded.answered_at, "
-        "executed_sha256 = excluded.executed_sha256, failed_at = NULL, error = NULL",
-        (
-            *key,
-            answered.tool,
-            answered.arguments_sha256,
-            answered.decision,
-            _jsonb(answered.answer),
-            answered.by,
-            answered.at,
-            answered.executed_arguments_sha256,
-        ),
-    )
+    values = audit_rows.answer_values(key, answered, answer=_jsonb(answered.answer), at=answered.at)
+    db.execute(_ANSWER_UPSERT, values)
 
 
 def note_failed(db: psycopg.Connection[Any], key: Key, error: str) -> None:
@@ -107,37 +93,16 @@ def prune_notes(db: psycopg.Connection[Any], calls_table: str, older_than: float
 def read(
     db: psycopg.Connection[Any], calls_table: str
 ) -> tuple[dict[Key, Note], dict[Key, Claimed]]:
-    notes = {
-        (row[0], row[1]): Note(
-            tool=row[2],
-            arguments_sha256=row[3],
-            asked_at=row[4],
-            decision=row[5],
-            answer=row[6],
-            by=row[7],
-            answered_at=row[8],
-            executed_arguments_sha256=row[9],
-            error=row[10],
-        )
-        for row in db.execute(
-            "SELECT thread_id, call_id, tool, arguments_sha256, asked_at, decision, answer, "
-            f"answered_by, answered_at, executed_sha256, error FROM {AUDIT_TABLE}"
-        ).fetchall()
-    }
-    claims = {
-        (row[0], row[1]): Claimed(
-            done=row[2] == "done",
-            output=row[3],
-            answer=row[4],
-            claimed_at=row[5],
-            finished_at=row[6],
-        )
-        for row in db.execute(
-            "SELECT thread_id, call_id, state, output, answer, claimed_at, finished_at "
-            f"FROM {calls_table}"
-        ).fetchall()
-    }
-    return notes, claims
+    notes = db.execute(f"SELECT {audit_rows.NOTE_COLUMNS} FROM {AUDIT_TABLE}").fetchall()
+    claims = db.execute(f"SELECT {audit_rows.CLAIM_COLUMNS} FROM {calls_table}").fetchall()
+    return (
+        audit_rows.notes_of(notes, _as_is, _as_is),
+        audit_rows.claims_of(claims, _as_is, _as_is),
+    )
+
+
+def _as_is(value: Any) -> Any:
+    return value  # psycopg reads TIMESTAMPTZ and JSONB as datetimes and Python already
 
 
 def _jsonb(value: Any) -> Any:

@@ -66,12 +66,12 @@ import uuid
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, Unpack
 
 from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 from interrupt_widget.ledger import sqlite_audit
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
+from interrupt_widget.ledger.audit_log import Answered, Asked
 from interrupt_widget.ledger.once_only import (
     DEFAULT_RETENTION,
     MINE,
@@ -81,8 +81,10 @@ from interrupt_widget.ledger.once_only import (
     Key,
     Look,
     Recorded,
+    Waiting,
     seconds,
 )
+from interrupt_widget.ledger.table_ledger import TableLedger
 
 __all__ = ["CallInDoubt", "SQLiteLedger"]
 
@@ -107,7 +109,7 @@ CREATE TABLE IF NOT EXISTS approved_calls (
 """
 
 
-class SQLiteLedger(NotingLedger):
+class SQLiteLedger(TableLedger[sqlite3.Connection]):
     """A `CallLedger` in one SQLite file, shared by every process that opens it.
 
     ::
@@ -118,27 +120,22 @@ class SQLiteLedger(NotingLedger):
     See the module docs for what happens when a replica dies mid-call.
     """
 
+    _table = "approved_calls"
+    _mark = "?"
+
     def __init__(
         self,
         path: str | os.PathLike[str],
         *,
-        poll_interval: float = 0.02,
-        max_poll_interval: float = 0.5,
-        wait_timeout: float | None = None,
         retention: timedelta = DEFAULT_RETENTION,
         busy_timeout: float = 30.0,
+        **waiting: Unpack[Waiting],
     ) -> None:
-        super().__init__(
-            poll_interval=poll_interval,
-            max_poll_interval=max_poll_interval,
-            wait_timeout=wait_timeout,
-        )
+        super().__init__(retention=retention, **waiting)
         if not busy_timeout > 0:
             raise ValueError("busy_timeout must be a positive number of seconds")
         self.path = Path(path)
         """The database file (created with its table if missing)."""
-        self.retention = retention
-        """How long a call's record is kept after it ran (pruned when a ledger opens)."""
         self.busy_timeout = busy_timeout
         """How long a write waits for the file while other processes hold it locked, before
         the ledger counts as unavailable."""
@@ -152,21 +149,6 @@ class SQLiteLedger(NotingLedger):
             raise ValueError(f"cannot use {self.path} as a call ledger: {exc}") from exc
 
     # -- operator tools ----------------------------------------------------------------------
-
-    def release(self, thread_id: str, call_id: str) -> bool:
-        """Forget a claim or result, so the next resume runs the call. True if one existed.
-
-        For a call in doubt, once its effect has been checked by hand.
-        """
-        return self._attempt(
-            lambda db: (
-                db.execute(
-                    "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ?",
-                    (thread_id, call_id),
-                ).rowcount
-                == 1
-            )
-        )
 
     def record(self, thread_id: str, call_id: str, output: str) -> None:
         """Set the output the next resume of this call gets, without running it."""

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
+from interrupt_widget.ledger import audit_rows
 from interrupt_widget.ledger.audit import Claimed, Note, instant
 from interrupt_widget.ledger.audit_log import Answered, Asked
 from interrupt_widget.ledger.once_only import Key
@@ -44,6 +45,9 @@ CREATE TABLE IF NOT EXISTS call_audit (
     PRIMARY KEY (thread_id, call_id)
 )
 """
+
+
+_ANSWER_UPSERT: Final = audit_rows.answer_upsert("call_audit", "?")
 
 
 class NoteConnection:
@@ -86,24 +90,10 @@ def note_asked(db: sqlite3.Connection, thread_id: str, asked: list[Asked]) -> No
 
 
 def note_answered(db: sqlite3.Connection, key: Key, answered: Answered) -> None:
+    at = answered.at.timestamp()
     db.execute(
-        "INSERT INTO call_audit (thread_id, call_id, tool, arguments_sha256, decision, answer, "
-        "answered_by, answered_at, executed_sha256) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (thread_id, call_id) DO UPDATE SET tool = excluded.tool, "
-        "arguments_sha256 = coalesce(call_audit.arguments_sha256, excluded.arguments_sha256), "
-        "decision = excluded.decision, answer = excluded.answer, "
-        "answered_by = excluded.answered_by, answered_at = excluded.answered_at, "
-        "executed_sha256 = excluded.executed_sha256, failed_at = NULL, error = NULL",
-        (
-            *key,
-            answered.tool,
-            answered.arguments_sha256,
-            answered.decision,
-            _json(answered.answer),
-            answered.by,
-            answered.at.timestamp(),
-            answered.executed_arguments_sha256,
-        ),
+        _ANSWER_UPSERT,
+        audit_rows.answer_values(key, answered, answer=_json(answered.answer), at=at),
     )
 
 
@@ -125,37 +115,12 @@ def prune_notes(db: sqlite3.Connection, cutoff: float) -> None:
 
 
 def read(db: sqlite3.Connection) -> tuple[dict[Key, Note], dict[Key, Claimed]]:
-    notes = {
-        (row[0], row[1]): Note(
-            tool=row[2],
-            arguments_sha256=row[3],
-            asked_at=instant(row[4]),
-            decision=row[5],
-            answer=_parsed(row[6]),
-            by=row[7],
-            answered_at=instant(row[8]),
-            executed_arguments_sha256=row[9],
-            error=row[10],
-        )
-        for row in db.execute(
-            "SELECT thread_id, call_id, tool, arguments_sha256, asked_at, decision, answer, "
-            "answered_by, answered_at, executed_sha256, error FROM call_audit"
-        )
-    }
-    claims = {
-        (row[0], row[1]): Claimed(
-            done=row[2] == "done",
-            output=row[3],
-            answer=_parsed(row[4]),
-            claimed_at=instant(row[5]),
-            finished_at=instant(row[6]),
-        )
-        for row in db.execute(
-            "SELECT thread_id, call_id, state, output, answer, claimed_at, finished_at "
-            "FROM approved_calls"
-        )
-    }
-    return notes, claims
+    notes = db.execute(f"SELECT {audit_rows.NOTE_COLUMNS} FROM call_audit").fetchall()
+    claims = db.execute(f"SELECT {audit_rows.CLAIM_COLUMNS} FROM approved_calls").fetchall()
+    return (
+        audit_rows.notes_of(notes, instant, _parsed),
+        audit_rows.claims_of(claims, instant, _parsed),
+    )
 
 
 def _json(value: Any) -> str | None:

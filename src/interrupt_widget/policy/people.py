@@ -59,30 +59,35 @@ Outcome = Literal["refused", "duplicate", "waiting", "approved", "denied", "laps
 
 
 @dataclass(frozen=True)
-class Requirement:
-    """`require(...)`: calls to `tool` for which `when` holds need `approvals` people."""
+class _PeopleRule:
+    """What every rule about people has: the tool it is about, and when it applies."""
 
     tool: str
-    approvals: int
-    """How many distinct people must approve."""
-    roles: tuple[str, ...]
-    """Who may answer: a person holding one of these roles, or so named; empty: anyone."""
     when: Condition | None
     name: str
-    self_approval: bool = False
-    """Whether the identity that started the run may approve its calls."""
-    vetoes: int = 1
-    """How many denials deny the call (1: one denial vetoes)."""
 
     def matches(self, tool: str, arguments: Any) -> bool:
         return _matches(tool, arguments, self.tool, self.when, self.name)
 
 
 @dataclass(frozen=True)
-class Escalation:
+class Requirement(_PeopleRule):
+    """`require(...)`: calls to `tool` for which `when` holds need `approvals` people."""
+
+    approvals: int
+    """How many distinct people must approve."""
+    roles: tuple[str, ...]
+    """Who may answer: a person holding one of these roles, or so named; empty: anyone."""
+    self_approval: bool = False
+    """Whether the identity that started the run may approve its calls."""
+    vetoes: int = 1
+    """How many denials deny the call (1: one denial vetoes)."""
+
+
+@dataclass(frozen=True)
+class Escalation(_PeopleRule):
     """`escalate(...)`: a question on `tool` nobody answered moves to `to` after `after`."""
 
-    tool: str
     after: timedelta
     """How long after the call was asked the question escalates."""
     to: tuple[str, ...]
@@ -90,11 +95,6 @@ class Escalation:
     then: Then | None
     """How the call is settled when still nobody answered `then_after` later (None: never)."""
     then_after: timedelta
-    when: Condition | None
-    name: str
-
-    def matches(self, tool: str, arguments: Any) -> bool:
-        return _matches(tool, arguments, self.tool, self.when, self.name)
 
 
 def _matches(tool: str, arguments: Any, own: str, when: Condition | None, name: str) -> bool:
@@ -149,7 +149,7 @@ def require(
         raise TypeError(f"when must be a function of the arguments, got {type(when).__name__}")
     allowed = _names(roles, "roles")
     label = name or f"{approvals} approvals for {tool_name}"
-    return Requirement(tool_name, approvals, allowed, when, label, self_approval, vetoes)
+    return Requirement(tool_name, when, label, approvals, allowed, self_approval, vetoes)
 
 
 def escalate(
@@ -177,7 +177,7 @@ def escalate(
     if not targets:
         raise ValueError("escalate needs someone to escalate to")
     label = name or f"escalate {tool_name} to {', '.join(targets)}"
-    return Escalation(tool_name, wait, targets, then, last, when, label)
+    return Escalation(tool_name, when, label, wait, targets, then, last)
 
 
 @dataclass(frozen=True)

@@ -271,14 +271,9 @@ class TapedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> ModelResponse:
-        call = _Call(
-            (system_instructions, input, model_settings, tools, output_schema, handoffs, tracing),
-            dict(
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            ),
-        )
+        """The cassette's recorded response to this request, else the inner model's (kept)."""
+        args = (system_instructions, input, model_settings, tools, output_schema, handoffs, tracing)
+        call = _Call(args, previous_response_id, conversation_id, prompt)
         cassette = self._cassette()
         if cassette is None:
             return await self.inner().get_response(*call.args, **call.kwargs)
@@ -303,14 +298,9 @@ class TapedModel(Model):
         conversation_id: str | None,
         prompt: ResponsePromptParam | None,
     ) -> AsyncIterator[TResponseStreamEvent]:
-        call = _Call(
-            (system_instructions, input, model_settings, tools, output_schema, handoffs, tracing),
-            dict(
-                previous_response_id=previous_response_id,
-                conversation_id=conversation_id,
-                prompt=prompt,
-            ),
-        )
+        """The cassette's recorded stream for this request, else the inner model's (kept)."""
+        args = (system_instructions, input, model_settings, tools, output_schema, handoffs, tracing)
+        call = _Call(args, previous_response_id, conversation_id, prompt)
         cassette = self._cassette()
         entry = None if cassette is None else cassette._lookup(call.request)
         if entry is not None:
@@ -345,9 +335,19 @@ class _Call:
     """One call at the seam: its arguments, and its canonical request (made only when a
     cassette reads it: a taped model outside a cassette's run passes straight through)."""
 
-    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        args: tuple[Any, ...],
+        previous_response_id: str | None,
+        conversation_id: str | None,
+        prompt: ResponsePromptParam | None,
+    ) -> None:
         self.args = args
-        self.kwargs = kwargs
+        self.kwargs: dict[str, Any] = {
+            "previous_response_id": previous_response_id,
+            "conversation_id": conversation_id,
+            "prompt": prompt,
+        }
 
     @functools.cached_property
     def request(self) -> Request:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agents import AgentOutputSchemaBase, FunctionTool, Handoff, ModelSettings, Tool
@@ -186,29 +186,36 @@ def _named(kind: str) -> Any:
     def describe(before: Any, after: Any) -> str:
         old = {str(t.get("name")): t for t in before or []}
         new = {str(t.get("name")): t for t in after or []}
-        for name in new.keys() - old.keys():
-            return f"{kind} {name} added"
-        for name in old.keys() - new.keys():
-            return f"{kind} {name} removed"
-        for name, was in old.items():
-            if was != new[name]:
-                return f"{kind} {name}: {_schema_change(was, new[name])}"
-        return f"the order of the {kind}s changed"
+        change = _first_by_name(kind, old, new, lambda a, b: f": {_schema_change(a, b)}")
+        return change or f"the order of the {kind}s changed"
 
     return describe
+
+
+def _first_by_name(
+    kind: str, old: Mapping[str, Any], new: Mapping[str, Any], changed: Callable[[Any, Any], str]
+) -> str:
+    """The first `kind` added, removed, or changed (told by `changed`) from `old` to `new`,
+    by name, in words; "" when each name holds the same."""
+    for name in new.keys() - old.keys():
+        return f"{kind} {name} added"
+    for name in old.keys() - new.keys():
+        return f"{kind} {name} removed"
+    for name, was in old.items():
+        if was != new[name]:
+            return f"{kind} {name}{changed(was, new[name])}"
+    return ""
 
 
 def _schema_change(before: Mapping[str, Any], after: Mapping[str, Any]) -> str:
     old_params, new_params = before.get("parameters") or {}, after.get("parameters") or {}
     old_props = dict(old_params.get("properties") or {})
     new_props = dict(new_params.get("properties") or {})
-    for name in new_props.keys() - old_props.keys():
-        return f"parameter {name} added"
-    for name in old_props.keys() - new_props.keys():
-        return f"parameter {name} removed"
-    for name, was in old_props.items():
-        if was != new_props[name]:
-            return f"parameter {name} changed: {_short(was)} -> {_short(new_props[name])}"
+    change = _first_by_name(
+        "parameter", old_props, new_props, lambda a, b: f" changed: {_short(a)} -> {_short(b)}"
+    )
+    if change:
+        return change
     if old_params.get("required") != new_params.get("required"):
         return (
             f"required parameters changed: {old_params.get('required')} -> "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from agents.items import TResponseOutputItem, TResponseStreamEvent
 from openai.types.responses import (
@@ -106,6 +106,14 @@ def _response(response_id: str, output: list[TResponseOutputItem], status: Any) 
     )
 
 
+class _PartAt(TypedDict):
+    """Where an event about a message's one text part points (every such event says it)."""
+
+    item_id: str
+    output_index: int
+    content_index: int
+
+
 async def _stream_message(
     item: ResponseOutputMessage, index: int, seq: _Counter
 ) -> AsyncIterator[TResponseStreamEvent]:
@@ -117,13 +125,12 @@ async def _stream_message(
     yield ResponseOutputItemAddedEvent(
         type="response.output_item.added", item=empty, output_index=index, sequence_number=seq()
     )
+    at = _PartAt(item_id=item.id, output_index=index, content_index=0)
     yield ResponseContentPartAddedEvent(
         type="response.content_part.added",
-        item_id=item.id,
-        output_index=index,
-        content_index=0,
         part=ResponseOutputText(type="output_text", text="", annotations=[]),
         sequence_number=seq(),
+        **at,
     )
     for chunk in re.findall(r"\S+\s*|\s+", part.text):
         # Yield to the loop per chunk, as a network stream would: a reader can
@@ -131,29 +138,16 @@ async def _stream_message(
         await asyncio.sleep(0)
         yield ResponseTextDeltaEvent.model_construct(
             type="response.output_text.delta",
-            item_id=item.id,
-            output_index=index,
-            content_index=0,
             delta=chunk,
             logprobs=[],
             sequence_number=seq(),
+            **at,
         )
     yield ResponseTextDoneEvent(
-        type="response.output_text.done",
-        item_id=item.id,
-        output_index=index,
-        content_index=0,
-        text=part.text,
-        logprobs=[],
-        sequence_number=seq(),
+        type="response.output_text.done", text=part.text, logprobs=[], sequence_number=seq(), **at
     )
     yield ResponseContentPartDoneEvent(
-        type="response.content_part.done",
-        item_id=item.id,
-        output_index=index,
-        content_index=0,
-        part=part,
-        sequence_number=seq(),
+        type="response.content_part.done", part=part, sequence_number=seq(), **at
     )
     yield ResponseOutputItemDoneEvent(
         type="response.output_item.done", item=item, output_index=index, sequence_number=seq()

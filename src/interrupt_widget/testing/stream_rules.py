@@ -141,10 +141,8 @@ class _StreamCheck:
                 self.fail("text-reopened", f"message {event.message_id!r} is already open", index)
             self.open_text.add(event.message_id)
             return
-        if event.message_id not in self.open_text:
-            self.fail("text-not-open", f"message {event.message_id!r} is not open", index)
-        if isinstance(event, TextMessageEndEvent):
-            self.open_text.discard(event.message_id)
+        ends = isinstance(event, TextMessageEndEvent)
+        self._inside(index, self.open_text, event.message_id, ends, "text", "message")
 
     def _call(
         self, index: int, event: ToolCallStartEvent | ToolCallArgsEvent | ToolCallEndEvent
@@ -157,10 +155,17 @@ class _StreamCheck:
             self.started.add(event.tool_call_id)
             self.open_calls.add(event.tool_call_id)
             return
-        if event.tool_call_id not in self.open_calls:
-            self.fail("call-not-open", f"tool call {event.tool_call_id!r} is not open", index)
-        if isinstance(event, ToolCallEndEvent):
-            self.open_calls.discard(event.tool_call_id)
+        ends = isinstance(event, ToolCallEndEvent)
+        self._inside(index, self.open_calls, event.tool_call_id, ends, "call", "tool call")
+
+    def _inside(
+        self, index: int, open_ids: set[str], item_id: str, ends: bool, rule: str, named: str
+    ) -> None:
+        """An event after a start must find its message or call open; an end closes it."""
+        if item_id not in open_ids:
+            self.fail(f"{rule}-not-open", f"{named} {item_id!r} is not open", index)
+        if ends:
+            open_ids.discard(item_id)
 
     def _result(self, index: int, event: ToolCallResultEvent) -> None:
         call_id = event.tool_call_id

@@ -35,9 +35,7 @@ async def until(
     widget.observe(wake, names=list(names))
     try:
         async with asyncio.timeout(timeout):
-            while not predicate():
-                await changed.wait()
-                changed.clear()
+            await _woken_until(changed, predicate)
     finally:
         widget.unobserve(wake, names=list(names))
 
@@ -57,11 +55,16 @@ async def batch_until(
     unsubscribe = batch.subscribe(lambda _row: changed.set())
     try:
         async with asyncio.timeout(timeout):
-            while not predicate():
-                await changed.wait()
-                changed.clear()
+            await _woken_until(changed, predicate)
     finally:
         unsubscribe()
+
+
+async def _woken_until(changed: asyncio.Event, predicate: Callable[[], bool]) -> None:
+    """Check `predicate()` again each time `changed` is set, until it holds."""
+    while not predicate():
+        await changed.wait()
+        changed.clear()
 
 
 async def conversation_until(

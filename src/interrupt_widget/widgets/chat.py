@@ -96,6 +96,7 @@ from interrupt_widget.widgets.chat_protocol import (
     prompt_result_to_wire,
 )
 from interrupt_widget.widgets.delta_batching import EventBatcher, coalesce
+from interrupt_widget.widgets.loop_handoff import comm_handler, running_loop
 from interrupt_widget.widgets.picker import InterruptPicker
 
 __all__ = ["AgentChat", "ChatResult", "ChatRun", "ChatRunError", "UnattendedWait"]
@@ -441,7 +442,7 @@ class AgentChat(anywidget.AnyWidget):
         )
         self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
         self._start_bookkeeping()
-        self.on_msg(self._on_front_end_message)
+        self.on_msg(comm_handler(lambda: self._loop, self._handle_front_end_message))
         self._sync_messages()
         if self._thread.interrupts:  # a loaded chat that was waiting: ask again
             self._ask_again()
@@ -451,7 +452,7 @@ class AgentChat(anywidget.AnyWidget):
         self._asked: frozenset[str] = frozenset()
         """The ids of the interrupts the picker was last reset to."""
         self._batcher = EventBatcher(self._to_front_end)
-        self._loop: asyncio.AbstractEventLoop | None = _running_loop()
+        self._loop: asyncio.AbstractEventLoop | None = running_loop()
         self._waiter: asyncio.Future[list[ResumeEntry]] | None = None
         self._person_needed = asyncio.Event()
         """Set while the run waits for a person (not a responder) to answer the picker."""
@@ -833,7 +834,7 @@ class AgentChat(anywidget.AnyWidget):
             raise RuntimeError(
                 "AgentChat has no event loop to resume on: build it in a notebook cell"
             )
-        if _running_loop() is loop:
+        if running_loop() is loop:
             self._deliver(entries)
         else:
             loop.call_soon_threadsafe(self._deliver, entries)
@@ -861,13 +862,6 @@ class AgentChat(anywidget.AnyWidget):
 
     def _to_front_end(self, content: Mapping[str, Any]) -> None:
         self._send({"method": "custom", "content": dict(content)})
-
-    def _on_front_end_message(self, _widget: object, content: Any, _buffers: object) -> None:
-        loop = self._loop
-        if loop is not None and _running_loop() is not loop:
-            loop.call_soon_threadsafe(self._handle_front_end_message, content)
-        else:
-            self._handle_front_end_message(content)
 
     def _handle_front_end_message(self, content: Any) -> None:
         try:
@@ -910,7 +904,7 @@ class AgentChat(anywidget.AnyWidget):
         self.set_trait("messages", messages_to_wire(self._thread.messages))
 
     def _capture_loop(self) -> asyncio.AbstractEventLoop:
-        loop = _running_loop()
+        loop = running_loop()
         if loop is None:
             if self._loop is None or self._loop.is_closed():
                 raise RuntimeError(
@@ -942,13 +936,6 @@ def _offline_config() -> RunConfig:
     set_tracing_disabled(True)  # the trace exporter needs the network and a key
     _log.warning("AgentChat: %s.", OFFLINE_FALLBACK_NOTE)
     return RunConfig(model=OfflineModel())
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def _retrieve(task: asyncio.Task[ChatResult]) -> None:

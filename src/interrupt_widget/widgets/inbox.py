@@ -66,6 +66,7 @@ from interrupt_widget.widgets.inbox_protocol import (
     parse_front_end_message,
     snapshot_to_wire,
 )
+from interrupt_widget.widgets.loop_handoff import comm_handler, running_loop
 from interrupt_widget.widgets.picker import renderer_source
 
 __all__ = ["Inbox"]
@@ -241,11 +242,11 @@ class Inbox(anywidget.AnyWidget):
         self._rules = RememberedRules()
         self._sent: dict[str, dict[str, Any]] = {}
         self._wired: dict[str, tuple[Interrupt, dict[str, Any]]] = {}
-        self._loop: asyncio.AbstractEventLoop | None = _running_loop()
+        self._loop: asyncio.AbstractEventLoop | None = running_loop()
         self._flush_at: asyncio.TimerHandle | None = None
         self._attendance = Attendance()
         self._unsubscribe = [s.subscribe(self._changed) for s in wrapped]
-        self.on_msg(self._on_front_end_message)
+        self.on_msg(comm_handler(lambda: self._loop, self._handle))
         self._refresh()
 
     # -- reading ---------------------------------------------------------------------------
@@ -482,13 +483,6 @@ class Inbox(anywidget.AnyWidget):
         self._wired[item_id] = cached
         return cached[1]
 
-    def _on_front_end_message(self, _widget: object, content: Any, _buffers: object) -> None:
-        loop = self._loop
-        if loop is not None and _running_loop() is not loop and not loop.is_closed():
-            loop.call_soon_threadsafe(self._handle, content)
-        else:
-            self._handle(content)
-
     def _handle(self, content: Any) -> None:
         try:
             message = parse_front_end_message(content)
@@ -599,13 +593,6 @@ def _args_line(arguments: Any) -> str:
     else:
         text = json.dumps(arguments, ensure_ascii=False)
     return text if len(text) <= ARGS_LINE_LIMIT else text[: ARGS_LINE_LIMIT - 1] + "…"
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 show_batches_with(Inbox)

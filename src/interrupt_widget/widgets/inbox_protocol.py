@@ -51,10 +51,10 @@ from interrupt_widget.errors import AnswerError
 from interrupt_widget.widgets.attendance import ATTACHED, Attached
 from interrupt_widget.widgets.picker_protocol import (
     AnswerStatus,
+    FromView,
     ProtocolError,
     Settle,
     answer_status,
-    answered_by,
     errors_to_wire,
     only_fields,
     request_id_of,
@@ -86,7 +86,7 @@ class Hello:
 
 
 @dataclass(frozen=True)
-class Answer:
+class Answer(FromView):
     """One answer for one or several waiting calls (a card's, or Approve/Deny/Cancel selected)."""
 
     request_id: str
@@ -95,15 +95,11 @@ class Answer:
     status: AnswerStatus
     payload: Any = None
     view_id: str | None = None
-
-    @property
-    def by(self) -> str:
-        """Recorded as by `view:<id>`, or `user` from a view that names none (as the picker)."""
-        return answered_by(self.view_id)
+    """The view that sent it; the answer is recorded as by `view:<id>` (see `FromView`)."""
 
 
 @dataclass(frozen=True)
-class Remember:
+class Remember(FromView):
     """Approve one call and the calls like it: same tool, and `field` equal to (`eq`) or at
     most (`le`) this call's value; no field: every call to the tool."""
 
@@ -112,10 +108,7 @@ class Remember:
     field: str | None = None
     op: RuleOp = "eq"
     view_id: str | None = None
-
-    @property
-    def by(self) -> str:
-        return answered_by(self.view_id)
+    """The view that sent it."""
 
 
 @dataclass(frozen=True)

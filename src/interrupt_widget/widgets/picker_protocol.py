@@ -57,8 +57,20 @@ class ProtocolError(ValueError):
         """The request to reply to, when the message carried a usable one."""
 
 
+class FromView:
+    """A message a view sent; `view_id` names the view when the front end names itself."""
+
+    view_id: str | None
+
+    @property
+    def by(self) -> str:
+        """Who answered (or settled), as the picker records it: `view:<id>`, or `user` from
+        an unnamed view."""
+        return answered_by(self.view_id)
+
+
 @dataclass(frozen=True)
-class AnswerRequest:
+class AnswerRequest(FromView):
     """A person's answer (or cancel) for one interrupt, sent by a view."""
 
     request_id: str
@@ -71,11 +83,6 @@ class AnswerRequest:
     """The answer; checked against the interrupt's `response_schema` before it is recorded."""
     view_id: str | None = None
     """The view that sent it, when the front end names itself."""
-
-    @property
-    def by(self) -> str:
-        """Who answered, as the picker records it: `view:<id>`, or `user` from an unnamed view."""
-        return answered_by(self.view_id)
 
 
 @dataclass(frozen=True)
@@ -93,7 +100,7 @@ class AnswerResult:
 
 
 @dataclass(frozen=True)
-class Settle:
+class Settle(FromView):
     """A person's word on a call in doubt, sent by a picker's view or an inbox's."""
 
     request_id: str
@@ -106,11 +113,6 @@ class Settle:
     """The call's result as the person gives it (only when `ran`)."""
     view_id: str | None = None
     """The view that sent it."""
-
-    @property
-    def by(self) -> str:
-        """Who settled it, as for an answer."""
-        return answered_by(self.view_id)
 
 
 _ANSWER_FIELDS = frozenset({"type", "requestId", "interruptId", "status", "payload", "viewId"})

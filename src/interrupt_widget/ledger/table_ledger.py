@@ -1,0 +1,57 @@
+"""`TableLedger`: what `SQLiteLedger` and `PostgresLedger` share, a table of calls in SQL.
+
+Both keep one row per (thread id, tool call id) and reach their database
+only through `_attempt` (their own retries and errors); the options and the
+operator tools that read the same in both dialects live here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any, ClassVar, Generic, Protocol, TypeVar, Unpack
+
+from interrupt_widget.ledger.audit_log import NotingLedger
+from interrupt_widget.ledger.once_only import DEFAULT_RETENTION, Waiting
+
+
+class _Cursor(Protocol):
+    @property
+    def rowcount(self) -> int: ...
+
+
+class Connection(Protocol):
+    """What the shared tools ask of a dialect's connection (sqlite3's and psycopg's have it)."""
+
+    def execute(self, query: str, params: tuple[Any, ...], /) -> _Cursor: ...
+
+
+Db = TypeVar("Db", bound=Connection)
+_T = TypeVar("_T")
+
+
+class TableLedger(NotingLedger, Generic[Db]):
+    """A `NotingLedger` whose record is the table `_table`, written with `_mark` placeholders."""
+
+    _table: ClassVar[str]
+    _mark: ClassVar[str]
+
+    def __init__(
+        self, *, retention: timedelta = DEFAULT_RETENTION, **waiting: Unpack[Waiting]
+    ) -> None:
+        super().__init__(**waiting)
+        self.retention = retention
+        """How long a call's record is kept after it ran (pruned when a ledger opens its
+        database)."""
+
+    def release(self, thread_id: str, call_id: str) -> bool:
+        """Forget a claim or result, so the next resume runs the call. True if one existed.
+
+        For a call in doubt, once its effect has been checked by hand.
+        """
+        sql = f"DELETE FROM {self._table} WHERE thread_id = {self._mark} AND call_id = {self._mark}"
+        return self._attempt(lambda db: db.execute(sql, (thread_id, call_id)).rowcount == 1)
+
+    def _attempt(self, work: Callable[[Db], _T]) -> _T:
+        """`work(db)` on a connection, with the dialect's retries; `LedgerUnavailable` after."""
+        raise NotImplementedError
