@@ -240,6 +240,25 @@ def _warn_if_forgetful(served: AGUIAgent) -> None:
         )
 
 
+SHARED_TOKEN_WARNING = (
+    "the policy has rules about people (require, escalate), but every client shares one token "
+    "(or none): who starts a run and who answers is taken on the client's word "
+    "(metadata.identity), so anyone with the token can approve as anyone, their own calls "
+    "included. Give each person a token of their own: `python -m interrupt_widget principals "
+    "add FILE NAME --role ROLE`, then serve with --principals FILE"
+)
+"""What `asgi_app` logs at start when rules about people meet no principals."""
+
+
+def _warn_if_people_unproven(served: AGUIAgent) -> None:
+    # Without principals an identity is whatever the client writes in its answer.
+    from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+
+    policy = served.policy if isinstance(served, OpenAIAgentsAdapter) else None
+    if policy is not None and policy.people:
+        logger.warning(SHARED_TOKEN_WARNING)
+
+
 _ORIGIN = re.compile(r"https?://[^\s/?#]+")
 
 
@@ -463,6 +482,8 @@ def asgi_app(
     )
     if lasting_secret:
         _warn_if_forgetful(served)
+    if known is None:
+        _warn_if_people_unproven(served)
     guarded = FingerprintGuard(served, Fingerprinter(secret))
     counted = ServeMetrics() if metrics else None
     if counted is not None:
