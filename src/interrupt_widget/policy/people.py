@@ -346,11 +346,6 @@ class Admission:
     vote: Vote | None = None
     """The vote to keep (None: nothing to keep)."""
 
-    @property
-    def settles(self) -> bool:
-        """Whether the call is decided (it runs, or it never will)."""
-        return self.outcome in ("approved", "denied", "lapsed")
-
 
 def admit(
     quorum: Quorum,
