@@ -5,6 +5,7 @@
 // as text only: arguments and messages come from an agent.
 
 import { button, h, hide } from "../dom";
+import { asRecord } from "../json";
 import { buildCard, type Card, type ViewActions } from "../picker/card_dom";
 import type { ModuleLoader } from "../picker/renderers";
 import type { CardView } from "../picker/state";
@@ -34,9 +35,8 @@ interface Line {
 let mounts = 0;
 
 function argsOf(item: Item): Array<[string, string]> {
-  const input = item.interrupt.metadata?.tool_input;
-  const record = typeof input === "object" && input !== null && !Array.isArray(input) ? input : {};
-  return Object.entries(record).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
+  const input = asRecord(item.interrupt.metadata?.tool_input) ?? {};
+  return Object.entries(input).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]);
 }
 
 /** The picker's card for one waiting call, as this view last heard of it. */

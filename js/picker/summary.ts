@@ -36,19 +36,24 @@ export function answeredBy(by: string, viewId?: string): string {
   return BY[by] ?? `by ${by}`;
 }
 
+type Read = Omit<Decision, "by">;
+
+const read = (verdict: string, tone: Decision["tone"], details: Array<[string, string]> = []): Read => ({
+  verdict,
+  tone,
+  details,
+});
+
 /** The verdict, its tone and details: what an answer says before who gave it. */
-function verdictOf(record: AnswerRecord, proposal: Record<string, unknown>): Omit<Decision, "by"> {
-  if (record.by === "expiry") return { verdict: "Expired", tone: "no", details: [] };
-  if (record.status === "cancelled") return { verdict: "Cancelled", tone: "no", details: [] };
-  const fields = asRecord(record.payload);
-  if (!fields) {
-    const payload = record.payload;
-    return { verdict: "Answered", tone: "ok", details: payload == null ? [] : [["Answer", asText(payload)]] };
-  }
-  if (fields.approved === false) {
-    const reason = fields[DENY_REASON];
-    return { verdict: "Denied", tone: "no", details: typeof reason === "string" && reason ? [["Reason", reason]] : [] };
-  }
+function verdictOf(record: AnswerRecord, proposal: Record<string, unknown>): Read {
+  if (record.by === "expiry") return read("Expired", "no");
+  if (record.status === "cancelled") return read("Cancelled", "no");
+  const { payload } = record;
+  const fields = asRecord(payload);
+  if (!fields) return read("Answered", "ok", payload == null ? [] : [["Answer", asText(payload)]]);
+  const reason = fields[DENY_REASON];
+  if (fields.approved === false)
+    return read("Denied", "no", typeof reason === "string" && reason ? [["Reason", reason]] : []);
   const details: Array<[string, string]> = [];
   for (const [key, value] of Object.entries(fields)) {
     const edits = key === EDIT_KEY ? asRecord(value) : undefined;
@@ -64,7 +69,7 @@ function verdictOf(record: AnswerRecord, proposal: Record<string, unknown>): Omi
     // A label derived from the chosen time says the same thing twice: keep one.
     if (key !== "approved" && !details.some(([, shown]) => shown === text)) details.push([humanize(key), text]);
   }
-  return { verdict: fields.approved === true ? "Approved" : "Answered", tone: "ok", details };
+  return read(fields.approved === true ? "Approved" : "Answered", "ok", details);
 }
 
 /** What a person said of a call that was in doubt. */
