@@ -226,6 +226,16 @@ def _ledger_of(served: AGUIAgent) -> CallLedger | None:
     return served.ledger if isinstance(served, OpenAIAgentsAdapter) else None
 
 
+def _warn_at_start(
+    served: AGUIAgent, *, lasting_secret: bool, principals: Principals | None
+) -> None:
+    """Say what the options given leave unsafe, before the server listens."""
+    if lasting_secret:
+        _warn_if_forgetful(served)
+    if principals is None:
+        _warn_if_people_unproven(served)
+
+
 def _warn_if_forgetful(served: AGUIAgent) -> None:
     # A lasting secret keeps open interrupts answerable across a restart; a ledger
     # in memory forgets what ran, so the same resume would run its call again.
@@ -480,10 +490,7 @@ def asgi_app(
         policy=policy,
         hooks=hooks,
     )
-    if lasting_secret:
-        _warn_if_forgetful(served)
-    if known is None:
-        _warn_if_people_unproven(served)
+    _warn_at_start(served, lasting_secret=lasting_secret, principals=known)
     guarded = FingerprintGuard(served, Fingerprinter(secret))
     counted = ServeMetrics() if metrics else None
     if counted is not None:
