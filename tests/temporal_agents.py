@@ -27,6 +27,7 @@ from interrupt_widget import (
     Policy,
     SQLiteLedger,
     approve,
+    escalate,
     require,
 )
 from interrupt_widget.sdk.paused_runs import is_state_key
@@ -71,6 +72,18 @@ def finance_four_eyes() -> OpenAIAgentsAdapter:
 
 
 FINANCE_FOUR_EYES = "temporal_agents:finance_four_eyes"
+
+
+def denied_when_nobody_answers() -> OpenAIAgentsAdapter:
+    """The payment agent whose transfers need two people, denied a second after nobody did."""
+    rules = (
+        require("send_money", approvals=2),
+        escalate("send_money", after=0.5, then_after=0.5, to="cfo", then="deny"),
+    )
+    return OpenAIAgentsAdapter(payment_agent(), policy=Policy(*rules))
+
+
+DENIED_WHEN_NOBODY_ANSWERS = "temporal_agents:denied_when_nobody_answers"
 
 
 HOLD_ENV = "TEMPORAL_HOLD_DIR"

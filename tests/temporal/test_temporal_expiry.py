@@ -20,6 +20,7 @@ from interrupt_widget.testing import conversation_until
 from interrupt_widget.thread import ConversationThread
 from payment_agents import SEND, runs_in
 from temporal_agents import (
+    DENIED_WHEN_NOBODY_ANSWERS,
     EXPIRING_ON_A_LEDGER_THAT_FAILS,
     HOLD_ENV,
     LEDGER_DOWN,
@@ -68,4 +69,25 @@ async def test_an_expiry_that_fails_is_tried_a_bounded_number_of_times_then_left
         held = await agent.conversation(thread.thread_id)
         assert (held.interrupts, held.problem) == ([], None)
         assert len((tmp_path / "ledger-tries").read_text().splitlines()) == 3
+        assert runs_in(runs) == []
+
+
+async def test_an_escalation_that_denies_denies_on_time_by_the_workflow_s_timer(
+    temporal_server: DevServer, runs: pathlib.Path
+) -> None:
+    async with worker_on_fresh_queue(temporal_server, (DENIED_WHEN_NOBODY_ANSWERS,)) as (
+        client,
+        queue,
+    ):
+        agent = TemporalAgent(client, agent=DENIED_WHEN_NOBODY_ANSWERS, task_queue=queue)
+        thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+        assert (await thread.start(thread.user_input(SEND))).kind == "interrupt"
+        assert thread.interrupts[0].expires_at is not None  # when it lapses
+        held = await conversation_until(
+            agent, thread.thread_id, lambda held: not held.interrupts and not held.running
+        )
+        told = [str(m.get("content")) for m in held.messages if m.get("role") == "tool"]
+        assert len(told) == 1
+        assert "did not approve send_money" in told[0]
+        assert "the call is denied" in told[0]
         assert runs_in(runs) == []
