@@ -379,8 +379,9 @@ class Conversation:
             maximum_attempts=start.expiry_attempts,
         )
         events = await self._segment(input, taken=taken, retry=retry)
-        if self._interrupts:  # every try failed: they are open again, and stay so
-            error = events[-1] if events else {}
+        error = events[-1] if events else {}
+        if error.get("type") == "RUN_ERROR" and self._interrupts:
+            # Every try failed: they are open again (the run asked nothing new), and stay so.
             self._problem = (
                 f"their deadline passed, but cancelling them failed {start.expiry_attempts} "
                 f"times ({error.get('code')}: {error.get('message')}); they stay open: "
