@@ -186,6 +186,9 @@ async def main() -> None:
     print(f"cycle in process   : {in_process:7.2f} ms (median of {args.cycles})")
     print(f"cycle over HTTP    : {over_http:7.2f} ms (median of {args.cycles})")
     print(f"ratio HTTP/process : {over_http / in_process:7.2f} (goal <= 1.5)")
+    missed = []
+    if over_http / in_process > 1.5:
+        missed.append(f"a cycle over HTTP {over_http / in_process:.2f}x in process (goal <= 1.5x)")
     goal = 0.8 / (in_process / 1000)
     for workers in (int(w) for w in args.workers.split(",")):
         async with served(workers) as url:
@@ -197,6 +200,10 @@ async def main() -> None:
             f"({rate / goal:.2f} of the goal {goal:.0f}/s; {args.clients} clients, "
             f"p50 {p50:.0f} ms, p99 {p99:.0f} ms)"
         )
+        if rate < goal:
+            missed.append(f"{rate:.1f} cycles/s on {workers} workers (goal >= {goal:.0f}/s)")
+    for line in missed:
+        print(f"goal not met: {line}")
 
 
 if __name__ == "__main__":

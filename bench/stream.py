@@ -93,6 +93,10 @@ async def main() -> None:
         f"(2 x text + {PER_MESSAGE_OVERHEAD} per message): "
         f"{'within' if sent_bytes <= budget else 'OVER'}"
     )
+    if ratio > 1.3:
+        print(f"goal not met: through the chat {ratio:.2f}x the adapter alone (goal <= 1.30x)")
+    if sent_bytes > budget:
+        print(f"goal not met: {sent_bytes} bytes to the front end (budget {budget})")
     print(f"goal {'met' if ratio <= 1.3 and sent_bytes <= budget else 'NOT met'}")
 
 

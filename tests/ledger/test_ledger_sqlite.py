@@ -8,6 +8,7 @@ crash tests kill a real process between its claim and its result.
 from __future__ import annotations
 
 import asyncio
+import os
 import pathlib
 import subprocess
 import sys
@@ -29,7 +30,7 @@ from ag_ui.core import (
 from agents import function_tool, set_tracing_disabled
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from interrupt_widget.errors import CallInDoubt, ErrorCode
+from interrupt_widget.errors import CallInDoubt, ErrorCode, LedgerUnavailable
 from interrupt_widget.examples import ExampleAgent
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.cli import _parser, main
@@ -130,6 +131,60 @@ async def test_a_cancelled_asker_does_not_stop_the_call(tmp_path: pathlib.Path) 
     slow.release.set()
     assert await later == "sent"  # the call finished and its output was recorded
     assert slow.runs == 1
+
+
+async def test_a_removed_ledger_file_refuses_the_next_claim_and_runs_nothing(
+    tmp_path: pathlib.Path,
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    assert await ledger.run_once(KEY, Calls("sent")) == "sent"  # its connection is kept
+    _move_ledger_files(tmp_path, None)
+    never = Calls("ran on a ledger that is gone")
+    with pytest.raises(LedgerUnavailable, match="no such table"):
+        await ledger.run_once(("thread-2", "call-1"), never)
+    assert never.runs == 0
+
+
+async def test_a_replaced_ledger_file_is_the_one_read(tmp_path: pathlib.Path) -> None:
+    path = tmp_path / "calls.db"
+    ledger = SQLiteLedger(path)
+    assert await ledger.run_once(KEY, Calls("sent")) == "sent"
+    _move_ledger_files(tmp_path, "old-")
+    replica = SQLiteLedger(path)  # a new file at the same path, with another record
+    assert await replica.run_once(("thread-2", "call-1"), Calls("in the new file")) == (
+        "in the new file"
+    )
+    found = await ledger.recorded(("thread-2", "call-1"))
+    assert found is not None
+    assert found.output == "in the new file"
+    assert await ledger.recorded(KEY) is None
+
+
+def _move_ledger_files(folder: pathlib.Path, prefix: str | None) -> None:
+    """Remove the ledger's files (prefix None), or rename each with `prefix` before it."""
+    for file in folder.glob("calls.db*"):
+        if prefix is None:
+            file.unlink()
+        else:
+            file.rename(folder / f"{prefix}{file.name}")
+
+
+def test_a_forked_process_opens_its_own_connection(tmp_path: pathlib.Path) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    ledger.record("thread-0", "call-0", "kept by the parent")  # this thread's connection
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child reports through its exit status
+        try:
+            ledger.record("thread-9", "call-9", "written by the child")
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    found = asyncio.run(SQLiteLedger(tmp_path / "calls.db").recorded(("thread-9", "call-9")))
+    assert found is not None
+    assert found.output == "written by the child"
+    ledger.record("thread-0", "call-1", "the parent's connection still works")
 
 
 def _run_in_another_process(db: pathlib.Path, body: str) -> subprocess.CompletedProcess[str]:

@@ -84,6 +84,7 @@ from interrupt_widget.ledger.once_only import (
     Waiting,
     seconds,
 )
+from interrupt_widget.ledger.sqlite_connections import KeptConnections
 from interrupt_widget.ledger.table_ledger import TableLedger
 
 __all__ = ["CallInDoubt", "SQLiteLedger"]
@@ -142,6 +143,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         self._host = socket.gethostname()
         self._owner = f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self._notes = sqlite_audit.NoteConnection(self.path)
+        self._connections = KeptConnections(self.path, busy_timeout)
         try:
             self._attempt(_create)
             self.prune(retention)
@@ -211,8 +213,9 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             db.close()
 
     def _attempt(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """`work(db)` on a fresh connection, tried again while the file is busy (up to
-        `busy_timeout`); any other failure, or busy for longer, is `LedgerUnavailable`.
+        """`work(db)` on this thread's kept connection (`sqlite_connections`), tried again on
+        a fresh one while the file is busy (up to `busy_timeout`); any other failure, or busy
+        for longer, is `LedgerUnavailable`.
 
         Every statement here commits alone or not at all, so trying again is safe.
         """
@@ -220,7 +223,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         delay = 0.005
         while True:
             try:
-                with self._connect(max(deadline - time.monotonic(), 0.001)) as db:
+                with self._connections.using(max(deadline - time.monotonic(), 0.001)) as db:
                     return work(db)
             except sqlite3.Error as exc:
                 # SQLite does not wait on every lock (a stale WAL snapshot, a recovery):

@@ -42,7 +42,7 @@ import dataclasses
 import logging
 import os
 import threading
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -69,7 +69,6 @@ from agents import (
     RunContextWrapper,
     RunHooks,
     RunResultStreaming,
-    RunState,
     ToolApprovalItem,
     UserError,
 )
@@ -281,7 +280,7 @@ class OpenAIAgentsAdapter:
             check_edit=self._check_edit,
         )
 
-    async def _paused_state(self, thread_id: str, plan: ResumePlan) -> RunState[Any, Any] | None:
+    async def _paused_state(self, thread_id: str, plan: ResumePlan) -> paused_runs.Paused | None:
         edits = {
             r.gated.call_id: r.edited_arguments
             for r in plan.resolutions
@@ -308,13 +307,15 @@ class OpenAIAgentsAdapter:
                 interrupt_id=waiting[0].interrupt.id,
             ) from error
         if state is not None:
-            await self._check_tools(state, waiting)
+            await self._check_tools(state.pending.values(), waiting)
         return state
 
-    async def _check_tools(self, state: RunState[Any, Any], waiting: list[GatedCall]) -> None:
+    async def _check_tools(
+        self, pending: Iterable[ToolApprovalItem], waiting: list[GatedCall]
+    ) -> None:
         """Every waiting call names a tool its agent has (the SDK would skip it silently)."""
         by_call = {g.call_id: g for g in waiting}
-        for item in state.get_interruptions():
+        for item in pending:
             gated = by_call.get(item.call_id or "")
             owner = item.agent
             if gated is None or owner is None:

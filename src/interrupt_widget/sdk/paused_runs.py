@@ -19,6 +19,7 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Protocol, runtime_checkable
 
 from agents import Agent, RunState, ToolApprovalItem
@@ -53,43 +54,75 @@ class Recording(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class Paused:
+    """A paused run to answer: the SDK's state and the approval items it waits on."""
+
+    state: RunState[Any, Any]
+    pending: dict[str, ToolApprovalItem]
+    """By call id. For a state this process paused, the state's own items (the run's
+    `interruptions`), as the SDK's docs approve them: `approve` then finds its item at
+    once, where a detached copy (`get_interruptions()`) is found by copying and
+    fingerprinting every pending call. Read, never changed."""
+
+    @classmethod
+    def restored(cls, state: RunState[Any, Any]) -> Paused:
+        """A state read back from the ledger: its detached copies are all the SDK offers."""
+        return cls(state, pending_items(state.get_interruptions()))
+
+
 LIVE_STATES: Final = 256
 """How many paused states this process also keeps as objects, for its own resumes."""
 
-_live: OrderedDict[tuple[int, int, Key], RunState[Any, Any]] = OrderedDict()
+_live: OrderedDict[tuple[int, int, Key], Paused] = OrderedDict()
 """By (the ledger, the starting agent, the key): a state resumes only with its own agent."""
 _live_lock = threading.Lock()
 
 
 async def keep(
-    ledger: CallLedger, agent: Agent[Any], thread_id: str, state: RunState[Any, Any]
+    ledger: CallLedger,
+    agent: Agent[Any],
+    thread_id: str,
+    state: RunState[Any, Any],
+    interruptions: Sequence[ToolApprovalItem],
 ) -> None:
     """Keep `state` (paused on approvals) for the resume that answers them.
 
-    Written to the ledger, which every process and replica reads; the object itself is
-    also kept in this process, so its own resume (the common case) skips restoring it.
-    A ledger in memory is read by this process alone: the object is all it keeps.
+    `interruptions` are the paused run's own (`RunResultStreaming.interruptions`, the
+    items `state` holds). Written to the ledger, which every process and replica reads;
+    the object itself is also kept in this process, so its own resume (the common case)
+    skips restoring it. A ledger in memory is read by this process alone: the object is
+    all it keeps.
     """
-    call_ids = [item.call_id for item in state.get_interruptions() if item.call_id]
-    key = state_key(thread_id, call_ids)
+    pending = pending_items(interruptions)
+    key = state_key(thread_id, pending)
     if isinstance(ledger, Recording):
         # One upsert, not a claim and a result: a process killed while writing a state
         # leaves nothing in doubt, and the next pause on the same calls writes it again.
-        await asyncio.to_thread(ledger.record, key[0], key[1], state.to_string())
+        await asyncio.to_thread(ledger.record, key[0], key[1], state_text(state))
     elif not isinstance(ledger, MemoryLedger):
-        text = state.to_string()
+        text = state_text(state)
 
         async def write() -> str:
             return text
 
         await ledger.run_once(key, write)
     with _live_lock:
-        _live[(id(ledger), id(agent), key)] = state
+        _live[(id(ledger), id(agent), key)] = Paused(state, pending)
         while len(_live) > LIVE_STATES:
             _live.popitem(last=False)
 
 
-def _take_live(ledger: CallLedger, agent: Agent[Any], key: Key) -> RunState[Any, Any] | None:
+def state_text(state: RunState[Any, Any]) -> str:
+    """`state` as the ledger keeps it: the SDK's `to_json()`, compact.
+
+    `to_string()` writes the same JSON indented, which only Python's pure encoder does
+    (several times the work of the C one); `RunState.from_json` reads either.
+    """
+    return json.dumps(state.to_json(), separators=(",", ":"))
+
+
+def _take_live(ledger: CallLedger, agent: Agent[Any], key: Key) -> Paused | None:
     """The state this process paused under `key`, once: a second resume restores its own."""
     with _live_lock:
         return _live.pop((id(ledger), id(agent), key), None)
@@ -103,7 +136,7 @@ async def load(
     *,
     context: Any,
     edits: Mapping[str, Mapping[str, Any]],
-) -> RunState[Any, Any] | None:
+) -> Paused | None:
     """The SDK state of the run paused on `waiting`, checked against them, edits applied.
 
     None when the state is gone but every waiting call is already settled in the ledger
@@ -114,10 +147,10 @@ async def load(
     key = state_key(thread_id, (g.call_id for g in waiting))
     live = _take_live(ledger, agent, key)
     if live is not None:
-        _check(live.get_interruptions(), waiting)
+        _check(live.pending, waiting)
         if not edits:
             return live
-        data = live.to_json()
+        data = live.state.to_json()
     else:
         found = await ledger.recorded(key)
         if found is None:
@@ -132,13 +165,13 @@ async def load(
                 interrupt_id=waiting[0].interrupt.id if waiting else None,
             )
         data = json.loads(found.output)
-        state = await RunState.from_json(agent, data, context_override=context)
-        _check(state.get_interruptions(), waiting)
+        restored = Paused.restored(await RunState.from_json(agent, data, context_override=context))
+        _check(restored.pending, waiting)
         if not edits:
-            return state
+            return restored
     for call_id, arguments in edits.items():
         rewrite_arguments(data, call_id, json.dumps(arguments, ensure_ascii=False))
-    return await RunState.from_json(agent, data, context_override=context)
+    return Paused.restored(await RunState.from_json(agent, data, context_override=context))
 
 
 async def _all_settled(ledger: CallLedger, thread_id: str, waiting: Sequence[GatedCall]) -> bool:
@@ -151,9 +184,9 @@ async def _all_settled(ledger: CallLedger, thread_id: str, waiting: Sequence[Gat
     return True
 
 
-def pending_items(state: RunState[Any, Any]) -> dict[str, ToolApprovalItem]:
-    """The state's approval items by call id (read once: the SDK builds them on each ask)."""
-    return {item.call_id: item for item in state.get_interruptions() if item.call_id}
+def pending_items(items: Iterable[ToolApprovalItem]) -> dict[str, ToolApprovalItem]:
+    """Approval items by call id (those without one cannot be answered)."""
+    return {item.call_id: item for item in items if item.call_id}
 
 
 def pending_item(pending: Mapping[str, ToolApprovalItem], call_id: str) -> ToolApprovalItem:
@@ -167,9 +200,8 @@ def pending_item(pending: Mapping[str, ToolApprovalItem], call_id: str) -> ToolA
     return item
 
 
-def _check(pending: Sequence[ToolApprovalItem], waiting: Sequence[GatedCall]) -> None:
+def _check(held: Mapping[str, ToolApprovalItem], waiting: Sequence[GatedCall]) -> None:
     """The calls the state waits on must be the calls the conversation shows waiting."""
-    held = {item.call_id: item for item in pending if item.call_id}
     for gated in waiting:
         item = held.get(gated.call_id)
         function = gated.call.function

@@ -155,22 +155,22 @@ class SDKRun:
         return bool(self._claims)
 
     async def events(
-        self, state: RunState[Any, Any] | None, decided: Sequence[Decided]
+        self, paused: paused_runs.Paused | None, decided: Sequence[Decided]
     ) -> AsyncGenerator[BaseEvent, None]:
-        """The run: answers in `decided` applied to the paused `state`, or a fresh start."""
+        """The run: answers in `decided` applied to the `paused` run, or a fresh start."""
         try:
             if decided:
                 # Results of calls started in an earlier run follow a snapshot of that run.
                 yield MessagesSnapshotEvent(messages=self._history)
-            if decided and state is not None:
-                await self._decide(state, decided)
+            if decided and paused is not None:
+                await self._decide(paused, decided)
                 self._resumed = self._unanswered_calls()
                 self._translator.started_calls.update(self._resumed)
             elif decided:  # every call was settled before: their results, then the model
                 for event in await self._replayed(decided):
                     self._transcript.apply(event)
                     yield event
-            async for event in self._rounds(state):
+            async for event in self._rounds(None if paused is None else paused.state):
                 yield event
         except asyncio.CancelledError:
             self._handle._cancel_sdk_run()
@@ -208,7 +208,8 @@ class SDKRun:
                     )
                 # The SDK runs what the policy settled and, if others still wait, pauses again.
                 state = streamed.to_state()
-                await self._decide(state, settled)
+                pending = paused_runs.pending_items(streamed.interruptions)  # the state's own
+                await self._decide(paused_runs.Paused(state, pending), settled)
                 continue
             if asked:
                 adapter = self._adapter
@@ -217,8 +218,13 @@ class SDKRun:
                     adapter.policy, adapter.ledger, thread_id, asked, self._starter, adapter.now()
                 )
                 await audit_notes.asked(adapter.ledger, thread_id, asked, adapter.now())
-                paused = streamed.to_state()
-                await paused_runs.keep(adapter.ledger, adapter.agent, thread_id, paused)
+                await paused_runs.keep(
+                    adapter.ledger,
+                    adapter.agent,
+                    thread_id,
+                    streamed.to_state(),
+                    streamed.interruptions,
+                )
             else:  # the final output, when no message the model streamed carried it
                 for event in final_reply(streamed, self._translator, self._transcript):
                     self._transcript.apply(event)
@@ -317,11 +323,11 @@ class SDKRun:
             events.append(_result(call_id, content, marker))
         return events
 
-    async def _decide(self, state: RunState[Any, Any], decided: Sequence[Decided]) -> None:
+    async def _decide(self, paused: paused_runs.Paused, decided: Sequence[Decided]) -> None:
         """Apply each answer to the SDK's state, through the ledger, before the SDK resumes."""
-        pending = paused_runs.pending_items(state)
+        state = paused.state
         for resolution, ruling in decided:
-            item = paused_runs.pending_item(pending, resolution.gated.call_id)
+            item = paused_runs.pending_item(paused.pending, resolution.gated.call_id)
             try:
                 marker, rejection = await self._settle(resolution, ruling)
             except CallInDoubt as error:
@@ -371,9 +377,7 @@ class SDKRun:
         key = (self._input.thread_id, call_id)
         ledger = self._adapter.ledger
         # A call that was settled has one truth: any later answer gets its recorded result.
-        prior = await ledger.recorded(key)
-        if prior is not None:
-            return replay_marker(resolution, prior), prior.output
+        # The claim finds that record itself, so no look at the ledger goes first.
         if resolution.decision == "approved":
             got = await held_calls.claim(ledger, key, answer=resolution.payload)
             if isinstance(got, Recorded):  # another run claimed it first: its result stands
