@@ -17,14 +17,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from agents import Agent, function_tool
+from temporalio import activity
 from temporalio.client import Client
 
 from interrupt_widget import (
+    LedgerUnavailable,
     OfflineModel,
     OpenAIAgentsAdapter,
     Policy,
     SQLiteLedger,
     approve,
+    escalate,
     require,
 )
 from interrupt_widget.sdk.paused_runs import is_state_key
@@ -71,23 +74,38 @@ def finance_four_eyes() -> OpenAIAgentsAdapter:
 FINANCE_FOUR_EYES = "temporal_agents:finance_four_eyes"
 
 
+def denied_when_nobody_answers() -> OpenAIAgentsAdapter:
+    """The payment agent whose transfers need two people, denied a second after nobody did."""
+    rules = (
+        require("send_money", approvals=2),
+        escalate("send_money", after=0.5, then_after=0.5, to="cfo", then="deny"),
+    )
+    return OpenAIAgentsAdapter(payment_agent(), policy=Policy(*rules))
+
+
+DENIED_WHEN_NOBODY_ANSWERS = "temporal_agents:denied_when_nobody_answers"
+
+
 HOLD_ENV = "TEMPORAL_HOLD_DIR"
 SHARED_LEDGER_ENV = "TEMPORAL_SHARED_LEDGER"
 FAULTY = "temporal_agents:faulty"
 
 
 async def hold(stage: str) -> None:
-    """Wait here while `$TEMPORAL_HOLD_DIR/<stage>` exists, saying which process waits."""
+    """Wait here while `$TEMPORAL_HOLD_DIR/<stage>` exists, saying which process waits, and
+    once the activity it waits in was asked to stop (`<stage>.cancelled`)."""
     folder = pathlib.Path(os.environ[HOLD_ENV])
     gate = folder / stage
     if not gate.exists():
         return
     (folder / f"{stage}.arrived").write_text(str(os.getpid()))
-    await asyncio.to_thread(_until_gone, gate)
+    await asyncio.to_thread(_until_gone, gate, folder / f"{stage}.cancelled")
 
 
-def _until_gone(gate: pathlib.Path) -> None:
+def _until_gone(gate: pathlib.Path, cancelled: pathlib.Path) -> None:
     while gate.exists():
+        if activity.in_activity() and activity.is_cancelled():
+            cancelled.touch()
         time.sleep(0.05)
 
 
@@ -120,6 +138,34 @@ def faulty() -> OpenAIAgentsAdapter:
     agent = Agent(name="payments", model=OfflineModel(), tools=[send_money])
     ledger = HoldingLedger(os.environ[SHARED_LEDGER_ENV])
     return OpenAIAgentsAdapter(agent, ledger=ledger)
+
+
+LEDGER_DOWN = "ledger-down"
+"""While a file of this name is in `$TEMPORAL_HOLD_DIR`, a `DownLedger` refuses to claim."""
+
+
+class DownLedger(SQLiteLedger):
+    """A SQLite ledger that cannot be reached while `$TEMPORAL_HOLD_DIR/ledger-down` exists;
+    each call it refuses then is one line in `ledger-tries` beside it."""
+
+    async def run_once(
+        self, key: tuple[str, str], invoke: Callable[[], Awaitable[str]], *, answer: Any = None
+    ) -> str:
+        folder = pathlib.Path(os.environ[HOLD_ENV])
+        if not is_state_key(key) and (folder / LEDGER_DOWN).exists():
+            with (folder / "ledger-tries").open("a", encoding="utf-8") as tries:
+                tries.write(f"{key[1]}\n")
+            raise LedgerUnavailable("the ledger cannot be reached (the test took it down)")
+        return await super().run_once(key, invoke, answer=answer)
+
+
+def expiring_on_a_ledger_that_fails() -> OpenAIAgentsAdapter:
+    """The payment agent whose questions expire, on a ledger a test can take down."""
+    ledger = DownLedger(os.environ[SHARED_LEDGER_ENV])
+    return OpenAIAgentsAdapter(payment_agent(), expires_in=EXPIRES_IN, ledger=ledger)
+
+
+EXPIRING_ON_A_LEDGER_THAT_FAILS = "temporal_agents:expiring_on_a_ledger_that_fails"
 
 
 ADDRESS_ENV = "TEMPORAL_ADDRESS"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pathlib
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -11,9 +12,12 @@ from ag_ui.core import Interrupt
 from interrupt_widget import responders
 from interrupt_widget.agui.interrupts import approval_schema
 from interrupt_widget.decisions import decisions_for, load_decisions, save_decisions
+from interrupt_widget.policy.people import APPROVALS_KEY, Quorum
 from interrupt_widget.responders import CANCEL, ResponderError
 from interrupt_widget.testing import recording_comms
 from interrupt_widget.widgets.picker import InterruptPicker
+
+NOW = datetime.now(UTC)
 
 MEETING_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -265,4 +269,21 @@ def test_approve_all_refuses_a_required_field_it_has_nothing_for_and_names_it() 
     picker = picker_for(approval_with(fields, ["room", "code"]))
     with pytest.raises(ResponderError, match=r"required field 'code' has no default, enum or"):
         responders.approve_all().respond(picker)
+    assert not picker.submitted
+
+
+def test_a_responder_the_rules_about_people_refuse_is_told_before_it_answers_anything() -> None:
+    # The second call needs a person of the finance role and approve_all answers as itself,
+    # so it may not answer it; the first is not answered either (all judged before any is).
+    quorum = Quorum(needed=2, roles=("finance",), started_by="carl")
+    needs_finance = approval("c2", "pay", amount=5000)
+    metadata = {**(needs_finance.metadata or {}), APPROVALS_KEY: quorum.to_metadata([], NOW)}
+    picker = picker_for(approval("c1"), needs_finance.model_copy(update={"metadata": metadata}))
+    with pytest.raises(ResponderError) as refused:
+        responders.approve_all().respond(picker)
+    # The words the picker and the run give (`policy.people.admit`).
+    said = "responder:approve_all (no roles) may not answer this call: it needs finance"
+    assert said in str(refused.value)
+    assert str(refused.value).startswith("responder approve_all could not answer pay")
+    assert picker.answers == {}
     assert not picker.submitted

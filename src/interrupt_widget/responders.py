@@ -14,6 +14,7 @@ import json
 import os
 import pathlib
 from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
@@ -22,7 +23,9 @@ from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
 from interrupt_widget.errors import AnswerRefused, ErrorCode, ResponderError
+from interrupt_widget.identity import Identity, answering_identity
 from interrupt_widget.open_questions import AnswersThrough
+from interrupt_widget.policy.people import refusal
 
 __all__ = [
     "CANCEL",
@@ -83,7 +86,7 @@ class _Policy:
         # Decide everything before recording anything, so a refusal answers nothing.
         plan = [(i, self._decide(i)) for i in picker.open_interrupts]
         for interrupt, payload in plan:
-            problem = _refusal(interrupt, payload)
+            problem = _refusal(interrupt, payload, answering_identity(by))
             if problem:
                 raise ResponderError(
                     f"responder {self.name} could not answer {_label(interrupt)}: {problem}"
@@ -103,14 +106,17 @@ class _Policy:
         return f"<responder {self.name}>"
 
 
-def _refusal(interrupt: Interrupt, payload: Any) -> str:
-    """Why the picker would refuse this answer ("" if it would take it), checked up front."""
+def _refusal(interrupt: Interrupt, payload: Any, who: Identity) -> str:
+    """Why the picker would refuse this answer from `who` ("" if it would take it), checked
+    up front: the one answer check, then the call's rules about people."""
     if payload is CANCEL:
         return ""
     problem = check_answer(interrupt, payload, interrupt.response_schema)
-    if problem is None:
-        return ""
-    return problem.sentence("it") if problem.code is ErrorCode.INTERRUPT_EXPIRED else problem.reason
+    if problem is not None:
+        expired = problem.code is ErrorCode.INTERRUPT_EXPIRED
+        return problem.sentence("it") if expired else problem.reason
+    approved = isinstance(payload, Mapping) and payload.get("approved") is True
+    return refusal(interrupt.metadata, who, approved, datetime.now(UTC)) or ""
 
 
 def _is_approval(interrupt: Interrupt) -> bool:

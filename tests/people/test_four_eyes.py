@@ -25,6 +25,7 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
+    ToolMessage,
     UserMessage,
 )
 from agents import set_trace_processors, set_tracing_disabled
@@ -39,6 +40,7 @@ from interrupt_widget import (
     escalate,
     require,
 )
+from interrupt_widget.agui.interrupts import ANSWERED_BY_EXPIRY
 from interrupt_widget.identity import Identity
 from interrupt_widget.policy.people import APPROVALS_KEY
 from interrupt_widget.testing.stream_rules import assert_valid_stream
@@ -442,4 +444,34 @@ async def test_an_edit_that_brings_a_call_under_a_four_eyes_rule_is_refused(
     refused = error_of(await run(adapter, request))
     assert refused.code == "not_allowed_to_answer", refused.message
     assert "needs 2 approvals" in refused.message
+    assert runs_in(runs) == []
+
+
+async def test_an_escalation_that_denies_expires_then_and_the_expiry_denies_the_call(
+    tmp_path: Path,
+) -> None:
+    # `then="deny"` acts on time as `then="cancel"` does: the question expires when it lapses,
+    # the picker's expiry (or a Temporal workflow's timer) cancels it then, and that cancel
+    # settles the call as denied, with the reason, though nobody answered it.
+    runs = tmp_path / "runs.jsonl"
+    clock = Clock()
+    policy = Policy(
+        require("send_money", approvals=2),
+        escalate("send_money", after=timedelta(minutes=30), to="cfo", then="deny"),
+    )
+    adapter = adapter_for(runs, policy, tmp_path / "l.db", clock)
+    first = await run(adapter, ask(BIG))
+    asked = waiting(first)
+    assert asked.expires_at == "2030-01-07T10:00:00Z"  # asked at 09:00, 30 + 30 minutes
+    clock.now += timedelta(hours=1, seconds=1)
+    expiry = ResumeEntry(
+        interrupt_id=asked.id, status="cancelled", metadata={"by": ANSWERED_BY_EXPIRY}
+    )
+    request = answer(first, ANN).model_copy(update={"resume": [expiry]})
+    done = await run(adapter, request)
+    assert isinstance(done[-1], RunFinishedEvent)
+    assert isinstance(done[-1].outcome, RunFinishedSuccessOutcome)
+    [told] = [m for m in history(done) if isinstance(m, ToolMessage)]
+    assert "did not approve send_money" in told.content
+    assert "nobody answered by 2030-01-07T10:00:00Z; the call is denied" in told.content
     assert runs_in(runs) == []

@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from interrupt_widget import Policy, require
-from interrupt_widget.http.app import asgi_app
+from interrupt_widget.http.app import SHARED_TOKEN_WARNING, asgi_app
 from interrupt_widget.http.principals import Principals, add_principal, token_digest
 from interrupt_widget.http.serve import running_server
 from interrupt_widget.policy.people import APPROVALS_KEY
@@ -231,13 +231,7 @@ def test_principals_add_prints_the_token_once_and_keeps_its_digest(
     assert token not in path.read_text()
 
 
-async def test_serve_with_principals_on_the_command_line_takes_each_token_as_its_person(
-    tmp_path: Path, tokens: tuple[Path, dict[str, str]]
-) -> None:
-    path, made = tokens
-    runs = tmp_path / "runs.jsonl"
-    secret = tmp_path / "secret"
-    secret.write_text(SECRET + "\n")
+def serve_env(runs: Path) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
@@ -246,6 +240,32 @@ async def test_serve_with_principals_on_the_command_line_takes_each_token_as_its
     env.update(INTERRUPT_WIDGET_MODEL="offline", OPENAI_AGENTS_DISABLE_TRACING="1")
     env.update(PYTHONPATH=os.pathsep.join([str(TESTS), env.get("PYTHONPATH", "")]))
     env[RUNS_ENV] = str(runs)
+    return env
+
+
+def test_serve_with_one_shared_token_and_rules_about_people_warns_at_start(
+    tmp_path: Path,
+) -> None:
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET + "\n")
+    args = ["payment_agents:agent", "--token", "one-for-everyone"]
+    args += ["--policy", "payment_agents:four_eyes", "--secret-file", str(secret)]
+    args += ["--ledger", str(tmp_path / "ledger.sqlite3")]
+    server = Served(args, serve_env(tmp_path / "runs.jsonl")).wait_ready()
+    server.stop()
+    said = "".join(server.log)
+    assert f"WARNING: {SHARED_TOKEN_WARNING}" in said, said
+    assert "--principals FILE" in SHARED_TOKEN_WARNING
+
+
+async def test_serve_with_principals_on_the_command_line_takes_each_token_as_its_person(
+    tmp_path: Path, tokens: tuple[Path, dict[str, str]]
+) -> None:
+    path, made = tokens
+    runs = tmp_path / "runs.jsonl"
+    secret = tmp_path / "secret"
+    secret.write_text(SECRET + "\n")
+    env = serve_env(runs)
     args = [
         "payment_agents:agent",
         "--principals",
@@ -255,6 +275,7 @@ async def test_serve_with_principals_on_the_command_line_takes_each_token_as_its
     ]
     args += ["--secret-file", str(secret), "--ledger", str(tmp_path / "ledger.sqlite3")]
     server = Served(args, env).wait_ready()
+    assert not any("every client shares one token" in line for line in server.log)
     try:
         async with httpx.AsyncClient(timeout=60) as client:
             user = {"id": "u1", "role": "user", "content": BIG}

@@ -15,16 +15,19 @@ import pytest
 pytest.importorskip("temporalio")
 
 from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client, WithStartWorkflowOperation, WorkflowContinuedAsNewError
+from temporalio.common import WorkflowIDConflictPolicy
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer, free_port
+from interrupt_widget.temporal.shapes import RUN_UPDATE, WORKFLOW
+from interrupt_widget.testing import conversation_until
 from interrupt_widget.thread import ConversationThread
 from payment_agents import PAY, PAY_PROPOSAL, REFUSED_SEND, SEND, runs_in
-from temporal_agents import EXPIRES_IN, EXPIRING, FOUR_EYES, PAYMENTS, worker_on_fresh_queue
+from temporal_agents import EXPIRING, FOUR_EYES, PAYMENTS, worker_on_fresh_queue
 
 APPROVE = {"approved": True}
 
@@ -180,11 +183,7 @@ async def test_a_new_client_finds_the_open_question_through_visibility(
     thread = await paused(agent_on(served))
     # A new kernel: a new client, knowing only the address and the queue.
     later = TemporalAgent(temporal_server.address, agent=PAYMENTS, task_queue=served[1])
-    for _ in range(50):
-        found = await later.waiting()
-        if found:
-            break
-        await asyncio.sleep(0.1)
+    found = await later.waiting(at_least=1)  # visibility follows the workflow by moments
     assert [c.thread_id for c in found] == [thread.thread_id]
     assert [i["id"] for i in found[0].interrupts] == [i.id for i in thread.interrupts]
     fresh = ConversationThread(
@@ -202,13 +201,10 @@ async def test_an_expired_question_is_cancelled_by_the_workflow_timer(
     agent = agent_on(served, EXPIRING)
     thread = await paused(agent)
     assert thread.interrupts[0].expires_at is not None
-    await asyncio.sleep(EXPIRES_IN + 0.5)
-    for _ in range(50):
-        held = await agent.conversation(thread.thread_id)
-        if not held.interrupts and not held.running:
-            break
-        await asyncio.sleep(0.1)
-    assert held.interrupts == []
+    held = await conversation_until(
+        agent, thread.thread_id, lambda held: not held.interrupts and not held.running
+    )
+    assert held.problem is None
     refused = await thread.start(answer(thread, APPROVE))
     assert refused.kind == "error"
     assert refused.code == ErrorCode.ANSWERED_ELSEWHERE
@@ -273,14 +269,12 @@ async def test_a_long_history_continues_as_new_and_the_question_still_answers(
     client, queue = served
     agent = TemporalAgent(client, agent=PAYMENTS, task_queue=queue, max_history_events=10)
     thread = await paused(agent)
-    runs_of_it: list[object] = []
-    for _ in range(50):  # it continued as new once the pause was in; visibility follows
-        query = f'WorkflowId = "{thread.thread_id}"'
-        runs_of_it = [w.status async for w in client.list_workflows(query)]
-        if WorkflowExecutionStatus.CONTINUED_AS_NEW in runs_of_it:
-            break
-        await asyncio.sleep(0.05)
-    assert WorkflowExecutionStatus.CONTINUED_AS_NEW in runs_of_it
+    # It continues as new once the pause is in: its first run's result says so when it does.
+    described = await client.get_workflow_handle(thread.thread_id).describe()
+    first_run = described.raw_description.workflow_execution_info.first_run_id
+    first = client.get_workflow_handle(thread.thread_id, run_id=first_run)
+    with pytest.raises(WorkflowContinuedAsNewError):
+        await asyncio.wait_for(first.result(follow_runs=False), timeout=30)
     found = await agent.waiting(at_least=1)  # the search attribute went along
     assert [c.thread_id for c in found] == [thread.thread_id]
     held = await agent.conversation(thread.thread_id)
@@ -288,3 +282,36 @@ async def test_a_long_history_continues_as_new_and_the_question_still_answers(
     assert (await thread.start(answer(thread, APPROVE))).kind == "success"
     assert len(runs_in(runs)) == 1
     assert [c.thread_id for c in await agent.waiting()] == []
+
+
+async def test_malformed_run_input_ends_the_run_with_invalid_input_on_its_first_try(
+    served: tuple[Client, str], runs: pathlib.Path
+) -> None:
+    client, queue = served
+    thread_id = f"t-{uuid.uuid4().hex[:8]}"
+    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+        WORKFLOW, agent_on(served).start, id=thread_id, task_queue=queue,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+    )  # fmt: skip
+    # A client of its own sends what no AG-UI run is: a message in a role AG-UI lacks.
+    bad = {
+        "threadId": thread_id, "runId": "r1", "tools": [], "context": [],
+        "messages": [{"id": "u1", "role": "wizard", "content": SEND}],
+    }  # fmt: skip
+    events = await asyncio.wait_for(
+        client.execute_update_with_start_workflow(
+            RUN_UPDATE, bad, start_workflow_operation=start, result_type=list
+        ),
+        timeout=30,
+    )
+    assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[-1]["code"] == ErrorCode.INVALID_INPUT
+    assert "is not an AG-UI RunAgentInput" in events[-1]["message"]
+    history = await client.get_workflow_handle(thread_id).fetch_history()
+    failed = [e for e in history.events if e.HasField("activity_task_failed_event_attributes")]
+    started = [e for e in history.events if e.HasField("activity_task_started_event_attributes")]
+    assert len(failed) == 1  # one failure, for good
+    assert started[0].activity_task_started_event_attributes.attempt == 1  # never retried
+    assert runs_in(runs) == []
+    held = await agent_on(served).conversation(thread_id)
+    assert (held.interrupts, held.running) == ([], False)  # it takes the next message

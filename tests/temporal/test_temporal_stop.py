@@ -50,8 +50,8 @@ async def test_stop_mid_call_lets_the_call_finish_and_ends_the_run_cancelled(
         await asyncio.to_thread(_until_exists, tmp_path / "mid.arrived")
         assert thread.stop()
         # A cancel reaches a worker in its next heartbeat's answer (heartbeats are throttled to
-        # 0.8 of the 1 s timeout): the call is still running when it does.
-        await asyncio.sleep(3.0)
+        # 0.8 of the 1 s timeout): the call, still running, lets go once it has.
+        await asyncio.to_thread(_until_exists, tmp_path / "mid.cancelled")
         (tmp_path / "mid").unlink()
         outcome = await asyncio.wait_for(running, timeout=30)
         assert outcome.kind == "cancelled"

@@ -4,7 +4,6 @@ conversations Temporal's visibility finds waiting. Runs are counted from the too
 
 from __future__ import annotations
 
-import asyncio
 import pathlib
 import uuid
 from collections.abc import AsyncIterator
@@ -83,15 +82,10 @@ async def test_a_new_kernel_inbox_lists_the_waiting_conversations_and_answers_th
     await batch_until(batch, lambda: len(batch.waiting()) == 3)
     # The kernel restarts: a new client finds the three through visibility.
     later = TemporalAgent(temporal_server.address, agent=PAYMENTS, task_queue=queue[1])
-    found: list[object] = []
-    for _ in range(50):
-        found = list(await later.waiting())
-        if len(found) == 3:
-            break
-        await asyncio.sleep(0.1)
+    found = await later.waiting(at_least=3)  # visibility follows the workflows by moments
     chats = [
         AgentChat.for_thread(later, c.thread_id, messages=c.messages, interrupts=c.interrupts)
-        for c in await later.waiting()
+        for c in found
     ]
     inbox = Inbox(*chats)
     assert len(inbox.waiting) == 3

@@ -226,6 +226,16 @@ def _ledger_of(served: AGUIAgent) -> CallLedger | None:
     return served.ledger if isinstance(served, OpenAIAgentsAdapter) else None
 
 
+def _warn_at_start(
+    served: AGUIAgent, *, lasting_secret: bool, principals: Principals | None
+) -> None:
+    """Say what the options given leave unsafe, before the server listens."""
+    if lasting_secret:
+        _warn_if_forgetful(served)
+    if principals is None:
+        _warn_if_people_unproven(served)
+
+
 def _warn_if_forgetful(served: AGUIAgent) -> None:
     # A lasting secret keeps open interrupts answerable across a restart; a ledger
     # in memory forgets what ran, so the same resume would run its call again.
@@ -238,6 +248,25 @@ def _warn_if_forgetful(served: AGUIAgent) -> None:
             "of the calls already run is in memory: after a restart, the same resume runs its "
             "call again; use a ledger that lasts (the default per-user file, or --ledger FILE)"
         )
+
+
+SHARED_TOKEN_WARNING = (
+    "the policy has rules about people (require, escalate), but every client shares one token "
+    "(or none): who starts a run and who answers is taken on the client's word "
+    "(metadata.identity), so anyone with the token can approve as anyone, their own calls "
+    "included. Give each person a token of their own: `python -m interrupt_widget principals "
+    "add FILE NAME --role ROLE`, then serve with --principals FILE"
+)
+"""What `asgi_app` logs at start when rules about people meet no principals."""
+
+
+def _warn_if_people_unproven(served: AGUIAgent) -> None:
+    # Without principals an identity is whatever the client writes in its answer.
+    from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+
+    policy = served.policy if isinstance(served, OpenAIAgentsAdapter) else None
+    if policy is not None and policy.people:
+        logger.warning(SHARED_TOKEN_WARNING)
 
 
 _ORIGIN = re.compile(r"https?://[^\s/?#]+")
@@ -461,8 +490,7 @@ def asgi_app(
         policy=policy,
         hooks=hooks,
     )
-    if lasting_secret:
-        _warn_if_forgetful(served)
+    _warn_at_start(served, lasting_secret=lasting_secret, principals=known)
     guarded = FingerprintGuard(served, Fingerprinter(secret))
     counted = ServeMetrics() if metrics else None
     if counted is not None:

@@ -346,11 +346,6 @@ class Admission:
     vote: Vote | None = None
     """The vote to keep (None: nothing to keep)."""
 
-    @property
-    def settles(self) -> bool:
-        """Whether the call is decided (it runs, or it never will)."""
-        return self.outcome in ("approved", "denied", "lapsed")
-
 
 def admit(
     quorum: Quorum,
@@ -369,7 +364,7 @@ def admit(
     if len(counted.denials) >= quorum.vetoes:
         return Admission("denied", _deniers(counted.denials))
     if quorum.lapsed(now):
-        return Admission("lapsed", _lapsed(quorum))
+        return Admission("lapsed", lapsed_reason(quorum))
     if not quorum.may_answer(who, now):
         return Admission("refused", _not_allowed(who, quorum, now))
     if approved and who.name == quorum.started_by and not quorum.self_approval:
@@ -441,7 +436,8 @@ def _still_needed(counted: Tally, quorum: Quorum) -> str:
     return f"{said}; still waiting for {quorum.needed - given} more"
 
 
-def _lapsed(quorum: Quorum) -> str:
+def lapsed_reason(quorum: Quorum) -> str:
+    """Why a call nobody answered in time is settled as its escalation's `then`."""
     then = "denied" if quorum.then == "deny" else "cancelled"
     return f"nobody answered by {quorum.lapses_at}; the call is {then}"
 

@@ -36,6 +36,7 @@ from interrupt_widget.policy.people import (
     Quorum,
     admit,
     decisive_tally,
+    lapsed_reason,
 )
 from interrupt_widget.policy.rules import Policy
 from interrupt_widget.sdk.call_results import instant
@@ -77,11 +78,13 @@ def with_quorum(
 ) -> Interrupt:
     """`interrupt` with what it needs and who gave it in its metadata (`APPROVALS_KEY`).
 
-    A question an escalation cancels when nobody answered expires then (`expires_at`), so
-    every client counts down to it and a picker cancels it on time by itself."""
+    A question an escalation settles when nobody answered (`then`) expires then
+    (`expires_at`), so every client counts down to it, and a picker (or a Temporal workflow's
+    timer) cancels it on time by itself: a cancel once it has lapsed is settled as `then`
+    says, a denial included."""
     metadata = {**(interrupt.metadata or {}), APPROVALS_KEY: quorum.to_metadata(given, now)}
     update: dict[str, Any] = {"metadata": metadata}
-    if quorum.then == "cancel" and quorum.lapses_at is not None:
+    if quorum.then is not None and quorum.lapses_at is not None:
         current = interrupt.expires_at
         if current is None or parse_instant(quorum.lapses_at) < parse_instant(current):
             update["expires_at"] = quorum.lapses_at
@@ -190,9 +193,11 @@ def judge(
 ) -> Admission | None:
     """What `answerer`'s answer does to a call needing `quorum` with the votes `given`, or
     `AdapterError` (`not_allowed_to_answer`) when it may not count; None for a cancel, which
-    anyone may give (abandoning a call never runs it)."""
+    anyone may give (abandoning a call never runs it); a cancel once the call lapsed (the
+    expiry's, on time) settles it as the escalation's `then` says."""
     if resolution.decision == "cancelled":
-        return None
+        lapsed = quorum.lapsed(now) and quorum.then == "deny"
+        return Admission("lapsed", lapsed_reason(quorum)) if lapsed else None
     if answerer is None:
         _refuse(
             resolution,

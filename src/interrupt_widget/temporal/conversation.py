@@ -9,7 +9,8 @@ the schema, unknown fields, expiry, the calls as shown; and the rules about peop
 quorum and votes the interrupts show), so a bad answer is refused
 before it enters history; the first answer to be accepted takes the interrupts, and
 any other is told they were answered elsewhere. An interrupt's `expiresAt` is a
-durable timer: once every open one has passed, the workflow cancels them itself.
+durable timer: once every open one has passed, the workflow cancels them itself (tried
+again with backoff a bounded number of times; then they stay open, saying why).
 While interrupts are open the workflow sets the `InterruptWidgetWaiting` search
 attribute to "yes", so a new kernel's inbox finds it through visibility.
 """
@@ -65,6 +66,12 @@ BUSY = "busy"
 SEGMENT_TIMEOUT = timedelta(hours=1)
 """The longest one run of the agent (its model calls and tools) may take."""
 
+RUN_RETRY = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5)
+)
+"""A run a person waits for is tried again until it ends (a worker that died is replaced);
+its own errors end it, reported to that person."""
+
 
 def refusal(code: ErrorCode | str, message: str) -> ApplicationError:
     """An update's refusal: its type is the kit's error code, for the client to read back."""
@@ -90,10 +97,13 @@ class Conversation:
         self._running_run: str | None = None
         self._stop_run: str | None = None
         """The run id a person asked to stop (it may come before its activity starts)."""
+        self._problem: str | None = None
+        """Why the open interrupts outlived their deadline (their expiry failed every try)."""
         if start.carried is not None:
             held = start.carried
             self._messages, self._interrupts = held.messages, held.interrupts
             self._state, self._edits, self._answered = held.state, held.edits, set(held.answered)
+            self._problem = held.problem
 
     @workflow.run
     async def run(self, start: ConversationStart) -> None:
@@ -134,6 +144,7 @@ class Conversation:
             state=self._state,
             edits=self._edits,
             answered=sorted(self._answered),
+            problem=self._problem,
         )
         workflow.continue_as_new(
             dataclasses.replace(self._start, carried=carried),
@@ -149,6 +160,7 @@ class Conversation:
             messages=self._messages,
             interrupts=self._interrupts,
             running=self._busy,
+            problem=self._problem,
         )
 
     # -- new input -----------------------------------------------------------------------------
@@ -260,20 +272,24 @@ class Conversation:
         if running is not None and self._running_run == run_id:
             running.cancel()
 
-    async def _segment(self, input: JsonDict, *, taken: list[JsonDict]) -> list[JsonDict]:
+    async def _segment(
+        self, input: JsonDict, *, taken: list[JsonDict], retry: RetryPolicy = RUN_RETRY
+    ) -> list[JsonDict]:
         self._busy = True
         self._changes += 1
         try:
-            result = await self._perform(input)
+            result = await self._perform(input, retry)
         finally:
             self._busy = False
         self._fold(result, taken)
         self._changes += 1
         return result.events
 
-    async def _perform(self, input: JsonDict) -> SegmentResult:
+    async def _perform(self, input: JsonDict, retry: RetryPolicy) -> SegmentResult:
         start = self._start
-        request = SegmentRequest(agent=start.agent, input=input, state=self._state)
+        # Under a bounded policy, a run that ends in error is tried again as a failure is.
+        bounded = retry.maximum_attempts > 0
+        request = SegmentRequest(start.agent, input, self._state, retry_errors=bounded)
         running = self._running = workflow.start_activity(
             SEGMENT_ACTIVITY,
             request,
@@ -281,10 +297,7 @@ class Conversation:
             task_queue=start.task_queue,
             start_to_close_timeout=SEGMENT_TIMEOUT,
             heartbeat_timeout=timedelta(seconds=start.heartbeat_seconds),
-            retry_policy=RetryPolicy(
-                initial_interval=timedelta(milliseconds=200),
-                maximum_interval=timedelta(seconds=5),
-            ),
+            retry_policy=retry,
             # A Stop waits for the run's own closing events rather than abandoning it.
             cancellation_type=ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
         )
@@ -298,7 +311,7 @@ class Conversation:
             if isinstance(failure.cause, CancelledError):
                 return SegmentResult(events=_cancelled(input))
             cause = failure.cause
-            detail = str(cause) if cause is not None else str(failure)
+            detail = cause.message if isinstance(cause, ApplicationError) else str(failure)
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
             return SegmentResult(events=_failed(input, code or ErrorCode.AGENT_FAILED, detail))
         finally:
@@ -307,6 +320,7 @@ class Conversation:
     def _fold(self, result: SegmentResult, taken: list[JsonDict]) -> None:
         """Keep what the run ended with, as the kernel's thread would (`thread._commit`)."""
         outcome: dict[str, Any] | None = None
+        self._problem = None
         for event in result.events:
             if event.get("type") == "MESSAGES_SNAPSHOT":
                 self._messages = list(event.get("messages", []))
@@ -333,9 +347,10 @@ class Conversation:
     # -- deadlines -----------------------------------------------------------------------------
 
     def _deadline(self) -> datetime | None:
-        """When every open interrupt has expired (None if one never does)."""
+        """When every open interrupt has expired (None if one never does, or the workflow gave
+        up cancelling them)."""
         times = [i.get("expiresAt") for i in self._interrupts]
-        if not times or any(t is None for t in times):
+        if not times or any(t is None for t in times) or self._problem is not None:
             return None
         return max(parse_instant(str(t)) for t in times)
 
@@ -356,7 +371,23 @@ class Conversation:
             "context": [],
             "resume": entries,
         }
-        await self._segment(input, taken=taken)
+        start = self._start
+        retry = RetryPolicy(
+            initial_interval=timedelta(seconds=start.expiry_backoff_seconds),
+            backoff_coefficient=2.0,
+            maximum_interval=timedelta(minutes=1),
+            maximum_attempts=start.expiry_attempts,
+        )
+        events = await self._segment(input, taken=taken, retry=retry)
+        error = events[-1] if events else {}
+        if error.get("type") == "RUN_ERROR" and self._interrupts:
+            # Every try failed: they are open again (the run asked nothing new), and stay so.
+            self._problem = (
+                f"their deadline passed, but cancelling them failed {start.expiry_attempts} "
+                f"times ({error.get('code')}: {error.get('message')}); they stay open: "
+                "cancel them"
+            )
+            workflow.logger.warning("conversation %s: %s", input["threadId"], self._problem)
 
 
 def _cancelled(input: JsonDict) -> list[JsonDict]:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ag_ui.core import RunAgentInput
+from pydantic import ValidationError
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -50,7 +51,7 @@ class Segments:
                 type=str(ErrorCode.INVALID_INPUT),
                 non_retryable=True,
             )
-        input = RunAgentInput.model_validate(request.input)
+        input = _run_input(request.input)
         await _restore(adapter, input, request.state)
         beating = asyncio.ensure_future(_heartbeat())
         try:
@@ -59,8 +60,29 @@ class Segments:
             beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beating
+        _raise_to_retry(request, events)
         state = await _paused_state(adapter, input, events)
         return SegmentResult(events=events, state=state, edits=_edits(adapter, events))
+
+
+def _run_input(wire: JsonDict) -> RunAgentInput:
+    """The run's input, or a failure no retry can mend: the run ends with `invalid_input`."""
+    try:
+        return RunAgentInput.model_validate(wire)
+    except ValidationError as problem:
+        raise ApplicationError(
+            f"the run's input is not an AG-UI RunAgentInput: {problem}",
+            type=str(ErrorCode.INVALID_INPUT),
+            non_retryable=True,
+        ) from None
+
+
+def _raise_to_retry(request: SegmentRequest, events: list[JsonDict]) -> None:
+    """A run that ended in RUN_ERROR, as a retryable failure when the request asks for it."""
+    last = events[-1] if events else {}
+    if request.retry_errors and last.get("type") == "RUN_ERROR":
+        code = str(last.get("code") or ErrorCode.AGENT_FAILED)
+        raise ApplicationError(str(last.get("message", "")), type=code)
 
 
 async def _events(run: AdapterRunHandle) -> list[JsonDict]:

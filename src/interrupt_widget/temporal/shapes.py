@@ -41,6 +41,11 @@ class ConversationStart:
     continues as new between runs, carrying what it holds (`Carried`)."""
     carried: Carried | None = None
     """What the conversation held when its previous run continued as new."""
+    expiry_attempts: int = 5
+    """How many times the workflow tries to cancel questions whose deadline passed before it
+    gives up, leaves them open for a person to cancel, and says why (`OpenConversation.problem`)."""
+    expiry_backoff_seconds: float = 1.0
+    """The wait before the second try of an expiry; each next wait doubles, up to a minute."""
 
 
 @dataclass
@@ -52,6 +57,7 @@ class Carried:
     state: PausedState | None
     edits: dict[str, JsonDict]
     answered: list[str]
+    problem: str | None = None
 
 
 @dataclass
@@ -73,6 +79,9 @@ class SegmentRequest:
     """The `RunAgentInput`, wire form."""
     state: PausedState | None = None
     """The paused state a resume continues, for a worker whose ledger lacks it."""
+    retry_errors: bool = False
+    """A run that ends in RUN_ERROR fails the activity, to be tried again under its retry
+    policy: an expiry, which nobody waits for, is retried rather than reported."""
 
 
 @dataclass
@@ -102,3 +111,6 @@ class OpenConversation:
     messages: list[JsonDict]
     interrupts: list[JsonDict]
     running: bool
+    problem: str | None = None
+    """Why the open interrupts are still open after their deadline (the workflow's expiry
+    failed every try); None when nothing is wrong."""

@@ -1,7 +1,8 @@
 """Test helpers for users of the kit and for its own suite.
 
 Stream-rule checkers for AG-UI event streams, a recording comm for widgets
-and `until` to await a widget's state, so a notebook author can test an
+and `until` (`batch_until`, `conversation_until`) to await a widget's, a batch's or a
+Temporal conversation's state, so a notebook author can test an
 approval flow with no kernel, no browser and no network.
 """
 
@@ -17,7 +18,7 @@ from .stream_rules import (
     stream_violations,
     thread_violations,
 )
-from .waiting import batch_until, until
+from .waiting import batch_until, conversation_until, until
 
 __all__: list[str] = [
     "CommRecorder",
@@ -28,6 +29,7 @@ __all__: list[str] = [
     "assert_valid_stream",
     "assert_valid_thread",
     "batch_until",
+    "conversation_until",
     "parse_events",
     "recording_comms",
     "stream_violations",

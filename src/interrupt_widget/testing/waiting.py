@@ -1,4 +1,5 @@
-"""Awaiting a widget's observable state instead of sleeping."""
+"""Awaiting observable state instead of sleeping: a widget's, a batch's, a Temporal
+conversation's."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import traitlets
 
 if TYPE_CHECKING:
     from interrupt_widget.batch.agent_batch import AgentBatch
+    from interrupt_widget.temporal.agent import TemporalAgent
+    from interrupt_widget.temporal.shapes import OpenConversation
 
 
 async def until(
@@ -62,3 +65,35 @@ async def _woken_until(changed: asyncio.Event, predicate: Callable[[], bool]) ->
     while not predicate():
         await changed.wait()
         changed.clear()
+
+
+async def conversation_until(
+    agent: TemporalAgent,
+    thread_id: str,
+    predicate: Callable[[OpenConversation], bool],
+    *,
+    timeout: float = 30.0,  # noqa: ASYNC109 - a bounded default, as `until`
+) -> OpenConversation:
+    """The conversation `thread_id` as its workflow holds it, once `predicate(held)` holds.
+
+    `await conversation_until(agent, thread.thread_id, lambda held: not held.interrupts)`.
+    It is read again after each new event of the workflow's history (Temporal's long poll,
+    no sleep), the next run's once it continues as new; a `TimeoutError` after `timeout`
+    seconds, or once the conversation ended, says the state never came.
+    """
+    handle = (await agent.client()).get_workflow_handle(thread_id)
+    async with asyncio.timeout(timeout):
+        while True:
+            described = await handle.describe()
+            held = await agent.conversation(thread_id)
+            if predicate(held):
+                return held
+            if described.close_time is not None and described.status is not None:
+                # Continued as new, `describe` already names the next run: only an end stops.
+                raise TimeoutError(f"the conversation {thread_id} ended ({described.status.name})")
+            async for event in handle.fetch_history_events(wait_new_event=True):
+                if event.event_id <= described.history_length:
+                    continue  # what the first reading already saw
+                held = await agent.conversation(thread_id)
+                if predicate(held):
+                    return held
