@@ -280,8 +280,8 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         return self._attempt(
             lambda db: (
                 db.execute(
-                    "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, output, owner, "
-                    "owner_host, owner_pid, claimed_at, finished_at) "
+                    "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, output, "
+                    "owner, owner_host, owner_pid, claimed_at, finished_at) "
                     "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?)",
                     (*key, output, self._owner, self._host, os.getpid(), now, now),
                 ).rowcount
