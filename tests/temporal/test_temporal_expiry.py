@@ -4,7 +4,6 @@ wait, then the questions stay open, saying why, for a person to cancel, and noth
 
 from __future__ import annotations
 
-import dataclasses
 import pathlib
 import uuid
 
@@ -42,10 +41,10 @@ async def test_an_expiry_that_fails_is_tried_a_bounded_number_of_times_then_left
         client,
         queue,
     ):
-        agent = TemporalAgent(client, agent=EXPIRING_ON_A_LEDGER_THAT_FAILS, task_queue=queue)
-        agent.start = dataclasses.replace(
-            agent.start, expiry_attempts=3, expiry_backoff_seconds=0.1
-        )
+        agent = TemporalAgent(
+            client, agent=EXPIRING_ON_A_LEDGER_THAT_FAILS, task_queue=queue,
+            expiry_attempts=3, expiry_backoff_seconds=0.1,
+        )  # fmt: skip
         thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
         assert (await thread.start(thread.user_input(SEND))).kind == "interrupt"
         [asked] = thread.interrupts

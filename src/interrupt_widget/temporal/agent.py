@@ -80,8 +80,11 @@ class TemporalAgent:
     `heartbeat_seconds`: a run whose worker has not been heard from for this long is retried
     on another worker. `keep_open_seconds`: how long a conversation with nothing open waits
     for input before its workflow ends. `max_history_events`: past this, the workflow
-    continues as new between runs. `ui_url`: Temporal's Web UI, for `run_link`. `ledger`:
-    the workers' ledger, so a call a dead worker left in doubt is settled from the card.
+    continues as new between runs. `expiry_attempts`, `expiry_backoff_seconds`: how often,
+    and after what first wait (doubling), the workflow tries to cancel questions whose deadline
+    passed before it leaves them open, saying why. `ui_url`: Temporal's Web UI, for
+    `run_link`. `ledger`: the workers' ledger, so a call a dead worker left in doubt is settled
+    from the card.
     """
 
     def __init__(
@@ -94,6 +97,8 @@ class TemporalAgent:
         heartbeat_seconds: float = 10.0,
         keep_open_seconds: float = 3600.0,
         max_history_events: int = 10_000,
+        expiry_attempts: int = 5,
+        expiry_backoff_seconds: float = 1.0,
         ui_url: str | None = None,
         ledger: LedgerSpec = None,
     ) -> None:
@@ -110,6 +115,8 @@ class TemporalAgent:
             heartbeat_seconds=heartbeat_seconds,
             keep_open_seconds=keep_open_seconds,
             max_history_events=max_history_events,
+            expiry_attempts=expiry_attempts,
+            expiry_backoff_seconds=expiry_backoff_seconds,
         )
         self.ui_url = ui_url
         """The Temporal Web UI (e.g. `DevServer.ui_url`), for `run_link`; None: no links."""
