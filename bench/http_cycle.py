@@ -201,7 +201,8 @@ async def main() -> None:
             f"p50 {p50:.0f} ms, p99 {p99:.0f} ms)"
         )
         if rate < goal:
-            missed.append(f"{rate:.1f} cycles/s on {workers} workers (goal >= {goal:.0f}/s)")
+            on = f"{workers} worker{'s' if workers > 1 else ''}"
+            missed.append(f"{rate:.1f} cycles/s on {on} (goal >= {goal:.0f}/s)")
     for line in missed:
         print(f"goal not met: {line}")
 
