@@ -18,6 +18,7 @@ SOURCE = Path(interrupt_widget.__file__).parent
 RANKS: dict[str, int] = {
     "errors": 0,
     "identity": 0,
+    "shared_list": 0,
     "agui": 1,
     "ledger": 2,
     "decisions": 3,

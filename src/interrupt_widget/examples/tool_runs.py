@@ -11,6 +11,8 @@ from typing import Any
 
 from agents import Agent
 
+from interrupt_widget.shared_list import SharedList
+
 
 @dataclass(frozen=True)
 class ExecutedCall:
@@ -30,19 +32,16 @@ class ToolRunLog:
     """Thread-safe list of `ExecutedCall`s, so a test can check "ran exactly once"."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._calls: list[ExecutedCall] = []
+        self._calls: SharedList[ExecutedCall] = SharedList()
 
     def record(self, call: ExecutedCall) -> None:
         """Add a call that ran (the example tools call this from their bodies)."""
-        with self._lock:
-            self._calls.append(call)
+        self._calls.append(call)
 
     @property
     def calls(self) -> list[ExecutedCall]:
         """A copy of the calls so far, oldest first."""
-        with self._lock:
-            return list(self._calls)
+        return self._calls.copy()
 
     def count(self, tool_name: str | None = None, *, call_id: str | None = None) -> int:
         """How many times a tool (or one call) ran; every run when both are None."""

@@ -65,17 +65,9 @@ class Entry:
     """For `response`: the model response, as JSON."""
 
     def to_json(self) -> dict[str, Any]:
-        line: dict[str, Any] = {
-            "turn": self.turn,
-            "digest": self.digest,
-            "request": self.request,
-            "kind": self.kind,
-        }
-        if self.kind == "stream":
-            line["events"] = self.events
-        else:
-            line["response"] = self.response
-        return line
+        answer = {"events": self.events} if self.kind == "stream" else {"response": self.response}
+        line = {"turn": self.turn, "digest": self.digest, "kind": self.kind}
+        return line | {"request": self.request} | answer
 
     @classmethod
     def from_json(cls, line: Mapping[str, Any]) -> Entry:

@@ -15,7 +15,6 @@ calling thread, exactly as the kernel does. No kernel, no browser::
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,6 +22,8 @@ from typing import Any
 
 import comm
 from comm.base_comm import BaseComm
+
+from interrupt_widget.shared_list import SharedList
 
 
 @dataclass(frozen=True)
@@ -41,8 +42,7 @@ class RecordingComm(BaseComm):
     """A comm with no kernel behind it that keeps every message it publishes."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._recorded: list[RecordedMessage] = []
-        self._record_lock = threading.Lock()
+        self._recorded: SharedList[RecordedMessage] = SharedList()
         super().__init__(*args, **kwargs)
 
     kernel = "recording"
@@ -57,14 +57,12 @@ class RecordingComm(BaseComm):
         **keys: Any,
     ) -> None:
         message = RecordedMessage(msg_type, dict(data or {}), list(buffers or []))
-        with self._record_lock:
-            self._recorded.append(message)
+        self._recorded.append(message)
 
     @property
     def messages(self) -> list[RecordedMessage]:
         """Everything published so far, oldest first (a copy)."""
-        with self._record_lock:
-            return list(self._recorded)
+        return self._recorded.copy()
 
     def custom_messages(self) -> list[Any]:
         """The contents of the custom messages sent to the front end (`widget.send`)."""
@@ -84,8 +82,7 @@ class RecordingComm(BaseComm):
 
     def clear(self) -> None:
         """Forget what was recorded so far."""
-        with self._record_lock:
-            self._recorded.clear()
+        self._recorded.clear()
 
     def deliver(self, content: Any, buffers: list[bytes] | None = None) -> None:
         """Hand a front-end custom message (`model.send(content)`) to the widget."""
