@@ -31,7 +31,7 @@ from typing import Any, Protocol, runtime_checkable
 from ag_ui.core import ResumeEntry
 
 from interrupt_widget.ledger.audit import AuditTrail, Claimed, Note, merged_entries
-from interrupt_widget.ledger.once_only import Key, OnceOnlyLedger
+from interrupt_widget.ledger.once_only import MINE, Claim, Key, OnceOnlyLedger
 
 logger = logging.getLogger(__name__)
 
@@ -109,6 +109,17 @@ class NotingLedger(OnceOnlyLedger):
 
     # -- hooks -------------------------------------------------------------------------------
 
+    def _claim_noting(self, key: Key, answer: Any, note: Any) -> Claim:
+        """The claim, then its answer's note when the claim is `MINE`: one trip to the
+        storage (a ledger may write both in one transaction). The note is best effort."""
+        found = self._claim(key, answer)
+        if found is MINE and isinstance(note, Answered):
+            try:
+                self._note_answered(key, note)
+            except Exception as error:
+                self._note_trouble(error)
+        return found
+
     def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
         raise NotImplementedError
 
@@ -128,9 +139,14 @@ class NotingLedger(OnceOnlyLedger):
         try:
             await self._io(hook, *args)
         except Exception as error:
-            logger.warning("could not write an audit note to %r: %s", self, error)
-            for listener in self.note_error_listeners:
-                listener(error)
+            self._note_trouble(error)
+
+    def _note_trouble(self, error: Exception) -> None:
+        """A note that could not be written: logged and told to the listeners (which may be
+        called from the ledger's worker thread, when the note went with a claim)."""
+        logger.warning("could not write an audit note to %r: %s", self, error)
+        for listener in self.note_error_listeners:
+            listener(error)
 
 
 def answerers(entries: Sequence[ResumeEntry | Mapping[str, Any]] | None) -> dict[str, str]:

@@ -150,9 +150,19 @@ class OnceOnlyLedger:
     # -- CallLedger --------------------------------------------------------------------------
 
     async def run_once(
-        self, key: Key, invoke: Callable[[], Awaitable[str]], *, answer: Any = None
+        self,
+        key: Key,
+        invoke: Callable[[], Awaitable[str]],
+        *,
+        answer: Any = None,
+        claim_note: Any = None,
     ) -> str:
-        """`invoke()`'s output, running it only if no run claimed `key` before."""
+        """`invoke()`'s output, running it only if no run claimed `key` before.
+
+        `claim_note` is what a ledger that keeps audit notes (`NotingLedger`) notes with
+        the claim, in the same trip to its storage, when the claim is this run's: the
+        answer that settles the call. Other ledgers ignore it.
+        """
         with self._lock:
             future = self._settling.get(key)
             first = future is None
@@ -161,7 +171,7 @@ class OnceOnlyLedger:
                 self._settling[key] = future
         if first:
             # Its own task: a cancelled asker never leaves a claim half-settled.
-            task = asyncio.ensure_future(self._settle(key, invoke, answer))
+            task = asyncio.ensure_future(self._settle(key, invoke, answer, claim_note))
             task.add_done_callback(lambda t: self._finish(key, future, t))
         return await asyncio.shield(asyncio.wrap_future(future))
 
@@ -211,6 +221,11 @@ class OnceOnlyLedger:
         """Take `key` (`MINE`), or report what holds it."""
         raise NotImplementedError
 
+    def _claim_noting(self, key: Key, answer: Any, note: Any) -> Claim:
+        """`_claim`, and with a claim that is `MINE` the note `run_once` was given (a ledger
+        without notes has none to write)."""
+        return self._claim(key, answer)
+
     def _look(self, key: Key) -> Look:
         """What holds `key`, without taking it."""
         raise NotImplementedError
@@ -247,10 +262,12 @@ class OnceOnlyLedger:
             return await asyncio.to_thread(hook, *args)
         return hook(*args)
 
-    async def _settle(self, key: Key, invoke: Callable[[], Awaitable[str]], answer: Any) -> str:
+    async def _settle(
+        self, key: Key, invoke: Callable[[], Awaitable[str]], answer: Any, note: Any
+    ) -> str:
         while True:
             try:
-                found = await self._waited(key, lambda k: self._claim(k, answer))
+                found = await self._waited(key, lambda k: self._claim_noting(k, answer, note))
             except LedgerUnavailable as error:
                 raise LedgerUnavailable(_unclaimed_message(key, error), key=key) from error
             if isinstance(found, Recorded):

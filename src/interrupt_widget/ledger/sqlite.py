@@ -154,17 +154,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
     def record(self, thread_id: str, call_id: str, output: str) -> None:
         """Set the output the next resume of this call gets, without running it."""
-        now = time.time()
-        self._attempt(
-            lambda db: db.execute(
-                "INSERT INTO approved_calls (thread_id, call_id, state, output, owner, "
-                "owner_host, owner_pid, claimed_at, finished_at) "
-                "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (thread_id, call_id) DO UPDATE SET state = 'done', "
-                "output = excluded.output, finished_at = excluded.finished_at",
-                (thread_id, call_id, output, self._owner, self._host, os.getpid(), now, now),
-            )
-        )
+        self._attempt(lambda db: self._write_record(db, (thread_id, call_id), output))
 
     def in_doubt(self) -> list[Key]:
         """Claims with no result whose owner on this host has exited, or that this ledger
@@ -242,18 +232,61 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             raise LedgerUnavailable(_reason(exc)) from exc
 
     def _claim(self, key: Key, answer: Any) -> Claim:
-        def claim(db: sqlite3.Connection) -> Claim:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, owner, "
-                "owner_host, owner_pid, claimed_at, answer) "
-                "VALUES (?, ?, 'claimed', ?, ?, ?, ?, ?)",
-                (*key, self._owner, self._host, os.getpid(), time.time(), _json(answer)),
-            )
-            if cursor.rowcount == 1:
-                return MINE
-            return self._read(db, key) or Held()  # released meanwhile: look again
+        return self._attempt(lambda db: self._claim_in(db, key, answer))
 
-        return self._attempt(claim)
+    def _claim_in(self, db: sqlite3.Connection, key: Key, answer: Any) -> Claim:
+        cursor = db.execute(
+            "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, owner, "
+            "owner_host, owner_pid, claimed_at, answer) "
+            "VALUES (?, ?, 'claimed', ?, ?, ?, ?, ?)",
+            (*key, self._owner, self._host, os.getpid(), time.time(), _json(answer)),
+        )
+        if cursor.rowcount == 1:
+            return MINE
+        return self._read(db, key) or Held()  # released meanwhile: look again
+
+    def _claim_noting(self, key: Key, answer: Any, note: Any) -> Claim:
+        """The claim and, when it is `MINE`, its answer's note in one synced transaction:
+        the claim is as durable as alone, and the note rides on its commit."""
+        if not isinstance(note, Answered):
+            return self._claim(key, answer)
+
+        def claim(db: sqlite3.Connection) -> tuple[Claim, sqlite3.Error | None]:
+            with _transaction(db):
+                found = self._claim_in(db, key, answer)
+                if found is not MINE:
+                    return found, None
+                return found, _best_effort(db, sqlite_audit.note_answered, key, note)
+
+        found, trouble = self._attempt(claim)
+        if trouble is not None:
+            self._note_trouble(trouble)
+        return found
+
+    def _record_asked(self, key: Key, output: str, asked: list[Asked]) -> None:
+        """The record and the asked notes in one synced transaction (see `record_asked`)."""
+
+        def write(db: sqlite3.Connection) -> sqlite3.Error | None:
+            with _transaction(db):
+                self._write_record(db, key, output)
+                if not asked:
+                    return None
+                return _best_effort(db, sqlite_audit.note_asked, key[0], asked)
+
+        trouble = self._attempt(write)
+        if trouble is not None:
+            self._note_trouble(trouble)
+
+    def _write_record(self, db: sqlite3.Connection, key: Key, output: str) -> None:
+        now = time.time()
+        db.execute(
+            "INSERT INTO approved_calls (thread_id, call_id, state, output, owner, "
+            "owner_host, owner_pid, claimed_at, finished_at) "
+            "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (thread_id, call_id) DO UPDATE SET state = 'done', "
+            "output = excluded.output, finished_at = excluded.finished_at",
+            (*key, output, self._owner, self._host, os.getpid(), now, now),
+        )
 
     def _look(self, key: Key) -> Look:
         return self._attempt(lambda db: self._read(db, key))
@@ -348,6 +381,39 @@ def _answered_by(db: sqlite3.Connection, key: Key) -> str | None:
     except sqlite3.Error:
         return None
     return None if row is None else row[0]
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    """One transaction on an autocommit connection: committed (synced) whole, or rolled back.
+
+    IMMEDIATE takes the write lock at the start, so a busy file is found before anything
+    is written (and `_attempt` tries the whole transaction again)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _best_effort(
+    db: sqlite3.Connection, write: Callable[..., None], *args: Any
+) -> sqlite3.Error | None:
+    """`write(db, *args)` inside a transaction, undone alone if it fails (a note must never
+    cost the write it goes with): the error, or None."""
+    db.execute("SAVEPOINT note")
+    try:
+        write(db, *args)
+    except sqlite3.Error as error:
+        db.execute("ROLLBACK TO note")
+        db.execute("RELEASE note")
+        return error
+    db.execute("RELEASE note")
+    return None
 
 
 def _create(db: sqlite3.Connection) -> None:

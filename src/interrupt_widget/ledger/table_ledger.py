@@ -7,12 +7,12 @@ operator tools that read the same in both dialects live here once.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, Unpack
 
-from interrupt_widget.ledger.audit_log import NotingLedger
-from interrupt_widget.ledger.once_only import DEFAULT_RETENTION, Waiting
+from interrupt_widget.ledger.audit_log import Asked, NotingLedger
+from interrupt_widget.ledger.once_only import DEFAULT_RETENTION, Key, Waiting
 
 
 class _Cursor(Protocol):
@@ -51,6 +51,27 @@ class TableLedger(NotingLedger, Generic[Db]):
         """
         sql = f"DELETE FROM {self._table} WHERE thread_id = {self._mark} AND call_id = {self._mark}"
         return self._attempt(lambda db: db.execute(sql, (thread_id, call_id)).rowcount == 1)
+
+    def record(self, thread_id: str, call_id: str, output: str) -> None:
+        """Set the output the next resume of this call gets, without running it."""
+        raise NotImplementedError
+
+    async def record_asked(self, key: Key, output: str, asked: Sequence[Asked]) -> None:
+        """`record(*key, output)` and the notes of the calls asked in thread `key[0]`, in one
+        trip to the database: a run that pauses keeps its state and notes its questions.
+
+        The record is written, or this raises `LedgerUnavailable`; the notes are best
+        effort, as every note is.
+        """
+        await self._io(self._record_asked, key, output, list(asked))
+
+    def _record_asked(self, key: Key, output: str, asked: list[Asked]) -> None:
+        self.record(*key, output)
+        if asked:
+            try:
+                self._note_asked(key[0], asked)
+            except Exception as error:
+                self._note_trouble(error)
 
     def _attempt(self, work: Callable[[Db], _T]) -> _T:
         """`work(db)` on a connection, with the dialect's retries; `LedgerUnavailable` after."""

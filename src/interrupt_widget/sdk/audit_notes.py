@@ -1,8 +1,9 @@
 """The audit notes a run writes beside its ledger's claims (see `ledger/audit_log.py`).
 
-Three moments: the calls a run pauses on (asked), the answer that settles a
-call, written by the run that holds its claim before the SDK may run it
-(answered), and a tool that raised (failed). A ledger that keeps no notes
+Three moments: the calls a run pauses on (asked, written with the paused
+state), the answer that settles a call, written by the run that holds its
+claim before the SDK may run it (answered, with an approved call's claim),
+and a tool that raised (failed). A ledger that keeps no notes
 (`AuditedLedger`) is left alone; a note that cannot be written is logged by
 the ledger and the run goes on.
 """
@@ -20,13 +21,12 @@ from interrupt_widget.ledger.audit_log import Answered, Asked, AuditedLedger
 from interrupt_widget.ledger.once_only import CallLedger, Key
 
 
-async def asked(
-    ledger: CallLedger, thread_id: str, interrupts: list[Interrupt], at: datetime
-) -> None:
-    """Note the calls a run pauses on."""
-    if not interrupts or not isinstance(ledger, AuditedLedger):
-        return
-    calls = [
+def asked(ledger: CallLedger, interrupts: list[Interrupt], at: datetime) -> list[Asked]:
+    """The notes of the calls a run pauses on (none for a ledger that keeps no notes), which
+    `paused_runs.keep` writes with the paused state."""
+    if not isinstance(ledger, AuditedLedger):
+        return []
+    return [
         Asked(
             call_id=i.tool_call_id,
             tool=tool_name(i),
@@ -36,22 +36,25 @@ async def asked(
         for i in interrupts
         if i.tool_call_id
     ]
-    await ledger.note_asked(thread_id, calls)
 
 
 async def answered(
     ledger: CallLedger, key: Key, resolution: Resolution, by: str | None, at: datetime
 ) -> None:
     """Note the answer that settles a call, from the run that holds its claim."""
-    if not isinstance(ledger, AuditedLedger):
-        return
+    if isinstance(ledger, AuditedLedger):
+        await ledger.note_answered(*key, answered_note(resolution, by, at))
+
+
+def answered_note(resolution: Resolution, by: str | None, at: datetime) -> Answered:
+    """The note of the answer that settles a call (see `answered`)."""
     call = resolution.gated.call
     proposed = arguments_sha256(call.function.arguments)
     executed = None
     if resolution.decision == "approved":
         edited = resolution.edited_arguments
         executed = proposed if edited is None else arguments_sha256(edited)
-    note = Answered(
+    return Answered(
         tool=call.function.name,
         arguments_sha256=proposed,
         decision=resolution.decision,
@@ -60,7 +63,6 @@ async def answered(
         at=at,
         executed_arguments_sha256=executed,
     )
-    await ledger.note_answered(*key, note)
 
 
 async def failed(ledger: CallLedger, key: Key, error: str) -> None:

@@ -17,6 +17,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
+from interrupt_widget.ledger.audit_log import Answered, AuditedLedger, NotingLedger
 from interrupt_widget.ledger.once_only import CallLedger, Key, Recorded
 
 
@@ -53,8 +54,14 @@ class Claim:
             await asyncio.shield(self._settled)
 
 
-async def claim(ledger: CallLedger, key: Key, *, answer: Any) -> Claim | Recorded:
-    """Hold `key` for this run (`Claim`), or the record of the run that holds or held it."""
+async def claim(
+    ledger: CallLedger, key: Key, *, answer: Any, note: Answered | None = None
+) -> Claim | Recorded:
+    """Hold `key` for this run (`Claim`), or the record of the run that holds or held it.
+
+    `note`, the answer's audit note, is written with a claim that is this run's: in the
+    claim's own trip to a `NotingLedger` (in SQLite, its commit), else after it.
+    """
     output: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     claimed = asyncio.Event()
 
@@ -62,7 +69,11 @@ async def claim(ledger: CallLedger, key: Key, *, answer: Any) -> Claim | Recorde
         claimed.set()
         return await output
 
-    settled = asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
+    if isinstance(ledger, NotingLedger):
+        running = ledger.run_once(key, invoke, answer=answer, claim_note=note)
+    else:
+        running = ledger.run_once(key, invoke, answer=answer)
+    settled = asyncio.ensure_future(running)
     settled.add_done_callback(_retrieve)
     won = asyncio.ensure_future(claimed.wait())
     try:
@@ -76,9 +87,22 @@ async def claim(ledger: CallLedger, key: Key, *, answer: Any) -> Claim | Recorde
     finally:
         won.cancel()
     if claimed.is_set():
-        return Claim(key, output, settled)
+        held = Claim(key, output, settled)
+        if note is not None:
+            try:
+                await _noted_apart(ledger, key, note)
+            except BaseException:
+                held.drop("the answer could not be noted")
+                raise
+        return held
     kept = settled.result()  # raises CallInDoubt when the holder left it in doubt
     return await ledger.recorded(key) or Recorded(kept)
+
+
+async def _noted_apart(ledger: CallLedger, key: Key, note: Answered) -> None:
+    """A ledger that keeps notes its own way (not a `NotingLedger`) notes after the claim."""
+    if isinstance(ledger, AuditedLedger) and not isinstance(ledger, NotingLedger):
+        await ledger.note_answered(*key, note)
 
 
 def _retrieve(task: asyncio.Future[str]) -> None:

@@ -27,8 +27,10 @@ from agents import Agent, RunState, ToolApprovalItem
 from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
+from interrupt_widget.ledger.audit_log import Asked, AuditedLedger
 from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.ledger.once_only import CallLedger, Key
+from interrupt_widget.ledger.table_ledger import TableLedger
 
 STATE_PREFIX: Final = "sdk-state:"
 """Ledger keys that hold a paused run's state, beside the keys of tool calls."""
@@ -85,8 +87,10 @@ async def keep(
     thread_id: str,
     state: RunState[Any, Any],
     interruptions: Sequence[ToolApprovalItem],
+    asked: Sequence[Asked] = (),
 ) -> None:
-    """Keep `state` (paused on approvals) for the resume that answers them.
+    """Keep `state` (paused on approvals) for the resume that answers them, and note the
+    calls it `asked` in the ledger's audit.
 
     `interruptions` are the paused run's own (`RunResultStreaming.interruptions`, the
     items `state` holds). Written to the ledger, which every process and replica reads;
@@ -96,21 +100,36 @@ async def keep(
     """
     pending = pending_items(interruptions)
     key = state_key(thread_id, pending)
-    if isinstance(ledger, Recording):
-        # One upsert, not a claim and a result: a process killed while writing a state
-        # leaves nothing in doubt, and the next pause on the same calls writes it again.
-        await asyncio.to_thread(ledger.record, key[0], key[1], state_text(state))
-    elif not isinstance(ledger, MemoryLedger):
-        text = state_text(state)
-
-        async def write() -> str:
-            return text
-
-        await ledger.run_once(key, write)
+    await _write(ledger, key, state, asked)
     with _live_lock:
         _live[(id(ledger), id(agent), key)] = Paused(state, pending)
         while len(_live) > LIVE_STATES:
             _live.popitem(last=False)
+
+
+async def _write(
+    ledger: CallLedger, key: Key, state: RunState[Any, Any], asked: Sequence[Asked]
+) -> None:
+    """The state in the ledger under `key`, the asked notes in its audit."""
+    if isinstance(ledger, TableLedger):
+        # One upsert, not a claim and a result: a process killed while writing a state
+        # leaves nothing in doubt, and the next pause on the same calls writes it again.
+        # The notes go in the same trip to the database (in SQLite, the same commit).
+        await ledger.record_asked(key, state_text(state), asked)
+        return
+    if asked and isinstance(ledger, AuditedLedger):
+        await ledger.note_asked(key[0], asked)
+    if isinstance(ledger, MemoryLedger):
+        return  # read by this process alone: the object `keep` holds is all it needs
+    if isinstance(ledger, Recording):
+        await asyncio.to_thread(ledger.record, key[0], key[1], state_text(state))
+        return
+    text = state_text(state)
+
+    async def write() -> str:
+        return text
+
+    await ledger.run_once(key, write)
 
 
 def state_text(state: RunState[Any, Any]) -> str:

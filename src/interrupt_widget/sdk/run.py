@@ -217,13 +217,13 @@ class SDKRun:
                 asked = await people.asked(
                     adapter.policy, adapter.ledger, thread_id, asked, self._starter, adapter.now()
                 )
-                await audit_notes.asked(adapter.ledger, thread_id, asked, adapter.now())
                 await paused_runs.keep(
                     adapter.ledger,
                     adapter.agent,
                     thread_id,
                     streamed.to_state(),
                     streamed.interruptions,
+                    audit_notes.asked(adapter.ledger, asked, adapter.now()),
                 )
             else:  # the final output, when no message the model streamed carried it
                 for event in final_reply(streamed, self._translator, self._transcript):
@@ -379,13 +379,13 @@ class SDKRun:
         # A call that was settled has one truth: any later answer gets its recorded result.
         # The claim finds that record itself, so no look at the ledger goes first.
         if resolution.decision == "approved":
-            got = await held_calls.claim(ledger, key, answer=resolution.payload)
+            # The answer is noted with the claim, when the claim is this run's.
+            by, now = self._answerer(resolution, ruling), self._adapter.now()
+            note = audit_notes.answered_note(resolution, by, now)
+            got = await held_calls.claim(ledger, key, answer=resolution.payload, note=note)
             if isinstance(got, Recorded):  # another run claimed it first: its result stands
                 return replay_marker(resolution, got), got.output
             self._claims[call_id] = got
-            await audit_notes.answered(
-                ledger, key, resolution, self._answerer(resolution, ruling), self._adapter.now()
-            )
             self._claimed[call_id] = resolution.gated.interrupt.id
             self._answers[call_id] = resolution.payload
             self._fallback[call_id] = f"{self._tool_name(call_id)} ran inside another tool's run."
