@@ -333,12 +333,11 @@ class AgentBatch:
         thread_id = row.thread.thread_id
         try:
             # Reading the row's records needs no place among the runs.
-            found = await row_records.read(self.ledger, thread_id, ROW_OUTCOME_CALL)
+            found, saved = await row_records.begun(self.ledger, thread_id)
             if found is not None:
                 _apply_record(row, found)
                 await self._when_ran(row)
                 return
-            saved = await row_records.last_step(self.ledger, thread_id)
             async with slots:
                 if self._stopping:
                     row.set_status("cancelled")

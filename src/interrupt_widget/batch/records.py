@@ -71,6 +71,22 @@ async def write(
     return value if isinstance(value, Mapping) else None
 
 
+async def begun(
+    ledger: CallLedger, thread_id: str
+) -> tuple[Mapping[str, Any] | None, tuple[int, list[Message], list[Interrupt]] | None]:
+    """How the row ended (its outcome), else its latest saved conversation (`last_step`).
+
+    A row not begun has neither: a ledger that can tells so in one look at both records.
+    """
+    outcome_key, first_step = (thread_id, ROW_OUTCOME_CALL), (thread_id, f"{ROW_STEP_CALL}1")
+    if isinstance(ledger, OnceOnlyLedger) and await ledger.unclaimed([outcome_key, first_step]):
+        return None, None
+    outcome = await read(ledger, thread_id, ROW_OUTCOME_CALL)
+    if outcome is not None:
+        return outcome, None
+    return None, await last_step(ledger, thread_id)
+
+
 async def last_step(
     ledger: CallLedger, thread_id: str
 ) -> tuple[int, list[Message], list[Interrupt]] | None:

@@ -32,7 +32,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import timedelta
@@ -189,6 +189,18 @@ class OnceOnlyLedger:
             raise LedgerUnavailable(_unread_message(key, error), key=key) from error
         return found if isinstance(found, Recorded) else None
 
+    async def unclaimed(self, keys: Sequence[Key]) -> bool:
+        """Whether nothing holds any of `keys` (no record, no claim, none being settled here),
+        read in one trip to the storage: the quick answer for records usually not there yet.
+
+        Raises `LedgerUnavailable` when the storage cannot be read.
+        """
+        with self._lock:
+            if any(key in self._settling for key in keys):
+                return False
+        found = await self._io(self._look_all, list(keys))
+        return all(look is None for look in found)
+
     async def keep_first(self, key: Key, output: str) -> str:
         """`output` as the record of `key` unless one is there (or claimed): the record that
         stands.
@@ -229,6 +241,10 @@ class OnceOnlyLedger:
     def _look(self, key: Key) -> Look:
         """What holds `key`, without taking it."""
         raise NotImplementedError
+
+    def _look_all(self, keys: list[Key]) -> list[Look]:
+        """`_look` of each key (a ledger may read them together)."""
+        return [self._look(key) for key in keys]
 
     def _store(self, key: Key, output: str) -> None:
         """Record the output of a call this ledger claimed."""

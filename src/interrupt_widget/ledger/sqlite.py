@@ -291,6 +291,9 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _look(self, key: Key) -> Look:
         return self._attempt(lambda db: self._read(db, key))
 
+    def _look_all(self, keys: list[Key]) -> list[Look]:
+        return self._attempt(lambda db: [self._read(db, key) for key in keys])
+
     def _read(self, db: sqlite3.Connection, key: Key) -> Look:
         row = db.execute(_READ, key).fetchone()
         if row is None:
