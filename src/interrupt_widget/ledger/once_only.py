@@ -32,8 +32,9 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Future
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, ClassVar, Final, Protocol, TypedDict
@@ -83,6 +84,33 @@ Claim = Recorded | Held | InDoubt | _Mine
 """What `_claim` finds."""
 Look = Recorded | Held | InDoubt | None
 """What `_look` finds (None: nobody claimed the key)."""
+
+
+@dataclass
+class ClaimNote:
+    """An audit note to write with the claim of `key` when the claim is this run's."""
+
+    key: Key
+    note: Any
+    """The note (the answer that settles the call, `audit_log.Answered`)."""
+    written: bool = False
+    """Set by a ledger that wrote it (or tried to: notes are best effort) with the claim."""
+
+
+_claim_note: ContextVar[ClaimNote | None] = ContextVar("claim_note", default=None)
+
+
+@contextlib.contextmanager
+def noting_claim(note: ClaimNote) -> Iterator[None]:
+    """Inside, a `run_once` of `note.key` started here writes `note` with its claim, when the
+    ledger can (one trip to its storage, in SQLite one commit); else `note.written` stays
+    unset and the asker notes it after the claim. A context, not a parameter, so a ledger
+    that wraps `run_once` passes it on untouched."""
+    token = _claim_note.set(note)
+    try:
+        yield
+    finally:
+        _claim_note.reset(token)
 
 
 class CallLedger(Protocol):
@@ -150,19 +178,16 @@ class OnceOnlyLedger:
     # -- CallLedger --------------------------------------------------------------------------
 
     async def run_once(
-        self,
-        key: Key,
-        invoke: Callable[[], Awaitable[str]],
-        *,
-        answer: Any = None,
-        claim_note: Any = None,
+        self, key: Key, invoke: Callable[[], Awaitable[str]], *, answer: Any = None
     ) -> str:
         """`invoke()`'s output, running it only if no run claimed `key` before.
 
-        `claim_note` is what a ledger that keeps audit notes (`NotingLedger`) notes with
-        the claim, in the same trip to its storage, when the claim is this run's: the
-        answer that settles the call. Other ledgers ignore it.
+        Under `noting_claim` for `key`, a ledger that keeps audit notes writes the note with
+        the claim, in the same trip to its storage, when the claim is this run's.
         """
+        note = _claim_note.get()
+        if note is not None and note.key != key:
+            note = None
         with self._lock:
             future = self._settling.get(key)
             first = future is None
@@ -171,7 +196,7 @@ class OnceOnlyLedger:
                 self._settling[key] = future
         if first:
             # Its own task: a cancelled asker never leaves a claim half-settled.
-            task = asyncio.ensure_future(self._settle(key, invoke, answer, claim_note))
+            task = asyncio.ensure_future(self._settle(key, invoke, answer, note))
             task.add_done_callback(lambda t: self._finish(key, future, t))
         return await asyncio.shield(asyncio.wrap_future(future))
 
@@ -233,9 +258,9 @@ class OnceOnlyLedger:
         """Take `key` (`MINE`), or report what holds it."""
         raise NotImplementedError
 
-    def _claim_noting(self, key: Key, answer: Any, note: Any) -> Claim:
-        """`_claim`, and with a claim that is `MINE` the note `run_once` was given (a ledger
-        without notes has none to write)."""
+    def _claim_noting(self, key: Key, answer: Any, note: ClaimNote | None) -> Claim:
+        """`_claim`, and with a claim that is `MINE` the note made under `noting_claim` (a
+        ledger without notes leaves it to the asker, `note.written` unset)."""
         return self._claim(key, answer)
 
     def _look(self, key: Key) -> Look:
@@ -279,7 +304,7 @@ class OnceOnlyLedger:
         return hook(*args)
 
     async def _settle(
-        self, key: Key, invoke: Callable[[], Awaitable[str]], answer: Any, note: Any
+        self, key: Key, invoke: Callable[[], Awaitable[str]], answer: Any, note: ClaimNote | None
     ) -> str:
         while True:
             try:

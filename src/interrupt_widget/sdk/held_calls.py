@@ -17,8 +17,8 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from interrupt_widget.ledger.audit_log import Answered, AuditedLedger, NotingLedger
-from interrupt_widget.ledger.once_only import CallLedger, Key, Recorded
+from interrupt_widget.ledger.audit_log import Answered, AuditedLedger
+from interrupt_widget.ledger.once_only import CallLedger, ClaimNote, Key, Recorded, noting_claim
 
 
 class NotRun(RuntimeError):
@@ -60,7 +60,8 @@ async def claim(
     """Hold `key` for this run (`Claim`), or the record of the run that holds or held it.
 
     `note`, the answer's audit note, is written with a claim that is this run's: in the
-    claim's own trip to a `NotingLedger` (in SQLite, its commit), else after it.
+    claim's own trip to a ledger that can (`noting_claim`; in SQLite, its commit), else
+    after it.
     """
     output: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     claimed = asyncio.Event()
@@ -69,11 +70,9 @@ async def claim(
         claimed.set()
         return await output
 
-    if isinstance(ledger, NotingLedger):
-        running = ledger.run_once(key, invoke, answer=answer, claim_note=note)
-    else:
-        running = ledger.run_once(key, invoke, answer=answer)
-    settled = asyncio.ensure_future(running)
+    noting = None if note is None else ClaimNote(key, note)
+    with contextlib.nullcontext() if noting is None else noting_claim(noting):
+        settled = asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
     settled.add_done_callback(_retrieve)
     won = asyncio.ensure_future(claimed.wait())
     try:
@@ -88,9 +87,9 @@ async def claim(
         won.cancel()
     if claimed.is_set():
         held = Claim(key, output, settled)
-        if note is not None:
+        if noting is not None and not noting.written:  # a ledger that could not: after it
             try:
-                await _noted_apart(ledger, key, note)
+                await _noted_apart(ledger, key, noting.note)
             except BaseException:
                 held.drop("the answer could not be noted")
                 raise
@@ -100,8 +99,7 @@ async def claim(
 
 
 async def _noted_apart(ledger: CallLedger, key: Key, note: Answered) -> None:
-    """A ledger that keeps notes its own way (not a `NotingLedger`) notes after the claim."""
-    if isinstance(ledger, AuditedLedger) and not isinstance(ledger, NotingLedger):
+    if isinstance(ledger, AuditedLedger):
         await ledger.note_answered(*key, note)
 
 
