@@ -76,6 +76,7 @@ from interrupt_widget.ledger.once_only import (
     DEFAULT_RETENTION,
     MINE,
     Claim,
+    ClaimNote,
     Held,
     InDoubt,
     Key,
@@ -84,14 +85,13 @@ from interrupt_widget.ledger.once_only import (
     Waiting,
     seconds,
 )
+from interrupt_widget.ledger.sqlite_commits import GroupCommits, best_effort, busy
 from interrupt_widget.ledger.sqlite_connections import KeptConnections
 from interrupt_widget.ledger.table_ledger import TableLedger
 
 __all__ = ["CallInDoubt", "SQLiteLedger"]
 
 _T = TypeVar("_T")
-
-_BUSY: Final = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS approved_calls (
@@ -144,6 +144,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         self._owner = f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self._notes = sqlite_audit.NoteConnection(self.path)
         self._connections = KeptConnections(self.path, busy_timeout)
+        self._commits = GroupCommits(self._attempt, lambda exc: LedgerUnavailable(_reason(exc)))
         try:
             self._attempt(_create)
             self.prune(retention)
@@ -154,7 +155,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
     def record(self, thread_id: str, call_id: str, output: str) -> None:
         """Set the output the next resume of this call gets, without running it."""
-        self._attempt(lambda db: self._write_record(db, (thread_id, call_id), output))
+        self._commits.write(lambda db: self._write_record(db, (thread_id, call_id), output))
 
     def in_doubt(self) -> list[Key]:
         """Claims with no result whose owner on this host has exited, or that this ledger
@@ -207,7 +208,8 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         a fresh one while the file is busy (up to `busy_timeout`); any other failure, or busy
         for longer, is `LedgerUnavailable`.
 
-        Every statement here commits alone or not at all, so trying again is safe.
+        Every write here commits whole or not at all (a statement alone, or a group's
+        transaction, `sqlite_commits`), so trying again is safe.
         """
         deadline = time.monotonic() + self.busy_timeout
         delay = 0.005
@@ -218,7 +220,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             except sqlite3.Error as exc:
                 # SQLite does not wait on every lock (a stale WAL snapshot, a recovery):
                 # those come back at once as busy, so wait here as its busy handler would.
-                if _busy(exc) and time.monotonic() + delay < deadline:
+                if busy(exc) and time.monotonic() + delay < deadline:
                     time.sleep(delay)
                     delay = min(delay * 2, 0.1)
                     continue
@@ -232,7 +234,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             raise LedgerUnavailable(_reason(exc)) from exc
 
     def _claim(self, key: Key, answer: Any) -> Claim:
-        return self._attempt(lambda db: self._claim_in(db, key, answer))
+        return self._commits.write(lambda db: self._claim_in(db, key, answer))
 
     def _claim_in(self, db: sqlite3.Connection, key: Key, answer: Any) -> Claim:
         cursor = db.execute(
@@ -245,35 +247,34 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             return MINE
         return self._read(db, key) or Held()  # released meanwhile: look again
 
-    def _claim_noting(self, key: Key, answer: Any, note: Any) -> Claim:
-        """The claim and, when it is `MINE`, its answer's note in one synced transaction:
-        the claim is as durable as alone, and the note rides on its commit."""
-        if not isinstance(note, Answered):
+    def _claim_noting(self, key: Key, answer: Any, note: ClaimNote | None) -> Claim:
+        """The claim and, when it is `MINE`, its answer's note in one synced commit: the
+        claim is as durable as alone, and the note rides on its commit."""
+        answered = None if note is None else note.note
+        if not isinstance(answered, Answered):
             return self._claim(key, answer)
 
         def claim(db: sqlite3.Connection) -> tuple[Claim, sqlite3.Error | None]:
-            with _transaction(db):
-                found = self._claim_in(db, key, answer)
-                if found is not MINE:
-                    return found, None
-                return found, _best_effort(db, sqlite_audit.note_answered, key, note)
+            found = self._claim_in(db, key, answer)
+            if found is not MINE:
+                return found, None
+            return found, best_effort(db, sqlite_audit.note_answered, key, answered)
 
-        found, trouble = self._attempt(claim)
+        found, trouble = self._commits.write(claim)
+        if found is MINE and note is not None:
+            note.written = True
         if trouble is not None:
             self._note_trouble(trouble)
         return found
 
     def _record_asked(self, key: Key, output: str, asked: list[Asked]) -> None:
-        """The record and the asked notes in one synced transaction (see `record_asked`)."""
+        """The record and the asked notes in one synced commit (see `record_asked`)."""
 
         def write(db: sqlite3.Connection) -> sqlite3.Error | None:
-            with _transaction(db):
-                self._write_record(db, key, output)
-                if not asked:
-                    return None
-                return _best_effort(db, sqlite_audit.note_asked, key[0], asked)
+            self._write_record(db, key, output)
+            return best_effort(db, sqlite_audit.note_asked, key[0], asked) if asked else None
 
-        trouble = self._attempt(write)
+        trouble = self._commits.write(write)
         if trouble is not None:
             self._note_trouble(trouble)
 
@@ -313,7 +314,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
     def _insert_first(self, key: Key, output: str) -> bool:
         now = time.time()
-        return self._attempt(
+        return self._commits.write(
             lambda db: (
                 db.execute(
                     "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, output, "
@@ -326,7 +327,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         )
 
     def _store(self, key: Key, output: str) -> None:
-        self._attempt(
+        self._commits.write(
             lambda db: db.execute(
                 "UPDATE approved_calls SET state = 'done', output = ?, finished_at = ? "
                 "WHERE thread_id = ? AND call_id = ? AND owner = ?",
@@ -335,7 +336,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         )
 
     def _unclaim(self, key: Key) -> None:
-        self._attempt(
+        self._commits.write(
             lambda db: db.execute(
                 "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ? AND owner = ? "
                 "AND state = 'claimed'",
@@ -386,39 +387,6 @@ def _answered_by(db: sqlite3.Connection, key: Key) -> str | None:
     return None if row is None else row[0]
 
 
-@contextlib.contextmanager
-def _transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """One transaction on an autocommit connection: committed (synced) whole, or rolled back.
-
-    IMMEDIATE takes the write lock at the start, so a busy file is found before anything
-    is written (and `_attempt` tries the whole transaction again)."""
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        if db.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
-def _best_effort(
-    db: sqlite3.Connection, write: Callable[..., None], *args: Any
-) -> sqlite3.Error | None:
-    """`write(db, *args)` inside a transaction, undone alone if it fails (a note must never
-    cost the write it goes with): the error, or None."""
-    db.execute("SAVEPOINT note")
-    try:
-        write(db, *args)
-    except sqlite3.Error as error:
-        db.execute("ROLLBACK TO note")
-        db.execute("RELEASE note")
-        return error
-    db.execute("RELEASE note")
-    return None
-
-
 def _create(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, nor it them
     db.execute(_SCHEMA)
@@ -426,11 +394,6 @@ def _create(db: sqlite3.Connection) -> None:
     if "answer" not in columns:  # a file made before answers were kept
         db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
     db.execute(sqlite_audit.AUDIT_SCHEMA)  # a file made before notes were kept
-
-
-def _busy(error: sqlite3.Error) -> bool:
-    code = getattr(error, "sqlite_errorcode", None)
-    return isinstance(code, int) and code & 0xFF in _BUSY
 
 
 def _reason(error: sqlite3.Error) -> str:
