@@ -15,9 +15,10 @@ by the adapter beside it:
 
 Notes are best effort: a note that cannot be written is logged, and the
 run goes on, since the claim, which decides whether a call runs, stands on
-its own; `audit()` then shows what the claim knows. On SQLite a note is
-committed without waiting for the disk (the claim's synced commit that
-follows carries it), so the notes cost a call little.
+its own; `audit()` then shows what the claim knows. The asked notes go with
+the paused run's state and the answered note with the call's claim, in the
+same trip to the storage (on SQLite, the same synced commit), so the notes
+cost a call little.
 """
 
 from __future__ import annotations

@@ -49,9 +49,12 @@ exits or `wait_timeout` passes; the process that left it answers
 SQLite's locking is only as good as the file system's: keep the file on a
 local disk shared by processes on one host, not on a network share. Each
 approved call costs two synced commits (claim, result), so that a claim
-survives a power cut as well as a crash: see `docs/performance.md` for the
-figures (`bench/ledger.py`). Only
-approved calls pay it, and they wait for a person anyway.
+survives a power cut as well as a crash; writes from threads that wait at
+the same moment (the rows of a batch) share one commit
+(`interrupt_widget.ledger.sqlite_commits`), each still on the disk before
+its caller goes on. See `docs/performance.md` for the figures
+(`bench/ledger.py`). Only approved calls pay it, and they wait for a person
+anyway.
 """
 
 from __future__ import annotations

@@ -4,9 +4,12 @@ Created when a ledger opens its file, so a file made before notes were kept
 gains the table on its next open (its earlier calls appear in the audit from
 their claims alone).
 
-Notes go through one connection the ledger keeps open (`NoteConnection`),
-committed with `synchronous=NORMAL`: in WAL mode a process crash keeps them,
-and the claim's or result's synced commit that follows writes them to the
+The notes that go with a write (a paused run's asked calls with its state,
+an approved call's answer with its claim) are written in that write's own
+synced commit, each in a savepoint, so a note that fails never costs the
+write. The others go through one connection the ledger keeps open
+(`NoteConnection`), committed with `synchronous=NORMAL`: in WAL mode a
+process crash keeps them, and the next synced commit writes them to the
 disk with it. Kept open, it also spares every other connection's close the
 checkpoint SQLite runs when the last connection to a WAL file closes (a
 note on a connection of its own paid that checkpoint's syncs: as much as a
