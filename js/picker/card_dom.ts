@@ -1,5 +1,6 @@
 // One interrupt's card: title, message, arguments, the form its schema asks for
-// (or a custom renderer), the buttons, and the read-only summary once decided.
+// (or a custom renderer) and the buttons. The picker adds the read-only summary once
+// decided (view.ts); the inbox lets an answered call go.
 
 import { button, h, hide } from "../dom";
 import { str } from "../json";
@@ -176,7 +177,6 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
   const approvals = approvalsPart();
   const answer = answerForm(ctx, card, titleId);
   const doubt = doubtPart(ctx, id);
-  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
   const root = h(
     "section",
     { class: "iw-card", "data-interrupt-id": id, "aria-labelledby": titleId },
@@ -192,11 +192,9 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     approvals.root,
     answer.form,
     doubt.root,
-    decision,
   );
   const cleanup: Array<() => void> = [];
   if (card.renderer) mountRenderer(ctx, card, answer, cleanup);
-  const drawDecision = decisionDrawer(root, decision);
 
   return {
     root,
@@ -206,7 +204,6 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
       root.setAttribute("data-phase", phase);
       for (const part of [answer, doubt, approvals]) part.update(view, closed);
       countdown.textContent = countdownText(view, closed);
-      drawDecision(view);
     },
     destroy(): void {
       for (const fn of cleanup) fn();
@@ -374,29 +371,5 @@ function errorDrawer(fields: FieldDom[], cardError: HTMLElement): (view: CardVie
     const text = [unplaced.length ? "" : view.error, ...unplaced].filter(Boolean).join(" ");
     // A renderer's failure stays in view until there is something else to say.
     if (!cardError.textContent?.startsWith(CUSTOM_FAILED) || text) cardError.textContent = text;
-  };
-}
-
-/** Draws the read-only summary from the saved answer (again only when it changes). */
-function decisionDrawer(root: HTMLElement, decision: HTMLElement): (view: CardView) => void {
-  let shownDecision = "";
-  return ({ decision: d }) => {
-    const key = d ? JSON.stringify(d) : "";
-    if (key === shownDecision) return;
-    shownDecision = key;
-    const parts = d
-      ? [
-          // The person clicked here too: say that their answer was not the one taken.
-          ...(d.elsewhere ? [h("span", "iw-elsewhere", "Answered elsewhere:")] : []),
-          h("span", `iw-verdict iw-${d.tone}`, d.verdict),
-          ...d.details.map(([label, value]) => h("span", "iw-detail", `${label}: ${value}`)),
-          h("span", "iw-by", `(${d.by})`),
-        ]
-      : [];
-    // Spaces between the parts, so the summary reads as a sentence when copied or spoken.
-    decision.replaceChildren(...parts.flatMap((part, i) => (i ? [" ", part] : [part])));
-    const hadFocus = root.contains(document.activeElement);
-    decision.classList.toggle("iw-hidden", !d);
-    if (d && hadFocus) decision.focus();
   };
 }
