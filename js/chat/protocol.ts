@@ -6,6 +6,7 @@
 
 import type { AttachedMessage } from "../attached";
 import { asRecord } from "../json";
+import { newRequestId } from "../picker/protocol";
 
 /** An AG-UI event as camelCase wire JSON. Only the fields the transcript reads are typed. */
 export interface WireEvent {
@@ -56,12 +57,9 @@ export type ToKernel =
   | { type: "hello" }
   | AttachedMessage;
 
-let prompts = 0;
-
-/** A person's message for the agent, with a request id unique on the page. */
+/** A person's message for the agent, with a request id unique on the page (the picker's). */
 export function promptMessage(text: string): ToKernel {
-  prompts += 1;
-  return { type: "prompt", text, requestId: `prompt-${Date.now()}-${prompts}` };
+  return { type: "prompt", text, requestId: newRequestId() };
 }
 
 export function isToFrontEnd(msg: unknown): msg is ToFrontEnd {

@@ -2,6 +2,7 @@
 // run in progress, reduced to what the view draws. No DOM here.
 
 import { asRecord, str } from "../json";
+import { answererWords } from "../picker/summary";
 import type { WireEvent, WireMessage } from "./protocol";
 
 export interface UserItem {
@@ -64,20 +65,11 @@ function utcWords(at: unknown): string | null {
   return `${moment.toISOString().slice(0, 19).replace("T", " ")} UTC`;
 }
 
-/** Who answered, as the kernel words it (`answerer_words`): "in the widget", "from Python",
- * "by responder approve_all", "by policy small transfers". */
-function whoWords(by: string): string {
-  if (by === "user" || by.startsWith("view:")) return "in the widget";
-  if (by === "python") return "from Python";
-  const at = by.indexOf(":");
-  return at > 0 && at < by.length - 1 ? `by ${by.slice(0, at)} ${by.slice(at + 1)}` : `by ${by}`;
-}
-
 /** "Replayed: ran on <when> (<who>), not run again." for a result that came from the ledger. */
 function replayedWords(decision: unknown, ranAt: unknown, ranBy: unknown): string {
   const when = utcWords(ranAt);
   if (decision !== "approved" || when === null) return "Replayed: settled by an earlier answer, not run again.";
-  const who = typeof ranBy === "string" && ranBy ? ` (${whoWords(ranBy)})` : "";
+  const who = typeof ranBy === "string" && ranBy ? ` (${answererWords(ranBy)})` : "";
   return `Replayed: ran on ${when}${who}, not run again.`;
 }
 

@@ -151,7 +151,7 @@ export function createChatView(container: HTMLElement, actions: ChatViewActions)
       drawStatus();
     },
     destroy(): void {
-      pickerGrowth?.disconnect();
+      pickerGrowth.disconnect();
       root.remove();
     },
   };
@@ -244,8 +244,7 @@ function placeAfterAskedCall(
  * The picker mounts after its model arrives and grows as it draws: keep its buttons in view
  * while the run waits for them, without scrolling the page. Returns the observer to disconnect.
  */
-function keepPickerInView(log: HTMLElement, pickerSlot: HTMLElement, waiting: () => boolean): ResizeObserver | null {
-  if (typeof ResizeObserver === "undefined") return null;
+function keepPickerInView(log: HTMLElement, pickerSlot: HTMLElement, waiting: () => boolean): ResizeObserver {
   const observer = new ResizeObserver(() => {
     if (!waiting()) return;
     const bottom = pickerSlot.offsetTop + pickerSlot.offsetHeight;

@@ -1,5 +1,6 @@
 // One interrupt's card: title, message, arguments, the form its schema asks for
-// (or a custom renderer), the buttons, and the read-only summary once decided.
+// (or a custom renderer) and the buttons. The picker adds the read-only summary once
+// decided (view.ts); the inbox lets an answered call go.
 
 import { button, h, hide } from "../dom";
 import { str } from "../json";
@@ -76,9 +77,11 @@ function drawChanges(into: HTMLElement, found: Change[]): void {
   );
 }
 
+/** A part of the card, redrawn from each view; `done` once nothing is left to answer here
+ * (the call was decided, or the picker closed). */
 interface Part {
   root: HTMLElement;
-  update(card: CardView, closed: boolean): void;
+  update(card: CardView, done: boolean): void;
 }
 
 const ASK: Record<"ran" | "not", [string, string]> = {
@@ -132,8 +135,8 @@ function doubtPart(ctx: CardContext, id: string): Part {
   );
   return {
     root,
-    update(view: CardView, closed: boolean): void {
-      hide(root, !view.doubt || view.phase === "decided" || closed);
+    update(view: CardView, done: boolean): void {
+      hide(root, !view.doubt || done);
       known.textContent = view.doubt ?? "";
       for (const b of [ran, notRun, confirm, back]) b.disabled = view.phase === "pending";
       const refused = [view.error, ...(view.fieldErrors[""] ?? [])].find(Boolean);
@@ -163,8 +166,8 @@ function approvalsPart(): Part & { root: HTMLElement } {
   };
 }
 
-function countdownText(card: CardView, closed: boolean): string {
-  if (card.phase === "decided" || closed || card.remaining === null) return "";
+function countdownText(card: CardView, done: boolean): string {
+  if (done || card.remaining === null) return "";
   if (card.remaining <= 0) return "Expired: it can only be cancelled";
   return `Expires in ${formatRemaining(card.remaining)}`;
 }
@@ -176,7 +179,6 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
   const approvals = approvalsPart();
   const answer = answerForm(ctx, card, titleId);
   const doubt = doubtPart(ctx, id);
-  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
   const root = h(
     "section",
     { class: "iw-card", "data-interrupt-id": id, "aria-labelledby": titleId },
@@ -192,21 +194,19 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
     approvals.root,
     answer.form,
     doubt.root,
-    decision,
   );
   const cleanup: Array<() => void> = [];
   if (card.renderer) mountRenderer(ctx, card, answer, cleanup);
-  const drawDecision = decisionDrawer(root, decision);
 
   return {
     root,
     update(view: CardView, closed: boolean): void {
       const { phase } = view;
-      root.classList.toggle("iw-decided", phase === "decided");
+      const decided = phase === "decided";
+      root.classList.toggle("iw-decided", decided);
       root.setAttribute("data-phase", phase);
-      for (const part of [answer, doubt, approvals]) part.update(view, closed);
-      countdown.textContent = countdownText(view, closed);
-      drawDecision(view);
+      for (const part of [answer, doubt, approvals]) part.update(view, decided || closed);
+      countdown.textContent = countdownText(view, decided || closed);
     },
     destroy(): void {
       for (const fn of cleanup) fn();
@@ -222,7 +222,7 @@ interface AnswerForm {
   cardError: HTMLElement;
   /** Shows or hides the built-in form (a custom renderer draws its own). */
   showBuiltIn(shown: boolean): void;
-  update(card: CardView, closed: boolean): void;
+  update(card: CardView, done: boolean): void;
 }
 
 /** The form for an interrupt's schema, and the arguments it proposes: an edit starts from them,
@@ -307,8 +307,8 @@ function answerForm(ctx: CardContext, card: CardView, titleId: string): AnswerFo
     showBuiltIn(shown) {
       for (const el of [body, reason, primary, deny]) if (el) hide(el, !shown);
     },
-    update(view, closed) {
-      lockForm(view, closed, form, fields, [primary, deny, cancel]);
+    update(view, done) {
+      lockForm(view, done, form, fields, [primary, deny, cancel]);
       drawErrors(view);
     },
   };
@@ -317,17 +317,17 @@ function answerForm(ctx: CardContext, card: CardView, titleId: string): AnswerFo
 /** Hides the form once it has nothing to ask, and disables what cannot be answered now. */
 function lockForm(
   { phase, doubt }: CardView,
-  closed: boolean,
+  done: boolean,
   form: HTMLFormElement,
   fields: FieldDom[],
   [primary, deny, cancel]: [HTMLButtonElement, HTMLButtonElement | false, HTMLButtonElement],
 ): void {
-  const locked = phase !== "open" || closed;
-  hide(form, phase === "decided" || closed || doubt !== null);
+  const locked = phase !== "open" || done;
+  hide(form, done || doubt !== null);
   for (const field of fields) for (const c of field.controls) (c as HTMLInputElement).disabled = locked;
   primary.disabled = locked;
   if (deny) deny.disabled = locked;
-  cancel.disabled = closed || !(phase === "open" || phase === "expired");
+  cancel.disabled = done || !(phase === "open" || phase === "expired");
   form.setAttribute("aria-busy", String(phase === "pending"));
 }
 
@@ -374,29 +374,5 @@ function errorDrawer(fields: FieldDom[], cardError: HTMLElement): (view: CardVie
     const text = [unplaced.length ? "" : view.error, ...unplaced].filter(Boolean).join(" ");
     // A renderer's failure stays in view until there is something else to say.
     if (!cardError.textContent?.startsWith(CUSTOM_FAILED) || text) cardError.textContent = text;
-  };
-}
-
-/** Draws the read-only summary from the saved answer (again only when it changes). */
-function decisionDrawer(root: HTMLElement, decision: HTMLElement): (view: CardView) => void {
-  let shownDecision = "";
-  return ({ decision: d }) => {
-    const key = d ? JSON.stringify(d) : "";
-    if (key === shownDecision) return;
-    shownDecision = key;
-    const parts = d
-      ? [
-          // The person clicked here too: say that their answer was not the one taken.
-          ...(d.elsewhere ? [h("span", "iw-elsewhere", "Answered elsewhere:")] : []),
-          h("span", `iw-verdict iw-${d.tone}`, d.verdict),
-          ...d.details.map(([label, value]) => h("span", "iw-detail", `${label}: ${value}`)),
-          h("span", "iw-by", `(${d.by})`),
-        ]
-      : [];
-    // Spaces between the parts, so the summary reads as a sentence when copied or spoken.
-    decision.replaceChildren(...parts.flatMap((part, i) => (i ? [" ", part] : [part])));
-    const hadFocus = root.contains(document.activeElement);
-    decision.classList.toggle("iw-hidden", !d);
-    if (d && hadFocus) decision.focus();
   };
 }

@@ -127,14 +127,12 @@ function readLeaf(field: FieldSpec, raw: RawValue | undefined): Leaf {
         c.kind === "datetime" ? localToIso(text) : c.kind === "time" ? timeToIso(text) : DATE.test(text) ? text : null;
       return value ? { value } : { error: `must be a valid ${c.kind === "datetime" ? "date-time" : c.kind}` };
     }
-    case "json":
+    default: // "json": a group is never read as one value
       try {
         return { value: JSON.parse(text) as unknown };
       } catch {
         return { error: "must be valid JSON" };
       }
-    default:
-      return null;
   }
 }
 

@@ -122,6 +122,15 @@ describe("decisions", () => {
     });
   });
 
+  it("says who answered in the kernel's words, and this view or another apart", () => {
+    const said = (by: string) => decisionOf({ status: "resolved", payload: null, by, at: "" }, "v1").by;
+    expect(said("policy:small transfers")).toBe("by policy small transfers");
+    expect(said("view:v1")).toBe("in this view");
+    expect(said("view:v2")).toBe("in another view");
+    expect(said("expiry")).toBe("time ran out");
+    expect(said("ops")).toBe("by ops");
+  });
+
   it("shows a chosen time in local time, and a label that repeats it only once", () => {
     const time = "2026-12-08T10:30:00+01:00";
     const derived = decisionOf({

@@ -157,7 +157,8 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
   if (record) phase = "decided";
   else if (state.pending[id]) phase = "pending";
   else if (remaining !== null && remaining <= 0) phase = "expired";
-  const errors = phase === "decided" ? [] : (refusal?.errors ?? model.errors[id] ?? []);
+  // A decided card draws neither its form nor its doubt (card_dom.ts), so their errors stay as they are.
+  const errors = refusal?.errors ?? model.errors[id] ?? [];
   const call = model.calls[id];
   const title = call?.name ?? interrupt.reason;
   return {
@@ -174,10 +175,10 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
         }
       : null,
     fieldErrors: groupErrors(errors),
-    error: phase === "decided" ? "" : (refusal?.error ?? ""),
+    error: refusal?.error ?? "",
     remaining,
     renderer: model.renderers[title] ?? model.renderers[interrupt.reason] ?? null,
-    doubt: record ? null : (model.doubts?.[id] ?? null),
+    doubt: model.doubts?.[id] ?? null,
   };
 }
 

@@ -26,14 +26,21 @@ function asText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Who answered, by the record's `by` ("user", "python", "expiry", "view:<id>", "responder:<name>"). */
-const BY: Record<string, string> = { user: "in the widget", python: "from Python", expiry: "time ran out" };
+/** Who answered, as the kernel words it (`answerer_words`): "in the widget", "from Python",
+ * "by responder approve_all", "by policy small transfers". */
+export function answererWords(by: string): string {
+  if (by === "user" || by.startsWith("view:")) return "in the widget";
+  if (by === "python") return "from Python";
+  const at = by.indexOf(":");
+  return at > 0 && at < by.length - 1 ? `by ${by.slice(0, at)} ${by.slice(at + 1)}` : `by ${by}`;
+}
 
+/** Who answered, by the record's `by` ("user", "python", "expiry", "view:<id>", "responder:<name>"),
+ * as a picker that knows its own view id says it. */
 export function answeredBy(by: string, viewId?: string): string {
   if (viewId !== undefined && by === `view:${viewId}`) return "in this view";
   if (by.startsWith("view:")) return "in another view";
-  if (by.startsWith("responder:")) return `by responder ${by.slice("responder:".length)}`;
-  return BY[by] ?? `by ${by}`;
+  return by === "expiry" ? "time ran out" : answererWords(by);
 }
 
 type Read = Omit<Decision, "by">;

@@ -6,7 +6,7 @@
 import { h } from "../dom";
 import { buildCard, type Card, type ViewActions } from "./card_dom";
 import type { ModuleLoader } from "./renderers";
-import type { PickerView } from "./state";
+import type { CardView, PickerView } from "./state";
 
 export type { ViewActions } from "./card_dom";
 
@@ -53,7 +53,7 @@ export function createPickerDom(
         if (!card) {
           cardCount += 1;
           const ctx = { idPrefix: `${prefix}-${cardCount}`, actions, loader: options.loader, alive };
-          card = buildCard(ctx, cardView);
+          card = withDecision(buildCard(ctx, cardView));
           cards.set(cardView.id, card);
           root.appendChild(card.root);
         }
@@ -66,6 +66,40 @@ export function createPickerDom(
       destroyed = true;
       for (const card of cards.values()) card.destroy();
       root.remove();
+    },
+  };
+}
+
+/**
+ * The card with the read-only summary of its saved answer under it, drawn again only when it
+ * changes. Only the picker shows a decided card: the inbox lets an answered call go.
+ */
+function withDecision(card: Card): Card {
+  const decision = h("div", { class: "iw-decision iw-hidden", tabindex: -1 });
+  card.root.append(decision);
+  let shown = "";
+  return {
+    ...card,
+    update(view: CardView, closed: boolean): void {
+      card.update(view, closed);
+      const { decision: d } = view;
+      const key = d ? JSON.stringify(d) : "";
+      if (key === shown) return;
+      shown = key;
+      const parts = d
+        ? [
+            // The person clicked here too: say that their answer was not the one taken.
+            ...(d.elsewhere ? [h("span", "iw-elsewhere", "Answered elsewhere:")] : []),
+            h("span", `iw-verdict iw-${d.tone}`, d.verdict),
+            ...d.details.map(([label, value]) => h("span", "iw-detail", `${label}: ${value}`)),
+            h("span", "iw-by", `(${d.by})`),
+          ]
+        : [];
+      // Spaces between the parts, so the summary reads as a sentence when copied or spoken.
+      decision.replaceChildren(...parts.flatMap((part, i) => (i ? [" ", part] : [part])));
+      const hadFocus = card.root.contains(document.activeElement);
+      decision.classList.toggle("iw-hidden", !d);
+      if (d && hadFocus) decision.focus();
     },
   };
 }
