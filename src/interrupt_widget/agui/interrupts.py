@@ -109,12 +109,15 @@ def tool_call_interrupt(
     response_schema: Mapping[str, Any] | None,
     expires_at: str | None,
     agent_name: str | None = None,
+    extra_metadata: Mapping[str, Any] | None = None,
 ) -> Interrupt:
-    """The interrupt asking a human to approve one tool call."""
+    """The interrupt asking a human to approve one tool call (`extra_metadata` added last)."""
     tool_input = parse_arguments(arguments)
     metadata: dict[str, Any] = {"tool_name": tool_name, "tool_input": tool_input}
     if agent_name:
         metadata["agent_name"] = agent_name
+    if extra_metadata:
+        metadata.update(extra_metadata)
     return Interrupt(
         id=interrupt_id_for(tool_call_id),
         reason=TOOL_CALL_REASON,

@@ -342,17 +342,16 @@ class OpenAIAgentsAdapter:
     def interrupt_for(self, item: ToolApprovalItem, expires_at: str | None) -> Interrupt:
         """The AG-UI interrupt for one of the SDK's pending approvals."""
         name = item.tool_name or ""
-        interrupt = tool_call_interrupt(
+        return tool_call_interrupt(
             tool_call_id=item.call_id or "",
             tool_name=name,
             arguments=item.arguments or "",
             response_schema=self.response_schemas.get(name),
             expires_at=expires_at,
             agent_name=item.agent.name if item.agent is not None else None,
+            # When it was asked, so a decision's span can say how long it waited.
+            extra_metadata={ASKED_AT_KEY: instant(self.now())},
         )
-        # When it was asked, so a decision's span can say how long it waited.
-        metadata = {**(interrupt.metadata or {}), ASKED_AT_KEY: instant(self.now())}
-        return interrupt.model_copy(update={"metadata": metadata})
 
     def settle(
         self, interrupts: list[Interrupt], messages: list[Message]
