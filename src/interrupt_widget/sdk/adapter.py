@@ -318,7 +318,7 @@ class OpenAIAgentsAdapter:
         for item in pending:
             gated = by_call.get(item.call_id or "")
             owner = item.agent
-            if gated is None or owner is None:
+            if gated is None or owner is None or _surely_has(owner, item.tool_name):
                 continue
             tools = await owner.get_all_tools(RunContextWrapper(context=self.context))
             if not any(getattr(tool, "name", None) == item.tool_name for tool in tools):
@@ -484,6 +484,20 @@ def _agents(root: Agent[Any]) -> list[Agent[Any]]:
         found.append(agent)
         queue.extend(h for h in agent.handoffs if isinstance(h, Agent))
     return found
+
+
+def _surely_has(agent: Agent[Any], name: str | None) -> bool:
+    """Whether `agent.get_all_tools()` would list a tool named `name`, read without calling it.
+
+    A tool among `agent.tools` that is always on is in that list; the SDK's own call starts
+    a task per tool, most of the check's cost. Anything else (a switch that is a function,
+    an MCP server's tool) is left to the SDK's answer.
+    """
+    return any(
+        getattr(tool, "name", None) == name
+        and (not isinstance(tool, FunctionTool) or tool.is_enabled is True)
+        for tool in agent.tools
+    )
 
 
 def uses_default_model(root: Agent[Any]) -> bool:
