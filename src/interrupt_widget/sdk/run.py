@@ -149,6 +149,11 @@ class SDKRun:
         self._by = answerers(input.resume)
         """Interrupt id -> who answered it, as its resume entry says (for the audit)."""
 
+    @functools.cached_property
+    def _run_config(self) -> RunConfig:
+        # Made once: every SDK run of this AG-UI run, and its decisions' spans, share it.
+        return self._adapter.run_config_for(self._input.thread_id)
+
     @property
     def holds_claims(self) -> bool:
         """Whether approved calls this run claimed still wait for their output."""
@@ -248,7 +253,7 @@ class SDKRun:
             adapter.agent,
             state if state is not None else to_sdk_input(conversation),
             context=None if state is not None else adapter.context,
-            run_config=adapter.run_config_for(self._input.thread_id),
+            run_config=self._run_config,
             hooks=adapter.hooks,
         )
         # The SDK's run task copies this context: the answers reach the tools it runs.
@@ -349,7 +354,7 @@ class SDKRun:
                 now,
                 trace_arguments=self._adapter.trace_arguments,
             )
-            decision_spans.emit(span, state, self._adapter.run_config_for(self._input.thread_id))
+            decision_spans.emit(span, state, self._run_config)
 
     async def _replayed(self, decided: Sequence[Decided]) -> list[BaseEvent]:
         """The recorded results of calls a resume answers again, each marked a replay."""
