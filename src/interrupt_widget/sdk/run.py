@@ -267,9 +267,14 @@ class SDKRun:
         try:
             async for sdk_event in streamed.stream_events():
                 for translated in self._translator.translate(sdk_event):
-                    for event in await self._marked(translated):
-                        self._transcript.apply(event)
-                        yield event
+                    # Only a result is marked; every other event passes without an await.
+                    if isinstance(translated, ToolCallResultEvent):
+                        for event in await self._marked(translated):
+                            self._transcript.apply(event)
+                            yield event
+                    else:
+                        self._transcript.apply(translated)
+                        yield translated
         except ToolOutputGuardrailTripwireTriggered as error:
             # The tool ran and its output was withheld: it must never run again.
             await self._record_claims(f"The call ran; a guardrail withheld its output: {error}")
@@ -288,14 +293,12 @@ class SDKRun:
             self._transcript.apply(event)
             yield event
 
-    async def _marked(self, event: BaseEvent) -> list[BaseEvent]:
+    async def _marked(self, event: ToolCallResultEvent) -> list[BaseEvent]:
         """A result of an answered call, with its marker, recorded as the claim's output.
 
         The result of a call resumed from an earlier run that no answer names (an agent
         used as a tool) comes after the calls answered inside it: theirs go first.
         """
-        if not isinstance(event, ToolCallResultEvent):
-            return [event]
         call_id = event.tool_call_id
         marker = self._markers.pop(call_id, None)
         if marker is None:
