@@ -33,6 +33,7 @@ from ag_ui.core import (
     UserMessage,
 )
 from agents import Agent, function_tool
+from agents.mcp import MCPServer
 from agents.testing import ScriptedModel, function_call
 from agents.tool_context import ToolContext
 
@@ -741,16 +742,47 @@ async def test_interrupt_raised_after_a_handoff_resumes_with_that_agent(collect:
     assert "Tue 10:00" in text_of(second)  # the scheduler, not triage, carried on
 
 
+class _ToolServer(MCPServer):
+    """An MCP server with no tools of its own, which can go down."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.down = False
+
+    @property
+    def name(self) -> str:
+        return "tools"
+
+    async def connect(self) -> None:
+        pass
+
+    async def cleanup(self) -> None:
+        pass
+
+    async def list_tools(self, *_: Any) -> list[Any]:
+        if self.down:
+            raise ConnectionError("tool server unreachable")
+        return []
+
+    async def call_tool(self, *_: Any, **__: Any) -> Any:
+        raise AssertionError("no tool of this server is called")
+
+    async def list_prompts(self) -> Any:
+        raise AssertionError("no prompt is listed")
+
+    async def get_prompt(self, *_: Any, **__: Any) -> Any:
+        raise AssertionError("no prompt is read")
+
+
 async def test_agent_whose_tools_cannot_be_listed_ends_in_run_error(collect: Any) -> None:
     agent = meeting_agent(OfflineModel())
+    server = _ToolServer()
+    agent.mcp_servers = [server]
     adapter = OpenAIAgentsAdapter(agent)
     first = await collect(adapter, ask(MEETING))
     [interrupt] = interrupts(first)
 
-    async def broken(*_: Any) -> list[Any]:
-        raise ConnectionError("tool server unreachable")
-
-    agent.get_all_tools = broken  # type: ignore[method-assign]
+    server.down = True
     second = await collect(adapter, resume(first, resolved(interrupt, TUESDAY)))
 
     assert isinstance(second[-1], RunErrorEvent)

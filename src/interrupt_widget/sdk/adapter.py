@@ -489,11 +489,11 @@ def _agents(root: Agent[Any]) -> list[Agent[Any]]:
 def _surely_has(agent: Agent[Any], name: str | None) -> bool:
     """Whether `agent.get_all_tools()` would list a tool named `name`, read without calling it.
 
-    A tool among `agent.tools` that is always on is in that list; the SDK's own call starts
-    a task per tool, most of the check's cost. Anything else (a switch that is a function,
-    an MCP server's tool) is left to the SDK's answer.
+    For an agent without MCP servers, a tool among `agent.tools` that is always on is in that
+    list; the SDK's own call starts a task per tool, most of the check's cost. Anything else
+    (a switch that is a function, a server that may be down) is left to the SDK's answer.
     """
-    return any(
+    return not agent.mcp_servers and any(
         getattr(tool, "name", None) == name
         and (not isinstance(tool, FunctionTool) or tool.is_enabled is True)
         for tool in agent.tools
