@@ -202,7 +202,10 @@ class SDKRun:
             interrupts, shown = self._interrupts(streamed)
             for event in shown:
                 yield event
-            asked, settled = self._adapter.settle(interrupts, self._messages())
+            # A turn that asks nothing has nothing to settle (nor messages to read for it).
+            asked, settled = (
+                self._adapter.settle(interrupts, self._messages()) if interrupts else ([], [])
+            )
             if settled:
                 settled_rounds += 1
                 if settled_rounds > MAX_SETTLED_ROUNDS:
@@ -432,6 +435,8 @@ class SDKRun:
         """The run's interrupts, recorded on their calls; events for calls the stream hid."""
         interrupts: list[Interrupt] = []
         events: list[BaseEvent] = []
+        if not streamed.interruptions:  # the run ended: nothing to ask, nothing to read
+            return interrupts, events
         expires_at = expiry(self._adapter.expires_in, self._adapter.now())
         # Calls an earlier run asked that still wait (for more people) keep their question.
         earlier = {g.call_id: g.interrupt for g in gated_calls(self._history)}
@@ -466,11 +471,13 @@ class SDKRun:
         }
 
     def _tool_name(self, call_id: str) -> str:
-        for message in self._messages():
+        # The earlier runs' calls, then this run's: a name needs no copy of the messages.
+        for message in self._history:
             for call in getattr(message, "tool_calls", None) or []:
                 if call.id == call_id:
                     return str(call.function.name)
-        return "the tool"
+        call = self._transcript.call(call_id)
+        return "the tool" if call is None else str(call.function.name)
 
     async def _record_claims(self, output: str) -> None:
         claims = list(self._claims.values())
