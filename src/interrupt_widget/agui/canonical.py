@@ -73,6 +73,8 @@ def _layout(digits: str, point: int) -> str:
 
 def _string(text: str) -> str:
     spelled = json.dumps(text, ensure_ascii=False)
+    if spelled.isascii():  # no surrogate to escape: the common case needs no scan
+        return spelled
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", spelled)
 
 
