@@ -32,7 +32,7 @@ from ag_ui.core import (
     ToolMessage,
     UserMessage,
 )
-from agents import Agent, function_tool
+from agents import Agent, FunctionTool, function_tool
 from agents.mcp import MCPServer
 from agents.testing import ScriptedModel, function_call
 from agents.tool_context import ToolContext
@@ -41,6 +41,7 @@ import interrupt_widget
 from interrupt_widget import ErrorCode, OfflineModel, OpenAIAgentsAdapter, resume_payload
 from interrupt_widget.agui.wire import messages_to_wire, to_wire
 from interrupt_widget.examples import MEETING_RESPONSE_SCHEMA, expense_agent, meeting_agent
+from interrupt_widget.examples.tool_runs import ExampleAgent
 from interrupt_widget.testing.stream_rules import assert_valid_stream
 
 MEETING = "Book a call with Alice about the Q3 roadmap"
@@ -772,6 +773,60 @@ class _ToolServer(MCPServer):
 
     async def get_prompt(self, *_: Any, **__: Any) -> Any:
         raise AssertionError("no prompt is read")
+
+
+class _ListingAgent(ExampleAgent):
+    """An agent whose own `get_all_tools` may hide its tools (say, by the user's role)."""
+
+    hides: bool = False
+
+    async def get_all_tools(self, run_context: Any) -> list[Any]:
+        return [] if self.hides else await super().get_all_tools(run_context)
+
+
+def _tool_gone(events: list[BaseEvent]) -> RunErrorEvent:
+    error = events[-1]
+    assert isinstance(error, RunErrorEvent)
+    assert error.code == ErrorCode.INVALID_INPUT
+    assert "'schedule_meeting', which agent" in error.message
+    return error
+
+
+async def test_a_resume_is_refused_when_the_tool_left_the_agent(collect: Any) -> None:
+    agent = meeting_agent(OfflineModel())
+    adapter = OpenAIAgentsAdapter(agent)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+    agent.tools = []
+    _tool_gone(await collect(adapter, resume(first, resolved(interrupt, TUESDAY))))
+    assert agent.executions.count() == 0
+
+
+async def test_a_resume_is_refused_when_the_tool_is_switched_off(collect: Any) -> None:
+    agent = meeting_agent(OfflineModel())
+    adapter = OpenAIAgentsAdapter(agent)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+    [tool] = agent.tools
+    assert isinstance(tool, FunctionTool)
+    tool.is_enabled = lambda *_: False
+    _tool_gone(await collect(adapter, resume(first, resolved(interrupt, TUESDAY))))
+    assert agent.executions.count() == 0
+
+
+async def test_a_resume_is_refused_when_the_agent_s_own_listing_hides_the_tool(
+    collect: Any,
+) -> None:
+    base = meeting_agent(OfflineModel())
+    agent = _ListingAgent(
+        name=base.name, instructions=base.instructions, tools=base.tools, model=base.model
+    )
+    adapter = OpenAIAgentsAdapter(agent)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+    agent.hides = True
+    _tool_gone(await collect(adapter, resume(first, resolved(interrupt, TUESDAY))))
+    assert base.executions.count() == 0
 
 
 async def test_agent_whose_tools_cannot_be_listed_ends_in_run_error(collect: Any) -> None:

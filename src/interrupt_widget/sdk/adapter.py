@@ -489,11 +489,14 @@ def _agents(root: Agent[Any]) -> list[Agent[Any]]:
 def _surely_has(agent: Agent[Any], name: str | None) -> bool:
     """Whether `agent.get_all_tools()` would list a tool named `name`, read without calling it.
 
-    For an agent without MCP servers, a tool among `agent.tools` that is always on is in that
-    list; the SDK's own call starts a task per tool, most of the check's cost. Anything else
-    (a switch that is a function, a server that may be down) is left to the SDK's answer.
+    For an agent without MCP servers whose class lists tools as the SDK's `Agent` does, a
+    tool among `agent.tools` that is always on is in that list; the SDK's own call starts a
+    task per tool, most of the check's cost. Anything else (a switch that is a function, a
+    server that may be down, a subclass with a listing of its own) is left to that call.
     """
-    return not agent.mcp_servers and any(
+    if agent.mcp_servers or type(agent).get_all_tools is not Agent.get_all_tools:
+        return False
+    return any(
         getattr(tool, "name", None) == name
         and (not isinstance(tool, FunctionTool) or tool.is_enabled is True)
         for tool in agent.tools
