@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,7 +75,9 @@ def _writes_while_the_first_commits(
     others = [threading.Thread(target=write, args=(k, insert(k))) for k in keys]
     for thread in others:
         thread.start()
+    deadline = time.monotonic() + 5
     while len(commits._waiting) < len(keys):  # every other write waits for the next commit
+        assert time.monotonic() < deadline, f"{len(commits._waiting)} of {len(keys)} wait"
         threading.Event().wait(0.001)
     release.set()
     for thread in [leader, *others]:
