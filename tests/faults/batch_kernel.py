@@ -1,7 +1,8 @@
 """A batch run in a process of its own, for the kill -9 test: `python batch_kernel.py RUNS STUCK N`.
 
 Runs `N` transfers (`to` = `acct-<n>`) through `AgentBatch` with every call approved,
-four at a time, on the ledger `INTERRUPT_WIDGET_LEDGER` names. Each real run of the
+eight at a time (so that their claims and results share commits), on the ledger
+`INTERRUPT_WIDGET_LEDGER` names. Each real run of the
 tool appends a line to RUNS; the run to `STUCK` then never returns, so the process
 can be killed in the middle of it. A row whose call an earlier, killed run left in
 doubt waits for a person's word: once nothing else moves, this process checks RUNS for
@@ -39,7 +40,7 @@ def main(runs: pathlib.Path, stuck: str, count: int) -> None:
 
     agent = Agent(name="payouts", tools=[transfer_funds], model=OfflineModel())
     rows = [f"transfer_funds amount={n + 1} to=acct-{n}" for n in range(count)]
-    batch = AgentBatch(agent, rows, concurrency=4, responder=responders.approve_all())
+    batch = AgentBatch(agent, rows, concurrency=8, responder=responders.approve_all())
     results, doubted = asyncio.run(_all(batch, runs))
     print(json.dumps([[r.key, r.status, r.code, r.replayed, r.key in doubted] for r in results]))
 
