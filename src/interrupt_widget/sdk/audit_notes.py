@@ -42,8 +42,13 @@ async def answered(
     ledger: CallLedger, key: Key, resolution: Resolution, by: str | None, at: datetime
 ) -> None:
     """Note the answer that settles a call, from the run that holds its claim."""
+    await note_answered(ledger, key, answered_note(resolution, by, at))
+
+
+async def note_answered(ledger: CallLedger, key: Key, note: Answered) -> None:
+    """Write an answer's note, when the ledger keeps notes."""
     if isinstance(ledger, AuditedLedger):
-        await ledger.note_answered(*key, answered_note(resolution, by, at))
+        await ledger.note_answered(*key, note)
 
 
 def answered_note(resolution: Resolution, by: str | None, at: datetime) -> Answered:

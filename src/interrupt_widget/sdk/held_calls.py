@@ -17,8 +17,9 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from interrupt_widget.ledger.audit_log import Answered, AuditedLedger
+from interrupt_widget.ledger.audit_log import Answered
 from interrupt_widget.ledger.once_only import CallLedger, ClaimNote, Key, Recorded, noting_claim
+from interrupt_widget.sdk import audit_notes
 
 
 class NotRun(RuntimeError):
@@ -89,18 +90,13 @@ async def claim(
         held = Claim(key, output, settled)
         if noting is not None and not noting.written:  # a ledger that could not: after it
             try:
-                await _noted_apart(ledger, key, noting.note)
+                await audit_notes.note_answered(ledger, key, noting.note)
             except BaseException:
                 held.drop("the answer could not be noted")
                 raise
         return held
     kept = settled.result()  # raises CallInDoubt when the holder left it in doubt
     return await ledger.recorded(key) or Recorded(kept)
-
-
-async def _noted_apart(ledger: CallLedger, key: Key, note: Answered) -> None:
-    if isinstance(ledger, AuditedLedger):
-        await ledger.note_answered(*key, note)
 
 
 def _retrieve(task: asyncio.Future[str]) -> None:
