@@ -8,7 +8,7 @@ import re
 import subprocess
 import sys
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -784,33 +784,29 @@ class _ListingAgent(ExampleAgent):
         return [] if self.hides else await super().get_all_tools(run_context)
 
 
-def _tool_gone(events: list[BaseEvent]) -> RunErrorEvent:
-    error = events[-1]
+async def _approved_after(collect: Any, agent: Agent[Any], change: Callable[[], Any]) -> None:
+    """Pause `agent` on its meeting call, `change` it, approve the call: refused, tool gone."""
+    adapter = OpenAIAgentsAdapter(agent)
+    first = await collect(adapter, ask(MEETING))
+    [interrupt] = interrupts(first)
+    change()
+    error = (await collect(adapter, resume(first, resolved(interrupt, TUESDAY))))[-1]
     assert isinstance(error, RunErrorEvent)
     assert error.code == ErrorCode.INVALID_INPUT
     assert "'schedule_meeting', which agent" in error.message
-    return error
 
 
 async def test_a_resume_is_refused_when_the_tool_left_the_agent(collect: Any) -> None:
     agent = meeting_agent(OfflineModel())
-    adapter = OpenAIAgentsAdapter(agent)
-    first = await collect(adapter, ask(MEETING))
-    [interrupt] = interrupts(first)
-    agent.tools = []
-    _tool_gone(await collect(adapter, resume(first, resolved(interrupt, TUESDAY))))
+    await _approved_after(collect, agent, lambda: setattr(agent, "tools", []))
     assert agent.executions.count() == 0
 
 
 async def test_a_resume_is_refused_when_the_tool_is_switched_off(collect: Any) -> None:
     agent = meeting_agent(OfflineModel())
-    adapter = OpenAIAgentsAdapter(agent)
-    first = await collect(adapter, ask(MEETING))
-    [interrupt] = interrupts(first)
     [tool] = agent.tools
     assert isinstance(tool, FunctionTool)
-    tool.is_enabled = lambda *_: False
-    _tool_gone(await collect(adapter, resume(first, resolved(interrupt, TUESDAY))))
+    await _approved_after(collect, agent, lambda: setattr(tool, "is_enabled", lambda *_: False))
     assert agent.executions.count() == 0
 
 
@@ -821,11 +817,7 @@ async def test_a_resume_is_refused_when_the_agent_s_own_listing_hides_the_tool(
     agent = _ListingAgent(
         name=base.name, instructions=base.instructions, tools=base.tools, model=base.model
     )
-    adapter = OpenAIAgentsAdapter(agent)
-    first = await collect(adapter, ask(MEETING))
-    [interrupt] = interrupts(first)
-    agent.hides = True
-    _tool_gone(await collect(adapter, resume(first, resolved(interrupt, TUESDAY))))
+    await _approved_after(collect, agent, lambda: setattr(agent, "hides", True))
     assert base.executions.count() == 0
 
 
