@@ -21,26 +21,22 @@ status, the remembered rules, the custom renderers and whether to notify.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import pathlib
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, Final, Protocol, TypeVar
+from typing import Any, Final, TypeVar
 
 import anywidget
 import traitlets
 from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.answers import is_expired
-from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool_name, verdict
-from interrupt_widget.agui.wire import to_wire
+from interrupt_widget.agui.interrupts import DENIAL_REASON, verdict
 from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.identity import Identity, as_identity_value, current_identity
-from interrupt_widget.open_questions import AnswersThrough
 from interrupt_widget.policy.people import escalates_to, refusal
 from interrupt_widget.policy.remembered import (
     RULE_BY,
@@ -66,6 +62,7 @@ from interrupt_widget.widgets.inbox_protocol import (
     parse_front_end_message,
     snapshot_to_wire,
 )
+from interrupt_widget.widgets.inbox_sources import QuestionSource, for_viewer, source_of, wire_item
 from interrupt_widget.widgets.loop_handoff import comm_handler, running_loop
 from interrupt_widget.widgets.picker import renderer_source
 
@@ -82,91 +79,7 @@ MAY_HAVE_RUN: Final = (
 )
 """Why a bulk answer passes a call in doubt by."""
 
-ARGS_LINE_LIMIT: Final = 160
-"""How long the one-line arguments of a call may be in the list (the card shows them all)."""
-
 _T = TypeVar("_T")
-
-
-class _Source(Protocol):
-    """What the inbox reads from a batch or a chat."""
-
-    def waiting(self) -> list[Waiting]: ...
-
-    def answerer(self, key: str) -> AnswersThrough: ...
-
-    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]: ...
-
-    def counts(self) -> dict[str, int]: ...
-
-
-class _BatchSource:
-    def __init__(self, batch: AgentBatch) -> None:
-        self.batch = batch
-
-    def waiting(self) -> list[Waiting]:
-        return self.batch.waiting()
-
-    def answerer(self, key: str) -> AnswersThrough:
-        return self.batch.row(key)
-
-    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
-        return self.batch.subscribe(lambda _row: listener())
-
-    def counts(self) -> dict[str, int]:
-        return self.batch.counts()
-
-
-class _ChatSource:
-    """A chat as one row, keyed by its thread id; its picker takes the answers."""
-
-    def __init__(self, chat: AgentChat) -> None:
-        self.chat = chat
-        self.key = chat.thread.thread_id
-        self._since: dict[str, float] = {}
-
-    def waiting(self) -> list[Waiting]:
-        picker = self.chat.picker
-        # A chat whose resume found a call in doubt ended in error, and waits all the same.
-        if picker is None or (self.chat.status != "waiting" and not picker.doubts):
-            return []
-        now = time.time()
-        found = []
-        for interrupt in picker.open_interrupts:
-            since = self._since.setdefault(interrupt.id, now)
-            found.append(
-                Waiting(
-                    key=self.key,
-                    interrupt=interrupt,
-                    tool=tool_name(interrupt, self.chat.thread.messages),
-                    arguments=tool_arguments(interrupt),
-                    since=since,
-                    expires_at=interrupt.expires_at,
-                    error=picker.refused(interrupt.id),
-                    doubt=str(picker.doubts.get(interrupt.id) or ""),
-                )
-            )
-        return found
-
-    def answerer(self, key: str) -> AnswersThrough:
-        picker = self.chat.picker
-        if picker is None:
-            raise AnswerRefused(f"chat {key} asks nothing now")
-        return picker
-
-    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
-        def changed(_change: Any) -> None:
-            listener()
-
-        # An answer given in the chat's own picker moves the chat out of `waiting`.
-        self.chat.observe(changed, names=["status", "picker"])
-        return lambda: self.chat.unobserve(changed, names=["status", "picker"])
-
-    def counts(self) -> dict[str, int]:
-        picker = self.chat.picker
-        status = "waiting" if picker is not None and picker.doubts else self.chat.status
-        mapped = {"idle": "pending", "error": "failed"}.get(status, status)
-        return {mapped: 1}
 
 
 class Inbox(anywidget.AnyWidget):
@@ -220,17 +133,11 @@ class Inbox(anywidget.AnyWidget):
         seconds after which an unanswered question is announced again (None: never)."""
         _check_remind_after(remind_after)
         given: dict[str, str | pathlib.Path] = {}
-        wrapped: list[_Source] = []
+        wrapped: list[QuestionSource] = []
         for source in sources:
+            wrapped.append(source_of(source))
             if isinstance(source, AgentBatch):
-                wrapped.append(_BatchSource(source))
                 given.update(source.renderers)
-            elif isinstance(source, AgentChat):
-                wrapped.append(_ChatSource(source))
-            else:
-                raise TypeError(
-                    f"an Inbox lists AgentBatch and AgentChat, got {type(source).__name__}"
-                )
         given.update(renderers or {})
         super().__init__(
             notify=notify,
@@ -438,7 +345,7 @@ class Inbox(anywidget.AnyWidget):
         """Send the items that changed since the last message, and the counts."""
         person, now = current_identity(), datetime.now(UTC)  # once per refresh, not per item
         current = {
-            _item_id(n, w): self._item(n, w, _for_viewer(w, person, now))
+            _item_id(n, w): self._item(n, w, for_viewer(w.interrupt.metadata, person, now))
             for n, w in self._waiting()
         }
         self._wired = {k: v for k, v in self._wired.items() if k in current}
@@ -477,7 +384,7 @@ class Inbox(anywidget.AnyWidget):
         cached = self._wired.get(item_id)
         changing = {"error": waiting.error, "doubt": waiting.doubt, **people}
         if cached is None or cached[0] is not waiting.interrupt:
-            cached = (waiting.interrupt, {**_item(n, waiting), **changing})
+            cached = (waiting.interrupt, {**wire_item(item_id, waiting), **changing})
         elif any(cached[1].get(k) != v for k, v in changing.items()):
             cached = (waiting.interrupt, {**cached[1], **changing})
         self._wired[item_id] = cached
@@ -556,43 +463,9 @@ def _item_id(n: int, waiting: Waiting) -> str:
     return f"{n}:{waiting.key}:{waiting.interrupt.id}"
 
 
-def _item(n: int, waiting: Waiting) -> dict[str, Any]:
-    return {
-        "id": _item_id(n, waiting),
-        "key": waiting.key,
-        "tool": waiting.tool,
-        "args": _args_line(waiting.arguments),
-        "interrupt": to_wire(waiting.interrupt),
-        "since": int(waiting.since * 1000),
-        "expiresAt": waiting.expires_at,
-        "error": waiting.error,
-        "doubt": waiting.doubt,
-    }
-
-
 def _check_remind_after(seconds: float | None) -> None:
     if seconds is not None and not seconds > 0:
         raise ValueError("remind_after is a positive number of seconds, or None")
-
-
-def _for_viewer(waiting: Waiting, person: Identity, now: datetime) -> dict[str, bool]:
-    """Whether `person` may answer the question at `now`, and whether it escalates to them
-    (a call no rule about people covers: anyone may, and it escalates nowhere)."""
-    metadata = waiting.interrupt.metadata
-    return {
-        "mayAnswer": refusal(metadata, person, True, now) is None,
-        "escalatesToMe": escalates_to(metadata, person),
-    }
-
-
-def _args_line(arguments: Any) -> str:
-    if arguments is None:
-        return ""
-    if isinstance(arguments, Mapping):
-        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    else:
-        text = json.dumps(arguments, ensure_ascii=False)
-    return text if len(text) <= ARGS_LINE_LIMIT else text[: ARGS_LINE_LIMIT - 1] + "…"
 
 
 show_batches_with(Inbox)

@@ -1,0 +1,157 @@
+"""What a list of questions reads from the chats and batches that ask them.
+
+The inbox widget lists the questions of the chats and batches it is given; the
+kernel's desk (`lab/kernel_desk.py`) lists every chat and batch of the kernel for
+the Jupyter server's sidebar. Both read them through one `QuestionSource` each
+and build the same wire item of a waiting call (`wire/inbox.schema.json`), so a
+question reads the same in the widget and in the sidebar.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, Final, Protocol
+
+from interrupt_widget.agui.interrupts import tool_arguments, tool_name
+from interrupt_widget.agui.wire import to_wire
+from interrupt_widget.batch.agent_batch import AgentBatch
+from interrupt_widget.batch.row import Waiting
+from interrupt_widget.errors import AnswerRefused
+from interrupt_widget.identity import Identity
+from interrupt_widget.open_questions import AnswersThrough
+from interrupt_widget.policy.people import escalates_to, refusal
+from interrupt_widget.widgets.chat import AgentChat
+
+ARGS_LINE_LIMIT: Final = 160
+"""How long the one-line arguments of a call may be in the list (the card shows them all)."""
+
+
+class QuestionSource(Protocol):
+    """What a list reads from a batch or a chat."""
+
+    def waiting(self) -> list[Waiting]: ...
+
+    def answerer(self, key: str) -> AnswersThrough: ...
+
+    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]: ...
+
+    def counts(self) -> dict[str, int]: ...
+
+
+class BatchSource:
+    """A batch: one row per input, each its own key."""
+
+    def __init__(self, batch: AgentBatch) -> None:
+        self.batch = batch
+
+    def waiting(self) -> list[Waiting]:
+        return self.batch.waiting()
+
+    def answerer(self, key: str) -> AnswersThrough:
+        return self.batch.row(key)
+
+    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
+        return self.batch.subscribe(lambda _row: listener())
+
+    def counts(self) -> dict[str, int]:
+        return self.batch.counts()
+
+
+class ChatSource:
+    """A chat as one row, keyed by its thread id; its picker takes the answers."""
+
+    def __init__(self, chat: AgentChat) -> None:
+        self.chat = chat
+        self.key = chat.thread.thread_id
+        self._since: dict[str, float] = {}
+
+    def waiting(self) -> list[Waiting]:
+        picker = self.chat.picker
+        # A chat whose resume found a call in doubt ended in error, and waits all the same.
+        if picker is None or (self.chat.status != "waiting" and not picker.doubts):
+            return []
+        now = time.time()
+        found = []
+        for interrupt in picker.open_interrupts:
+            since = self._since.setdefault(interrupt.id, now)
+            found.append(
+                Waiting(
+                    key=self.key,
+                    interrupt=interrupt,
+                    tool=tool_name(interrupt, self.chat.thread.messages),
+                    arguments=tool_arguments(interrupt),
+                    since=since,
+                    expires_at=interrupt.expires_at,
+                    error=picker.refused(interrupt.id),
+                    doubt=str(picker.doubts.get(interrupt.id) or ""),
+                )
+            )
+        return found
+
+    def answerer(self, key: str) -> AnswersThrough:
+        picker = self.chat.picker
+        if picker is None:
+            raise AnswerRefused(f"chat {key} asks nothing now")
+        return picker
+
+    def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
+        def changed(_change: Any) -> None:
+            listener()
+
+        # An answer given in the chat's own picker moves the chat out of `waiting`.
+        self.chat.observe(changed, names=["status", "picker"])
+        return lambda: self.chat.unobserve(changed, names=["status", "picker"])
+
+    def counts(self) -> dict[str, int]:
+        picker = self.chat.picker
+        status = "waiting" if picker is not None and picker.doubts else self.chat.status
+        mapped = {"idle": "pending", "error": "failed"}.get(status, status)
+        return {mapped: 1}
+
+
+def source_of(asker: object) -> QuestionSource:
+    """The source that reads `asker` (an `AgentBatch` or an `AgentChat`)."""
+    if isinstance(asker, AgentBatch):
+        return BatchSource(asker)
+    if isinstance(asker, AgentChat):
+        return ChatSource(asker)
+    raise TypeError(f"an Inbox lists AgentBatch and AgentChat, got {type(asker).__name__}")
+
+
+def wire_item(item_id: str, waiting: Waiting) -> dict[str, Any]:
+    """The wire item of a waiting call, as every list shows it (no viewer's fields)."""
+    return {
+        "id": item_id,
+        "key": waiting.key,
+        "tool": waiting.tool,
+        "args": args_line(waiting.arguments),
+        "interrupt": to_wire(waiting.interrupt),
+        "since": int(waiting.since * 1000),
+        "expiresAt": waiting.expires_at,
+        "error": waiting.error,
+        "doubt": waiting.doubt,
+    }
+
+
+def for_viewer(metadata: Any, person: Identity, now: datetime) -> dict[str, bool]:
+    """Whether `person` may answer a question whose interrupt carries `metadata` at `now`,
+    and whether it escalates to them (a call no rule about people covers: anyone may, and
+    it escalates nowhere)."""
+    return {
+        "mayAnswer": refusal(metadata, person, True, now) is None,
+        "escalatesToMe": escalates_to(metadata, person),
+    }
+
+
+def args_line(arguments: Any) -> str:
+    """A call's arguments as one compact line, cut at `ARGS_LINE_LIMIT` characters."""
+    if arguments is None:
+        return ""
+    if isinstance(arguments, Mapping):
+        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    else:
+        text = json.dumps(arguments, ensure_ascii=False)
+    return text if len(text) <= ARGS_LINE_LIMIT else text[: ARGS_LINE_LIMIT - 1] + "…"
