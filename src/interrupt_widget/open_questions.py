@@ -61,6 +61,22 @@ class Refusal:
     """The whole sentence, as the exception said it."""
     problems: tuple[AnswerError, ...] = ()
     """What a form shows beside each field (or on the card, path ""); empty: nothing to."""
+    not_allowed: bool = False
+    """True when the call's rules about people refuse who answers, not the answer."""
+
+
+def answer_refusal(
+    interrupt: Interrupt, label: str, payload: Any, who: Identity, now: datetime
+) -> Refusal | None:
+    """Why `who`'s resolved `payload` for `interrupt` (named `label`) is refused at `now`:
+    the one answer check (`check_answer`), then the call's rules about people; None when
+    it may go on. Every view of the questions asks this, here or across the server."""
+    problem = check_answer(interrupt, payload, interrupt.response_schema)
+    if problem is not None:
+        return Refusal(problem.sentence(label), tuple(problem.errors))
+    approved = isinstance(payload, Mapping) and payload.get("approved") is True
+    reason = refusal(interrupt.metadata, who, approved, now)
+    return None if reason is None else Refusal(f"{label}: {reason}", not_allowed=True)
 
 
 class OpenQuestions:
@@ -410,16 +426,14 @@ class OpenQuestions:
     def _check(self, interrupt: Interrupt, payload: Any, who: Identity) -> None:
         """The one answer check, then the call's rules about people for `who`."""
         label = self._names[interrupt.id]
-        problem = check_answer(interrupt, payload, interrupt.response_schema)
-        if problem is not None:
-            raise self._refuse(problem.sentence(label), interrupt, problem.errors)
-        approved = isinstance(payload, Mapping) and payload.get("approved") is True
-        reason = refusal(interrupt.metadata, who, approved, datetime.now(UTC))
-        if reason is not None:
-            message = f"{label}: {reason}"
-            self._refusals[interrupt.id] = Refusal(message)
-            self._error = message
-            raise NotAllowedToAnswer(message)
+        found = answer_refusal(interrupt, label, payload, who, datetime.now(UTC))
+        if found is None:
+            return
+        if found.not_allowed:
+            self._refusals[interrupt.id] = found
+            self._error = found.message
+            raise NotAllowedToAnswer(found.message)
+        raise self._refuse(found.message, interrupt, found.problems)
 
     def _refuse(
         self,
