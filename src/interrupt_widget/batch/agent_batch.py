@@ -30,6 +30,7 @@ from typing import Any, Protocol, TypeVar, get_args
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
 
+from interrupt_widget import askers
 from interrupt_widget import responders as _responders
 from interrupt_widget.agui.messages import last_reply
 from interrupt_widget.agui.run_handle import AGUIAgent
@@ -185,6 +186,7 @@ class AgentBatch:
         self._task: asyncio.Task[tuple[RowResult, ...]] | None = None
         self._stopping = False
         self._inbox: BatchView | None = None
+        askers.announce(self)
 
     def _row(self, key: str, values: dict[str, Any], prompt: Prompt | None) -> BatchRow:
         text = _prompt_for(prompt, values, key)

@@ -39,6 +39,7 @@ from agents import RunConfig, RunHooks, set_tracing_disabled
 from ipywidgets import widget_serialization
 from ipywidgets.widgets.widget import Widget
 
+from interrupt_widget import askers
 from interrupt_widget import responders as _responders
 from interrupt_widget.agui.call_agreement import check_saved
 from interrupt_widget.agui.interrupts import tool_name
@@ -446,6 +447,7 @@ class AgentChat(anywidget.AnyWidget):
         self._sync_messages()
         if self._thread.interrupts:  # a loaded chat that was waiting: ask again
             self._ask_again()
+        askers.announce(self)
 
     def _start_bookkeeping(self) -> None:
         """What the chat tracks between runs: who may answer, views, stops, the last run."""
