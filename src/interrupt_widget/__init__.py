@@ -130,3 +130,17 @@ __all__: list[str] = [
     "set_identity",
     "with_response_schema",
 ]
+
+
+def _post_questions_to_the_server() -> None:
+    # In a kernel of a Jupyter server that runs the kit's extension, every chat's and
+    # batch's questions reach the server's sidebar; elsewhere nothing is loaded.
+    import os
+
+    if os.environ.get("INTERRUPT_WIDGET_BOARD"):
+        from .lab.kernel_desk import serve_the_board
+
+        serve_the_board()
+
+
+_post_questions_to_the_server()

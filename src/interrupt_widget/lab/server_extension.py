@@ -1,0 +1,216 @@
+"""The kit's Jupyter Server extension: the sidebar's routes, a thin door onto the board.
+
+`GET  {base}interrupt-widget/questions?rev=N&wait=S`: `{"rev", "me", "items"}`, every
+question waiting on the server for the signed-in person (a long poll: with `rev`,
+it answers once the board changed, or `{"rev", "unchanged": true}` after `wait`
+seconds). `POST {base}interrupt-widget/answer` `{"ids", "status", "payload"}` and
+`POST {base}interrupt-widget/settle` `{"id", "ran", "output"}`: `{"results": [...]}`,
+what each question got. Who answers is always the server's signed-in user
+(`current_user`: JupyterHub's user under JupyterHub), with the roles the server's
+configuration gives them; a body that names anyone else is refused with 403
+`identity_mismatch`, and any field a body should not have with 400.
+
+Configured as `c.InterruptWidget.<name>` (see `InterruptWidget`). The server names
+its board to its kernels in their environment, so every kernel it starts posts there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Mapping
+from typing import Any, Final
+
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+from tornado.escape import url_escape
+from tornado.ioloop import IOLoop
+from traitlets import Dict, Float, List, Unicode
+from traitlets.config import Configurable
+
+from interrupt_widget.errors import ErrorCode
+from interrupt_widget.identity import Identity, identity_in
+from interrupt_widget.lab.board import Board
+from interrupt_widget.lab.kernel_desk import BOARD_ENV, SERVER_ENV
+from interrupt_widget.lab.server_questions import ServerQuestions
+from interrupt_widget.lab.webhooks import Webhooks
+
+ROUTE: Final = "interrupt-widget"
+MAX_IDS: Final = 1000
+"""The most questions one bulk answer names."""
+MAX_WAIT: Final = 25.0
+"""The longest a list request waits for a change, in seconds."""
+
+
+class InterruptWidget(Configurable):
+    """The kit's server settings: `c.InterruptWidget.board = "postgresql://..."` and so on."""
+
+    board = Unicode(
+        "",
+        help="Where the questions of this server's kernels are kept: a SQLite file, or a "
+        "postgresql:// URL that several servers share (default: a file in the runtime dir).",
+    ).tag(config=True)
+    roles = Dict(
+        value_trait=List(Unicode()),
+        help='The roles each signed-in user holds, for rules that ask for roles: {"ann": ["cfo"]}.',
+    ).tag(config=True)
+    webhooks = List(
+        Unicode(),
+        help="URLs that receive a JSON message when a question starts waiting, is escalated, "
+        "or is about to lapse (Slack's incoming webhooks show it as it is).",
+    ).tag(config=True)
+    sensitive_tools = List(
+        Unicode(), help="Tools whose arguments a webhook's message never carries."
+    ).tag(config=True)
+    public_url = Unicode(
+        "", help="The server's address as people outside reach it, for the webhook's link."
+    ).tag(config=True)
+    answer_timeout = Float(
+        5.0, help="Seconds a kernel has to take an answer given in the sidebar."
+    ).tag(config=True)
+
+
+class _Door(APIHandler):
+    """What the routes share: who the signed-in person is, and errors with a code."""
+
+    def initialize(self, questions: ServerQuestions, roles: Mapping[str, list[str]]) -> None:
+        self.questions = questions
+        self.roles = roles
+
+    def person(self) -> Identity:
+        user = self.current_user
+        name = str(getattr(user, "username", "") or getattr(user, "name", "") or "unknown")
+        return Identity(name, tuple(self.roles.get(name, ())))
+
+    def refuse(self, status: int, code: ErrorCode, message: str) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"error": {"code": code.value, "message": message}}))
+
+    def body(self, allowed: frozenset[str]) -> dict[str, Any] | None:
+        """The request's JSON object, or None once refused (not JSON, not an object, a field
+        it should not have, or a name other than the signed-in person's)."""
+        try:
+            body = json.loads(self.request.body or b"null")
+        except (ValueError, RecursionError):
+            self.refuse(400, ErrorCode.MALFORMED_JSON, "the request body is not JSON")
+            return None
+        if not isinstance(body, dict):
+            self.refuse(400, ErrorCode.INVALID_INPUT, "the request body must be a JSON object")
+            return None
+        claimed = identity_in(body) or identity_in({"identity": body.get("by")})
+        person = self.person()
+        if claimed is not None and claimed.name != person.name:
+            self.refuse(
+                403,
+                ErrorCode.IDENTITY_MISMATCH,
+                f"you are signed in as {person.name!r}, not {claimed.name!r}: an answer is "
+                "always given as the signed-in user",
+            )
+            return None
+        unknown = sorted(set(body) - allowed - {"identity", "by"})
+        if unknown:
+            self.refuse(400, ErrorCode.INVALID_INPUT, f"unknown field(s) {', '.join(unknown)}")
+            return None
+        return body
+
+
+class QuestionsHandler(_Door):
+    @web.authenticated
+    async def get(self) -> None:
+        try:
+            rev = self.get_query_argument("rev", None)
+            wait = min(float(self.get_query_argument("wait", "0")), MAX_WAIT)
+            known = None if rev is None else int(rev)
+        except ValueError:
+            self.refuse(400, ErrorCode.INVALID_INPUT, "rev is a whole number, wait seconds")
+            return
+        if known is not None and wait > 0:
+            now = await self.questions.changed_since(known, wait)
+            if now == known:
+                self.finish(json.dumps({"rev": now, "unchanged": True}))
+                return
+        self.finish(json.dumps(await self.questions.listing_for(self.person())))
+
+
+class AnswerHandler(_Door):
+    @web.authenticated
+    async def post(self) -> None:
+        body = self.body(frozenset({"ids", "status", "payload"}))
+        if body is None:
+            return
+        ids, status = body.get("ids"), body.get("status")
+        if not isinstance(ids, list) or not ids or not all(isinstance(i, str) and i for i in ids):
+            self.refuse(
+                400, ErrorCode.INVALID_INPUT, "ids must be a non-empty list of question ids"
+            )
+            return
+        if len(ids) > MAX_IDS or len(set(ids)) != len(ids):
+            self.refuse(400, ErrorCode.INVALID_INPUT, f"ids must be at most {MAX_IDS}, each once")
+            return
+        if status not in ("resolved", "cancelled"):
+            self.refuse(400, ErrorCode.INVALID_INPUT, "status must be 'resolved' or 'cancelled'")
+            return
+        payload = body.get("payload") if status == "resolved" else None
+        verdicts = await self.questions.answer(self.person(), ids, status, payload)
+        self.finish(json.dumps({"results": [v.to_wire() for v in verdicts]}))
+
+
+class SettleHandler(_Door):
+    @web.authenticated
+    async def post(self) -> None:
+        body = self.body(frozenset({"id", "ran", "output"}))
+        if body is None:
+            return
+        question, ran, output = body.get("id"), body.get("ran"), body.get("output")
+        if not isinstance(question, str) or not question or not isinstance(ran, bool):
+            self.refuse(400, ErrorCode.INVALID_INPUT, "settle needs an id and ran (true or false)")
+            return
+        if output is not None and not isinstance(output, str):
+            self.refuse(400, ErrorCode.INVALID_INPUT, "output must be a string")
+            return
+        verdict = await self.questions.settle(self.person(), question, ran, output)
+        self.finish(json.dumps({"results": [verdict.to_wire()]}))
+
+
+class OpenHandler(JupyterHandler):
+    """`{base}interrupt-widget/open?question=ID`, the webhook's link: JupyterLab with the
+    sidebar at that question, after the usual sign-in (the link itself grants nothing)."""
+
+    @web.authenticated
+    def get(self) -> None:
+        question = self.get_query_argument("question", "")
+        lab = url_path_join(self.base_url, "lab")
+        self.redirect(f"{lab}?{ROUTE}={url_escape(question, plus=False)}")
+
+
+def load(serverapp: Any) -> None:
+    """Start the extension in `serverapp` (see `interrupt_widget.lab`)."""
+    config = InterruptWidget(parent=serverapp)
+    where = config.board or os.path.join(serverapp.runtime_dir, "interrupt-widget-board.sqlite")
+    board = Board(where)
+    server = f"{socket.gethostname()}:{serverapp.port}{serverapp.base_url}"
+    # Kernels the server starts from now on inherit these, and post to this board.
+    os.environ[BOARD_ENV], os.environ[SERVER_ENV] = board.where, server
+    kernels = serverapp.kernel_manager
+    questions = ServerQuestions(
+        board, server, lambda: kernels.list_kernel_ids(), answer_timeout=config.answer_timeout
+    )
+    shared = {"questions": questions, "roles": dict(config.roles)}
+    base = serverapp.web_app.settings["base_url"]
+    serverapp.web_app.add_handlers(
+        ".*$",
+        [
+            (url_path_join(base, ROUTE, "questions"), QuestionsHandler, shared),
+            (url_path_join(base, ROUTE, "answer"), AnswerHandler, shared),
+            (url_path_join(base, ROUTE, "settle"), SettleHandler, shared),
+            (url_path_join(base, ROUTE, "open"), OpenHandler),
+        ],
+    )
+    if config.webhooks:
+        link = config.public_url or serverapp.connection_url
+        hooks = Webhooks(board, config.webhooks, link, sensitive=set(config.sensitive_tools))
+        IOLoop.current().spawn_callback(hooks.run)
+    serverapp.log.info("interrupt-widget: questions on the board at %s", board.where)

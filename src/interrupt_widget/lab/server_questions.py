@@ -1,0 +1,203 @@
+"""The questions of a Jupyter server as its sidebar shows them, and the answers given there.
+
+`ServerQuestions` reads the board (every kernel's questions, and those of other
+servers sharing it), tells each person which they may answer (the call's rules about
+people, for the server's signed-in user), and hands their answers to the kernel that
+asked: checked first with the one answer check (`answer_refusal`, as the cell checks
+a click), queued on the board, taken and applied by that kernel, and the kernel's
+verdict returned. An answer its kernel does not take within `answer_timeout` is
+withdrawn, never left to apply later: the person is told, and nothing changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+from interrupt_widget.agui.wire import interrupt_from_wire
+from interrupt_widget.identity import Identity
+from interrupt_widget.lab.board import Board, Posted
+from interrupt_widget.open_questions import answer_refusal
+from interrupt_widget.widgets.inbox_sources import for_viewer
+
+OwnerState = Literal["running", "closed", "remote"]
+
+GONE_AFTER: Final = 30.0
+"""Seconds without a word from another server's kernel after which it counts as gone."""
+POLL: Final = 0.05
+"""Seconds between two looks at the board while an answer or a change is awaited."""
+CLOSED_NOTE: Final = (
+    "its notebook is closed: the kernel that asked stopped, so an answer here cannot resume "
+    "its run; open the notebook and run it again to ask again"
+)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one question got: the inbox's answer result."""
+
+    id: str
+    ok: bool
+    verdict: str = ""
+    error: str = ""
+    errors: Sequence[Mapping[str, str]] = ()
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "ok": self.ok,
+            "verdict": self.verdict,
+            "error": self.error,
+            "errors": list(self.errors),
+        }
+
+
+class ServerQuestions:
+    """One Jupyter server's view of the board (see the module docs)."""
+
+    def __init__(
+        self,
+        board: Board,
+        server: str,
+        running_kernels: Callable[[], Iterable[str]],
+        *,
+        answer_timeout: float = 5.0,
+    ) -> None:
+        """`server`: this server's name on the board; `running_kernels`: the ids of the
+        kernels this server runs now (a kernel of its own that is not among them stopped)."""
+        self.board = board
+        self.server = server
+        self._running = running_kernels
+        self.answer_timeout = answer_timeout
+
+    # -- listing ---------------------------------------------------------------------------
+
+    async def changed_since(self, rev: int, wait: float) -> int:
+        """The board's revision once it differs from `rev`, or after `wait` seconds."""
+        deadline = time.monotonic() + wait
+        while True:
+            now_rev = await asyncio.to_thread(self.board.rev)
+            if now_rev != rev or time.monotonic() >= deadline:
+                return now_rev
+            await asyncio.sleep(POLL * 2)
+
+    async def listing_for(self, person: Identity) -> dict[str, Any]:
+        """The sidebar's list for `person`: `{"rev", "me", "items"}`."""
+        rev, posted = await asyncio.to_thread(self.board.listing)
+        running = set(self._running())
+        now = datetime.now(UTC)
+        items = [self._item(p, self._state(p, running), person, now) for p in posted]
+        return {"rev": rev, "me": person.to_wire(), "items": items}
+
+    def _state(self, posted: Posted, running: set[str]) -> OwnerState:
+        if posted.owner.server == self.server:
+            return "running" if posted.owner.id in running else "closed"
+        return "remote" if time.time() - posted.seen < GONE_AFTER else "closed"
+
+    def _item(
+        self, posted: Posted, state: OwnerState, person: Identity, now: datetime
+    ) -> dict[str, Any]:
+        item = dict(posted.item)
+        people = for_viewer(item.get("interrupt", {}).get("metadata"), person, now)
+        if state == "closed":
+            people["mayAnswer"] = False
+        owner = posted.owner
+        item.update(people)
+        item["where"] = {
+            "label": owner.path or owner.label,
+            "path": owner.path if owner.server == self.server else None,
+            "cellId": posted.cell_id,
+            "state": state,
+            "source": "kernel",
+            "note": CLOSED_NOTE if state == "closed" else "",
+        }
+        item["askedBy"] = posted.asked_by
+        return item
+
+    # -- answering -------------------------------------------------------------------------
+
+    async def answer(
+        self, person: Identity, ids: Sequence[str], status: str, payload: Any
+    ) -> list[Verdict]:
+        """`person`'s answer to each of `ids` (one bulk answer is one answer per question)."""
+        posted = await self._posted()
+        verdicts = await asyncio.gather(
+            *(self._answer_one(person, posted.get(i), i, status, payload) for i in ids)
+        )
+        return list(verdicts)
+
+    async def settle(
+        self, person: Identity, question: str, ran: bool, output: str | None
+    ) -> Verdict:
+        """`person`'s word on a call in doubt: it ran (`output` its result) or it did not."""
+        found = (await self._posted()).get(question)
+        refused = self._unanswerable(found, question)
+        if refused is not None:
+            return refused
+        assert found is not None
+        body = {"ran": ran, "output": output, "identity": person.to_wire()}
+        return await self._deliver(found, "settle", body)
+
+    async def _answer_one(
+        self, person: Identity, found: Posted | None, question: str, status: str, payload: Any
+    ) -> Verdict:
+        refused = self._unanswerable(found, question)
+        if refused is not None:
+            return refused
+        assert found is not None
+        if status == "resolved":
+            interrupt = interrupt_from_wire(found.item["interrupt"])
+            label = str(found.item.get("tool") or interrupt.reason)
+            early = answer_refusal(interrupt, label, payload, person, datetime.now(UTC))
+            if early is not None:
+                errors = [{"path": e.path, "message": e.message} for e in early.problems]
+                return Verdict(question, False, error=early.message, errors=errors)
+        body = {"status": status, "payload": payload, "identity": person.to_wire()}
+        return await self._deliver(found, "answer", body)
+
+    def _unanswerable(self, found: Posted | None, question: str) -> Verdict | None:
+        if found is None:
+            return Verdict(
+                question,
+                False,
+                error=f"unknown question {question!r}: answered elsewhere, finished, or never "
+                "asked; nothing was changed",
+            )
+        if self._state(found, set(self._running())) == "closed":
+            return Verdict(question, False, error=f"{found.item.get('tool')}: {CLOSED_NOTE}")
+        return None
+
+    async def _deliver(self, found: Posted, kind: str, body: dict[str, Any]) -> Verdict:
+        """Queue an answer for the kernel that asked and wait for its verdict."""
+        seq = await asyncio.to_thread(self.board.queue, found.id, found.owner.id, kind, body)
+        deadline = time.monotonic() + self.answer_timeout
+        while True:
+            state, result = await asyncio.to_thread(self.board.outcome, seq)
+            if result is not None:
+                return Verdict(
+                    found.id,
+                    bool(result.get("ok")),
+                    str(result.get("verdict", "")),
+                    str(result.get("error", "")),
+                    list(result.get("errors", [])),
+                )
+            late = state == "queued" and time.monotonic() >= deadline
+            if late and await asyncio.to_thread(self.board.withdraw, seq):
+                return Verdict(found.id, False, error=self._busy(found))
+            await asyncio.sleep(POLL)
+
+    def _busy(self, found: Posted) -> str:
+        where = found.owner.path or found.owner.label
+        return (
+            f"{found.item.get('tool')}: the kernel of {where} did not take the answer within "
+            f"{self.answer_timeout:g} s (a cell may be running there); nothing was changed: "
+            "answer again once it is free"
+        )
+
+    async def _posted(self) -> dict[str, Posted]:
+        _rev, posted = await asyncio.to_thread(self.board.listing)
+        return {p.id: p for p in posted}

@@ -1,0 +1,210 @@
+"""Telling people outside Jupyter: a JSON message to each webhook when a question starts
+waiting, is escalated, or is about to lapse.
+
+The message is shaped for Slack's incoming webhooks (`text` plus `blocks`, which
+Slack shows as they are) and carries the same facts as plain JSON under
+`interruptWidget` for any other receiver. Its link opens the question in JupyterLab
+after the usual sign-in: it names the question and grants nothing. A tool listed
+as sensitive never has its arguments in a message.
+
+Delivery never blocks a run (it happens in the server, apart from every kernel),
+is retried with backoff, and a failure is written to the server's log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+from urllib.parse import quote
+
+from interrupt_widget.lab.board import Board, Posted
+
+Event = Literal["waiting", "escalated", "lapsing"]
+
+LAPSING_BEFORE: Final = 60.0
+"""Seconds before its deadline at which a question counts as about to lapse."""
+RETRIES: Final = 5
+"""Tries of one message before it is given up (and logged)."""
+FIRST_BACKOFF: Final = 0.5
+"""Seconds before the second try; each further wait doubles."""
+
+_log = logging.getLogger(__name__)
+
+_HEADLINES: Final[Mapping[Event, str]] = {
+    "waiting": "waits for an answer",
+    "escalated": "was escalated",
+    "lapsing": "is about to lapse",
+}
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One thing to tell: which event, about which question."""
+
+    event: Event
+    posted: Posted
+
+
+class Webhooks:
+    """Watches the board and posts a message per event to every URL (see the module docs)."""
+
+    def __init__(
+        self,
+        board: Board,
+        urls: Iterable[str],
+        server_url: str,
+        *,
+        sensitive: set[str] | frozenset[str] = frozenset(),
+        tick: float = 1.0,
+    ) -> None:
+        self.board = board
+        self.urls = list(urls)
+        self.server_url = server_url.rstrip("/") + "/"
+        self.sensitive = frozenset(sensitive)
+        self.tick = tick
+        self._told: set[tuple[Event, str]] = set()
+        self._sending: set[asyncio.Task[None]] = set()
+
+    async def run(self) -> None:
+        """Look at the board every `tick` seconds, for ever; send what is new."""
+        while True:
+            try:
+                _rev, posted = await asyncio.to_thread(self.board.listing)
+                for notice in self.notices(posted, time.time()):
+                    self.send(notice)
+            except Exception:  # the board unreachable for a moment: look again later
+                _log.warning("webhooks: the question board could not be read", exc_info=True)
+            await asyncio.sleep(self.tick)
+
+    def notices(self, posted: Iterable[Posted], now: float) -> list[Notice]:
+        """What to tell about `posted` at `now` that was not told before (each event once)."""
+        found: list[Notice] = []
+        for question in posted:
+            for event in _events(question, now):
+                if (event, question.id) not in self._told:
+                    self._told.add((event, question.id))
+                    found.append(Notice(event, question))
+        return found
+
+    def send(self, notice: Notice) -> None:
+        """Post `notice` to every URL in the background."""
+        body = json.dumps(self.message(notice)).encode()
+        for url in self.urls:
+            task = asyncio.get_running_loop().create_task(_deliver(url, body, notice))
+            self._sending.add(task)
+            task.add_done_callback(self._sending.discard)
+
+    def link(self, question: str) -> str:
+        """Where a person opens `question` (after signing in; the link grants nothing)."""
+        return f"{self.server_url}interrupt-widget/open?question={quote(question, safe='')}"
+
+    def message(self, notice: Notice) -> dict[str, Any]:
+        """The JSON a webhook receives (see the module docs)."""
+        item, posted = notice.posted.item, notice.posted
+        tool = str(item.get("tool", ""))
+        where = posted.owner.path or posted.owner.label
+        arguments = (
+            None
+            if tool in self.sensitive
+            else item.get("interrupt", {}).get("metadata", {}).get("tool_input")
+        )
+        link = self.link(posted.id)
+        headline = f"{tool} {_HEADLINES[notice.event]} in {where}"
+        shown = "" if arguments is None else f"\n{_args(arguments)}"
+        return {
+            "text": f"{headline}: {link}",
+            "blocks": [
+                {"type": "section", "text": {"type": "mrkdwn", "text": _slack(headline + shown)}},
+                {
+                    "type": "actions",
+                    "elements": [
+                        {
+                            "type": "button",
+                            "text": {"type": "plain_text", "text": "Open in JupyterLab"},
+                            "url": link,
+                        }
+                    ],
+                },
+            ],
+            "interruptWidget": {
+                "event": notice.event,
+                "question": posted.id,
+                "tool": tool,
+                "arguments": arguments,
+                "where": where,
+                "askedBy": posted.asked_by,
+                "expiresAt": item.get("expiresAt"),
+                "link": link,
+            },
+        }
+
+
+def _events(question: Posted, now: float) -> list[Event]:
+    item = question.item
+    events: list[Event] = ["waiting"]
+    metadata = item.get("interrupt", {}).get("metadata")
+    approvals = metadata.get("approvals") if isinstance(metadata, Mapping) else None
+    if isinstance(approvals, Mapping) and approvals.get("escalated") is True:
+        events.append("escalated")
+    deadline = _instant(item.get("expiresAt"))
+    if deadline is not None and deadline - now <= LAPSING_BEFORE:
+        events.append("lapsing")
+    return events
+
+
+def _instant(text: Any) -> float | None:
+    if not isinstance(text, str):
+        return None
+    try:
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
+
+
+def _args(arguments: Any) -> str:
+    if isinstance(arguments, Mapping):
+        return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def _slack(text: str) -> str:
+    """Text as Slack's mrkdwn shows it literally (its three control characters escaped)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+async def _deliver(url: str, body: bytes, notice: Notice) -> None:
+    """POST `body` to `url`, retried with backoff; a failure is logged, never raised."""
+    from tornado.httpclient import AsyncHTTPClient, HTTPClientError
+
+    client = AsyncHTTPClient()
+    wait = FIRST_BACKOFF
+    for attempt in range(1, RETRIES + 1):
+        try:
+            await client.fetch(
+                url,
+                method="POST",
+                body=body,
+                headers={"Content-Type": "application/json"},
+                request_timeout=10,
+            )
+            return
+        except (HTTPClientError, OSError) as exc:
+            if attempt == RETRIES:
+                _log.warning(
+                    "webhook %s: the %s message for %s failed %d times (%s); given up",
+                    url,
+                    notice.event,
+                    notice.posted.id,
+                    RETRIES,
+                    exc,
+                )
+                return
+            await asyncio.sleep(wait)
+            wait *= 2

@@ -1,0 +1,212 @@
+"""The board between kernels and the server: a question posted by a kernel's desk is listed
+for each person as its rules let them answer, and an answer given there runs through the
+kernel's one answer path, once, as the signed-in person, or is refused with nothing changed.
+
+No JupyterLab here: the desk and the server's questions meet on a real board file, and
+the chat, its picker and the ledger are the real ones (the tool's own file counts runs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from interrupt_widget import AgentChat, Policy, as_identity, require
+from interrupt_widget.identity import Identity
+from interrupt_widget.lab.board import Board, Owner
+from interrupt_widget.lab.kernel_desk import KernelDesk
+from interrupt_widget.lab.server_questions import CLOSED_NOTE, ServerQuestions
+from interrupt_widget.testing import CommRecorder, until
+from payment_agents import payment_agent, runs_in
+
+PAY = "send_money amount=5000 to=Bob"
+FOUR_EYES = Policy(require("send_money", approvals=2, when=lambda a: a["amount"] > 1000))
+ANN, BOB, CARL = Identity("ann"), Identity("bob"), Identity("carl")
+
+
+class Desk:
+    """A kernel's desk that keeps ticking while a test awaits answers."""
+
+    def __init__(self, board: Board, server: str = "lab-a") -> None:
+        self.desk = KernelDesk(board, Owner("k1", "kernel k1", "pay.ipynb", server))
+        self.task: asyncio.Task[None] | None = None
+
+    async def ticking(self) -> None:
+        while True:
+            await self.desk.tick()
+            await asyncio.sleep(0.02)
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self.ticking())
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+@pytest.fixture
+async def board(tmp_path: Path) -> AsyncIterator[Board]:
+    yield Board(tmp_path / "board.sqlite")
+
+
+def questions(board: Board, server: str = "lab-a", running: tuple[str, ...] = ("k1",)) -> Any:
+    return ServerQuestions(board, server, lambda: running, answer_timeout=2.0)
+
+
+async def waiting_chat(tmp_path: Path, policy: Policy | None = None) -> tuple[AgentChat, Any]:
+    chat = AgentChat(payment_agent(tmp_path / "runs.jsonl"), policy=policy)
+    with as_identity("carl"):
+        handle = chat.send(PAY)
+    await until(chat, lambda: chat.status == "waiting")
+    return chat, handle
+
+
+async def test_a_question_is_listed_and_an_answer_from_the_board_runs_it_once(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat, handle = await waiting_chat(tmp_path)
+    desk = Desk(board)
+    desk.desk.adopt(chat, "cell-7")
+    await desk.desk.tick()
+    listing = await questions(board).listing_for(ANN)
+    [item] = listing["items"]
+    assert item["tool"] == "send_money"
+    assert item["args"] == 'amount=5000.0, to="Bob"'
+    assert item["where"] == {
+        "label": "pay.ipynb",
+        "path": "pay.ipynb",
+        "cellId": "cell-7",
+        "state": "running",
+        "source": "kernel",
+        "note": "",
+    }
+    assert item["mayAnswer"] is True
+    assert listing["me"] == {"name": "ann", "roles": []}
+
+    desk.start()
+    try:
+        [verdict] = await questions(board).answer(ANN, [item["id"]], "resolved", {"approved": True})
+        assert (verdict.ok, verdict.verdict, verdict.error) == (True, "approved", "")
+        await handle
+        again = await questions(board).answer(ANN, [item["id"]], "resolved", {"approved": True})
+        assert not again[0].ok and "unknown question" in again[0].error
+    finally:
+        desk.stop()
+    assert runs_in(tmp_path / "runs.jsonl") == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+    last = chat.decisions[-1]
+    assert (last.verdict, last.identity, last.by) == ("approved", "ann", "sidebar:ann")
+    await desk.desk.tick()
+    assert (await questions(board).listing_for(ANN))["items"] == []
+
+
+async def test_a_bad_answer_is_refused_before_it_reaches_the_kernel_and_nothing_runs(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat, handle = await waiting_chat(tmp_path)
+    desk = Desk(board)
+    desk.desk.adopt(chat, None)
+    await desk.desk.tick()
+    [item] = (await questions(board).listing_for(ANN))["items"]
+    nasty: list[Any] = [
+        {"approved": "yes"},
+        {"approved": True, "arguments": {"amount": 1}},
+        {"aproved": True},
+        None,
+        [],
+        {"approved": True, "editedArgs": {"amount": 1}},
+    ]
+    for payload in nasty:
+        [verdict] = await questions(board).answer(ANN, [item["id"]], "resolved", payload)
+        assert not verdict.ok, payload
+        assert verdict.error.startswith("send_money"), verdict.error
+    assert board.queued_for("k1") == []  # none of them was even queued
+    unknown = await questions(board).answer(ANN, ["k1/nope/x"], "resolved", {"approved": True})
+    assert "unknown question 'k1/nope/x'" in unknown[0].error
+    assert chat.status == "waiting"
+    assert runs_in(tmp_path / "runs.jsonl") == []
+    chat.picker.cancel()  # type: ignore[union-attr]
+    await handle
+
+
+async def test_an_answer_its_kernel_does_not_take_in_time_is_withdrawn_and_never_applies(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat, handle = await waiting_chat(tmp_path)
+    desk = Desk(board)
+    desk.desk.adopt(chat, None)
+    await desk.desk.tick()  # posted, then the kernel is busy: no tick takes the answer
+    [item] = (await questions(board).listing_for(ANN))["items"]
+    slow = ServerQuestions(board, "lab-a", lambda: ("k1",), answer_timeout=0.3)
+    [verdict] = await slow.answer(ANN, [item["id"]], "resolved", {"approved": True})
+    assert not verdict.ok
+    assert "did not take the answer within 0.3 s" in verdict.error
+    assert "nothing was changed" in verdict.error
+    await desk.desk.tick()  # the kernel is free again: the withdrawn answer stays withdrawn
+    assert chat.status == "waiting"
+    assert runs_in(tmp_path / "runs.jsonl") == []
+    chat.picker.cancel()  # type: ignore[union-attr]
+    await handle
+
+
+async def test_a_closed_notebook_stays_listed_as_such_and_its_answers_are_refused(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat, handle = await waiting_chat(tmp_path)
+    desk = Desk(board)
+    desk.desk.adopt(chat, None)
+    await desk.desk.tick()
+    stopped = questions(board, running=())  # the server runs no kernel k1 any more
+    [item] = (await stopped.listing_for(ANN))["items"]
+    assert (item["where"]["state"], item["where"]["note"]) == ("closed", CLOSED_NOTE)
+    assert item["mayAnswer"] is False
+    [verdict] = await stopped.answer(ANN, [item["id"]], "resolved", {"approved": True})
+    assert not verdict.ok and CLOSED_NOTE in verdict.error
+    assert board.queued_for("k1") == []
+    chat.picker.cancel()  # type: ignore[union-attr]
+    await handle
+
+
+async def test_four_eyes_across_two_servers_sharing_one_board(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat, handle = await waiting_chat(tmp_path, FOUR_EYES)
+    desk = Desk(board, server="lab-a")
+    desk.desk.adopt(chat, None)
+    await desk.desk.tick()
+    ann_server = questions(board, "lab-a")
+    bob_server = questions(board, "lab-b", running=())  # bob's server runs none of ann's kernels
+    [for_carl] = (await ann_server.listing_for(CARL))["items"]
+    assert for_carl["mayAnswer"] is False  # carl started the run: no self-approval
+    [for_bob] = (await bob_server.listing_for(BOB))["items"]
+    assert (for_bob["mayAnswer"], for_bob["where"]["state"]) == (True, "remote")
+    assert for_bob["where"]["path"] is None  # another server's notebook cannot be opened here
+    desk.start()
+    try:
+        [refused] = await ann_server.answer(CARL, [for_carl["id"]], "resolved", {"approved": True})
+        assert not refused.ok and "carl started this run" in refused.error
+        [first] = await ann_server.answer(ANN, [for_carl["id"]], "resolved", {"approved": True})
+        assert first.ok, first.error
+
+        async def asked_again() -> dict[str, Any]:
+            while True:
+                items = (await bob_server.listing_for(ANN))["items"]
+                if items and items[0]["interrupt"]["metadata"]["approvals"]["given"]:
+                    return items[0]
+                await asyncio.sleep(0.02)
+
+        second_round = await asyncio.wait_for(asked_again(), 10)
+        assert second_round["mayAnswer"] is False  # ann already approved
+        twice = await bob_server.answer(ANN, [second_round["id"]], "resolved", {"approved": True})
+        assert not twice[0].ok and "ann already approved" in twice[0].error
+        assert runs_in(tmp_path / "runs.jsonl") == []
+        done = await bob_server.answer(BOB, [second_round["id"]], "resolved", {"approved": True})
+        assert done[0].ok, done[0].error
+        await handle
+    finally:
+        desk.stop()
+    assert runs_in(tmp_path / "runs.jsonl") == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+    assert chat.decisions[-1].approvers == ["ann", "bob"]
