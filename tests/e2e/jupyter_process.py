@@ -40,6 +40,8 @@ _NOT_INHERITED = frozenset(
         "INTERRUPT_WIDGET_RESPONDER",
         "JUPYTER_PATH",
         "JUPYTER_CONFIG_PATH",
+        "INTERRUPT_WIDGET_BOARD",
+        "INTERRUPT_WIDGET_SERVER",
     }
 )
 """No real model, no headless responder (a person clicks here), no user's Jupyter paths."""
@@ -110,12 +112,16 @@ class JupyterServer:
         kind: ServerKind,
         base: Path,
         extra_env: dict[str, str] | None = None,
+        config: dict[str, Any] | None = None,
         ready_timeout: float = 60.0,
     ) -> JupyterServer:
-        """Start a server under ``base`` and return once its API answers."""
+        """Start a server under ``base`` and return once its API answers; ``config`` is its
+        ``jupyter_server_config.json`` (e.g. ``{"InterruptWidget": {...}}``)."""
         for name in ("root", "settings", "workspaces", "config/labconfig", "runtime", "data"):
             (base / name).mkdir(parents=True, exist_ok=True)
         (base / "config/labconfig/page_config.json").write_text(json.dumps(_PAGE_CONFIG))
+        if config is not None:
+            (base / "config/jupyter_server_config.json").write_text(json.dumps(config))
         if kind == "lab":
             # Notebook 7 shows no news; it also fails a settings load that names this plugin.
             notification = (

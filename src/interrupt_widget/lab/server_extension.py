@@ -22,6 +22,7 @@ import socket
 from collections.abc import Mapping
 from typing import Any, Final
 
+from jupyter_server.auth.identity import User
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
@@ -31,7 +32,7 @@ from traitlets import Dict, Float, List, Unicode
 from traitlets.config import Configurable
 
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.identity import Identity, identity_in
+from interrupt_widget.identity import Identity, identity_in, login_identity
 from interrupt_widget.lab.board import Board
 from interrupt_widget.lab.kernel_desk import BOARD_ENV, SERVER_ENV
 from interrupt_widget.lab.server_questions import ServerQuestions
@@ -80,8 +81,11 @@ class _Door(APIHandler):
         self.roles = roles
 
     def person(self) -> Identity:
-        user = self.current_user
-        name = str(getattr(user, "username", "") or getattr(user, "name", "") or "unknown")
+        """The signed-in person: JupyterHub's user (or another identity provider's); on a
+        server signed into with its one shared token or password, whose users are anonymous,
+        the person the server runs for (`login_identity`)."""
+        user: User = self.current_user
+        name = login_identity().name if _anonymous(user) else user.username
         return Identity(name, tuple(self.roles.get(name, ())))
 
     def refuse(self, status: int, code: ErrorCode, message: str) -> None:
@@ -184,6 +188,12 @@ class OpenHandler(JupyterHandler):
         question = self.get_query_argument("question", "")
         lab = url_path_join(self.base_url, "lab")
         self.redirect(f"{lab}?{ROUTE}={url_escape(question, plus=False)}")
+
+
+def _anonymous(user: User) -> bool:
+    """Whether `user` is one jupyter_server makes up for a shared token or password."""
+    name = user.username
+    return user.name.startswith("Anonymous ") and len(name) == 32 and name.isalnum()
 
 
 def load(serverapp: Any) -> None:

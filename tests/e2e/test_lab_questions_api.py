@@ -1,0 +1,209 @@
+"""The sidebar's routes on a real Jupyter server with the kit's extension, over HTTP: a
+kernel's question is listed within a second, a forged name, a malformed body, an unknown
+question and a bad answer are refused with nothing run, and a good answer runs the call
+once, as the signed-in person (the tool's own file counts the runs).
+
+Two people sign in with tokens of their own (`named_users.NamedTokens`), as JupyterHub's
+users do; the kernel is a real one the server started for a notebook path.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jupyter_client.blocking.client import BlockingKernelClient
+from jupyter_process import JupyterServer
+
+TESTS = Path(__file__).parent.parent
+TOKENS = {"tok-ann": "ann", "tok-bob": "bob"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterServer]:
+    config = {
+        "ServerApp": {
+            "jpserver_extensions": {"interrupt_widget.lab": True},
+            "identity_provider_class": "named_users.NamedTokens",
+        },
+        "NamedTokens": {"names": TOKENS},
+        "InterruptWidget": {"answer_timeout": 10, "roles": {"bob": ["cfo"]}},
+    }
+    started = JupyterServer.start(
+        kind="lab",
+        base=tmp_path_factory.mktemp("questions"),
+        config=config,
+        extra_env={"PYTHONPATH": f"{TESTS / 'e2e'}:{TESTS}"},
+    )
+    yield started
+    started.stop()
+
+
+def call(server: JupyterServer, token: str, method: str, path: str, **kw: Any) -> httpx.Response:
+    url = f"http://127.0.0.1:{server.port}/interrupt-widget/{path}"
+    headers = {"Authorization": f"token {token}", **kw.pop("headers", {})}
+    return httpx.request(method, url, headers=headers, timeout=30, **kw)
+
+
+class Kernel:
+    """A kernel the server started for `path`, driven on its main shell as a cell would be."""
+
+    def __init__(self, server: JupyterServer, path: str) -> None:
+        session = server.api(
+            "POST",
+            "/api/sessions",
+            {"path": path, "type": "notebook", "kernel": {"name": "python3"}},
+        )
+        self.id = session["kernel"]["id"]
+        self.client = BlockingKernelClient()
+        self.client.load_connection_file(str(server.runtime_dir / f"kernel-{self.id}.json"))
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
+
+    def run(self, code: str) -> None:
+        reply = self.client.execute_interactive(code, timeout=60, output_hook=lambda _m: None)
+        assert reply["content"]["status"] == "ok", reply["content"]
+
+
+def waiting_items(server: JupyterServer, token: str, count: int, timeout: float = 20) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        listing = call(server, token, "GET", "questions").json()
+        if len(listing["items"]) == count or time.monotonic() > deadline:
+            return listing
+        time.sleep(0.05)  # polling another process's board: there is no event to await here
+
+
+def test_a_kernels_question_is_listed_and_answered_once_by_the_signed_in_person(
+    server: JupyterServer, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs.jsonl"
+    empty = call(server, "tok-ann", "GET", "questions").json()
+    assert (empty["me"], empty["items"]) == ({"name": "ann", "roles": []}, [])
+    assert call(server, "tok-bob", "GET", "questions").json()["me"] == {
+        "name": "bob",
+        "roles": ["cfo"],
+    }
+    kernel = Kernel(server, "pay.ipynb")
+    kernel.run(
+        "import pathlib\nfrom interrupt_widget import AgentChat\nfrom payment_agents import payment_agent\n"
+        f"chat = AgentChat(payment_agent(pathlib.Path({str(runs)!r})))\n"
+        "handle = chat.send('send_money amount=5000 to=Bob')"
+    )
+    asked = time.monotonic()
+    listing = waiting_items(server, "tok-ann", 1)
+    listed_after = time.monotonic() - asked
+    [item] = listing["items"]
+    assert listed_after < 5, listed_after  # the bench measures it; this only guards a hang
+    assert (item["tool"], item["where"]["path"], item["where"]["state"]) == (
+        "send_money",
+        "pay.ipynb",
+        "running",
+    )
+    question = item["id"]
+
+    forged = call(
+        server, "tok-ann", "POST", "answer",
+        json={"ids": [question], "status": "resolved", "payload": {"approved": True}, "identity": "bob"},
+    )  # fmt: skip
+    assert forged.status_code == 403
+    assert forged.json()["error"]["code"] == "identity_mismatch"
+    as_bob = call(
+        server, "tok-ann", "POST", "answer",
+        json={"ids": [question], "status": "resolved", "payload": {"approved": True}, "by": "bob"},
+    )  # fmt: skip
+    assert as_bob.status_code == 403
+
+    bad = call(
+        server, "tok-ann", "POST", "answer",
+        json={"ids": [question], "status": "resolved", "payload": {"approved": "yes"}},
+    ).json()["results"][0]  # fmt: skip
+    assert not bad["ok"] and bad["errors"][0]["path"] == "/approved"
+    assert not runs.exists()
+
+    good = call(
+        server, "tok-ann", "POST", "answer",
+        json={"ids": [question], "status": "resolved", "payload": {"approved": True}},
+    ).json()["results"][0]  # fmt: skip
+    assert (good["ok"], good["verdict"]) == (True, "approved"), good
+    kernel.run("import asyncio\nresult = await asyncio.wait_for(handle, 30)")
+    kernel.run(
+        "d = chat.decisions[-1]\n"
+        "assert (d.verdict, d.identity, d.by) == ('approved', 'ann', 'sidebar:ann'), d"
+    )
+    assert [json.loads(line)["amount"] for line in runs.read_text().splitlines()] == [5000.0]
+    assert waiting_items(server, "tok-ann", 0)["items"] == []
+    late = call(
+        server, "tok-bob", "POST", "answer",
+        json={"ids": [question], "status": "resolved", "payload": {"approved": True}},
+    ).json()["results"][0]  # fmt: skip
+    assert not late["ok"] and "unknown question" in late["error"]
+    assert len(runs.read_text().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        (b"{not json", "malformed_json"),
+        (b"[]", "invalid_input"),
+        (b'{"ids": [], "status": "resolved"}', "invalid_input"),
+        (b'{"ids": ["a"], "status": "approve"}', "invalid_input"),
+        (b'{"ids": ["a", "a"], "status": "cancelled"}', "invalid_input"),
+        (b'{"ids": [7], "status": "cancelled"}', "invalid_input"),
+        (b'{"ids": ["a"], "status": "cancelled", "sneaky": 1}', "invalid_input"),
+        (
+            b'{"ids": ["a"], "status": "cancelled", "identity": {"name": "bob"}}',
+            "identity_mismatch",
+        ),
+    ],
+)
+def test_a_malformed_answer_is_refused_with_a_code(
+    server: JupyterServer, body: bytes, code: str
+) -> None:
+    response = call(
+        server,
+        "tok-ann",
+        "POST",
+        "answer",
+        content=body,
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code in (400, 403)
+    assert response.json()["error"]["code"] == code
+
+
+def test_an_unknown_question_and_a_bad_settle_are_refused(server: JupyterServer) -> None:
+    unknown = call(
+        server, "tok-ann", "POST", "answer", json={"ids": ["k/x/y"], "status": "cancelled"}
+    ).json()["results"][0]
+    assert not unknown["ok"] and "unknown question 'k/x/y'" in unknown["error"]
+    settle = call(server, "tok-ann", "POST", "settle", json={"id": "k/x/y", "ran": "yes"})
+    assert settle.status_code == 400
+    bad_rev = call(server, "tok-ann", "GET", "questions", params={"rev": "x", "wait": "1"})
+    assert bad_rev.status_code == 400
+
+
+def test_no_route_answers_anyone_who_is_not_signed_in(server: JupyterServer) -> None:
+    anonymous = httpx.get(f"http://127.0.0.1:{server.port}/interrupt-widget/questions", timeout=10)
+    assert anonymous.status_code in (401, 403)
+    answer = httpx.post(
+        f"http://127.0.0.1:{server.port}/interrupt-widget/answer",
+        json={"ids": ["a"], "status": "cancelled"},
+        timeout=10,
+    )
+    assert answer.status_code in (401, 403)
+
+
+def test_a_long_poll_answers_when_the_board_changes_or_says_unchanged(
+    server: JupyterServer,
+) -> None:
+    rev = call(server, "tok-ann", "GET", "questions").json()["rev"]
+    started = time.monotonic()
+    same = call(server, "tok-ann", "GET", "questions", params={"rev": rev, "wait": "0.5"}).json()
+    assert same == {"rev": rev, "unchanged": True}
+    assert time.monotonic() - started >= 0.5
