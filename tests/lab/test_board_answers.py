@@ -9,7 +9,6 @@ the chat, its picker and the ledger are the real ones (the tool's own file count
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from payment_agents import payment_agent, runs_in
 PAY = "send_money amount=5000 to=Bob"
 FOUR_EYES = Policy(require("send_money", approvals=2, when=lambda a: a["amount"] > 1000))
 ANN, BOB, CARL = Identity("ann"), Identity("bob"), Identity("carl")
+RAN = {"tool": "send_money", "amount": 5000.0, "to": "Bob"}
 
 
 class Desk:
@@ -49,8 +49,8 @@ class Desk:
 
 
 @pytest.fixture
-async def board(tmp_path: Path) -> AsyncIterator[Board]:
-    yield Board(tmp_path / "board.sqlite")
+def board(tmp_path: Path) -> Board:
+    return Board(tmp_path / "board.sqlite")
 
 
 def questions(board: Board, server: str = "lab-a", running: tuple[str, ...] = ("k1",)) -> Any:
@@ -93,10 +93,13 @@ async def test_a_question_is_listed_and_an_answer_from_the_board_runs_it_once(
         assert (verdict.ok, verdict.verdict, verdict.error) == (True, "approved", "")
         await handle
         again = await questions(board).answer(ANN, [item["id"]], "resolved", {"approved": True})
-        assert not again[0].ok and "unknown question" in again[0].error
+        assert not again[0].ok
+        assert "unknown question" in again[0].error
     finally:
         desk.stop()
-    assert runs_in(tmp_path / "runs.jsonl") == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+    assert runs_in(tmp_path / "runs.jsonl") == [
+        {"tool": "send_money", "amount": 5000.0, "to": "Bob"}
+    ]
     last = chat.decisions[-1]
     assert (last.verdict, last.identity, last.by) == ("approved", "ann", "sidebar:ann")
     await desk.desk.tick()
@@ -164,7 +167,8 @@ async def test_a_closed_notebook_stays_listed_as_such_and_its_answers_are_refuse
     assert (item["where"]["state"], item["where"]["note"]) == ("closed", CLOSED_NOTE)
     assert item["mayAnswer"] is False
     [verdict] = await stopped.answer(ANN, [item["id"]], "resolved", {"approved": True})
-    assert not verdict.ok and CLOSED_NOTE in verdict.error
+    assert not verdict.ok
+    assert CLOSED_NOTE in verdict.error
     assert board.queued_for("k1") == []
     chat.picker.cancel()  # type: ignore[union-attr]
     await handle
@@ -187,7 +191,8 @@ async def test_four_eyes_across_two_servers_sharing_one_board(
     desk.start()
     try:
         [refused] = await ann_server.answer(CARL, [for_carl["id"]], "resolved", {"approved": True})
-        assert not refused.ok and "carl started this run" in refused.error
+        assert not refused.ok
+        assert "carl started this run" in refused.error
         [first] = await ann_server.answer(ANN, [for_carl["id"]], "resolved", {"approved": True})
         assert first.ok, first.error
 
@@ -201,12 +206,15 @@ async def test_four_eyes_across_two_servers_sharing_one_board(
         second_round = await asyncio.wait_for(asked_again(), 10)
         assert second_round["mayAnswer"] is False  # ann already approved
         twice = await bob_server.answer(ANN, [second_round["id"]], "resolved", {"approved": True})
-        assert not twice[0].ok and "ann already approved" in twice[0].error
+        assert not twice[0].ok
+        assert "ann already approved" in twice[0].error
         assert runs_in(tmp_path / "runs.jsonl") == []
         done = await bob_server.answer(BOB, [second_round["id"]], "resolved", {"approved": True})
         assert done[0].ok, done[0].error
         await handle
     finally:
         desk.stop()
-    assert runs_in(tmp_path / "runs.jsonl") == [{"tool": "send_money", "amount": 5000.0, "to": "Bob"}]
+    assert runs_in(tmp_path / "runs.jsonl") == [
+        {"tool": "send_money", "amount": 5000.0, "to": "Bob"}
+    ]
     assert chat.decisions[-1].approvers == ["ann", "bob"]
