@@ -100,6 +100,10 @@ class Webhooks:
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
 
+    async def delivered(self) -> None:
+        """Return once every message sent so far was delivered or given up."""
+        await asyncio.gather(*self._sending)
+
     def link(self, question: str) -> str:
         """Where a person opens `question` (after signing in; the link grants nothing)."""
         return f"{self.server_url}interrupt-widget/open?question={quote(question, safe='')}"

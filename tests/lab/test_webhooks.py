@@ -1,0 +1,115 @@
+"""Webhooks: a message per question waiting, escalated and about to lapse, each once, shaped
+for Slack and plain JSON alike, with a link that names the question and no arguments of a
+sensitive tool; delivery retried, and a receiver that is down costs a run nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from webhook_receiver import Receiver
+
+from interrupt_widget.lab import webhooks
+from interrupt_widget.lab.board import Board, Owner
+from interrupt_widget.lab.webhooks import Webhooks
+
+OWNER = Owner("k1", "kernel k1", "pay.ipynb", "lab-a")
+
+
+def item(question: str, tool: str, *, escalated: bool = False, due: float | None = None) -> Any:
+    metadata: dict[str, Any] = {
+        "tool_name": tool,
+        "tool_input": {"amount": 5000, "to": "<b>Bob</b>"},
+    }
+    if escalated:
+        metadata["approvals"] = {"needed": 1, "escalated": True, "escalated_to": ["cfo"]}
+    expires = None
+    if due is not None:
+        expires = (datetime.now(UTC) + timedelta(seconds=due)).isoformat()
+    interrupt = {"id": question, "reason": "tool_call", "metadata": metadata}
+    return (
+        {"id": question, "tool": tool, "interrupt": interrupt, "expiresAt": expires},
+        None,
+        "carl",
+    )
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    found = Receiver()
+    yield found
+    found.close()
+
+
+async def test_each_event_is_told_once_with_a_link_and_no_sensitive_arguments(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    board = Board(tmp_path / "board.sqlite")
+    board.post(
+        OWNER,
+        {
+            "k1/a/1": item("1", "send_money"),
+            "k1/b/2": item("2", "wire_funds", escalated=True),
+            "k1/c/3": item("3", "send_money", due=30),
+        },
+        [],
+    )
+    hooks = Webhooks(board, [receiver.url], "http://127.0.0.1:8888/", sensitive={"wire_funds"})
+    _rev, posted = board.listing()
+    told = hooks.notices(posted, time.time())
+    assert sorted((n.event, n.posted.id) for n in told) == [
+        ("escalated", "k1/b/2"),
+        ("lapsing", "k1/c/3"),
+        ("waiting", "k1/a/1"),
+        ("waiting", "k1/b/2"),
+        ("waiting", "k1/c/3"),
+    ]
+    assert hooks.notices(posted, time.time()) == []  # each once
+    for notice in told:
+        hooks.send(notice)
+    bodies = await asyncio.to_thread(receiver.wait_for, 5)
+    by_event = {
+        (b["interruptWidget"]["event"], b["interruptWidget"]["question"]): b for b in bodies
+    }
+    plain = by_event[("waiting", "k1/a/1")]
+    assert plain["interruptWidget"]["arguments"] == {"amount": 5000, "to": "<b>Bob</b>"}
+    assert plain["interruptWidget"]["link"] == (
+        "http://127.0.0.1:8888/interrupt-widget/open?question=k1%2Fa%2F1"
+    )
+    assert plain["text"].startswith("send_money waits for an answer in pay.ipynb")
+    section = plain["blocks"][0]["text"]["text"]
+    assert "&lt;b&gt;Bob&lt;/b&gt;" in section  # Slack shows the text as it is, never as markup
+    assert plain["blocks"][1]["elements"][0]["url"] == plain["interruptWidget"]["link"]
+    secret = by_event[("escalated", "k1/b/2")]
+    assert secret["interruptWidget"]["arguments"] is None
+    assert "Bob" not in str(secret)
+    assert by_event[("lapsing", "k1/c/3")]["text"].startswith("send_money is about to lapse")
+
+
+async def test_a_failing_receiver_is_retried_and_one_that_is_down_is_logged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(webhooks, "FIRST_BACKOFF", 0.01)
+    board = Board(tmp_path / "board.sqlite")
+    board.post(OWNER, {"k1/a/1": item("1", "send_money")}, [])
+    flaky = Receiver(failures=2)
+    try:
+        down = "http://127.0.0.1:9/nobody-listens"
+        hooks = Webhooks(board, [flaky.url, down], "http://127.0.0.1:8888/")
+        started = time.monotonic()
+        with caplog.at_level(logging.WARNING, logger=webhooks.__name__):
+            for notice in hooks.notices(board.listing()[1], time.time()):
+                hooks.send(notice)
+            assert time.monotonic() - started < 0.1  # sending never waits for a receiver
+            await hooks.delivered()
+            bodies = flaky.wait_for(1)
+    finally:
+        flaky.close()
+    assert bodies[0]["interruptWidget"]["event"] == "waiting"
+    assert any("nobody-listens" in r.message and "5 times" in r.message for r in caplog.records)
