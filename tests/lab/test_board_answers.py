@@ -106,6 +106,24 @@ async def test_a_question_is_listed_and_an_answer_from_the_board_runs_it_once(
     assert (await questions(board).listing_for(ANN))["items"] == []
 
 
+async def test_a_chat_is_listed_from_before_it_asks_until_after_it_is_answered(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat = AgentChat(payment_agent(tmp_path / "runs.jsonl"))
+    desk = Desk(board)
+    desk.desk.adopt(chat, None)
+    await desk.desk.tick()  # nothing asked yet: nothing listed, nothing fails
+    assert board.listing()[1] == []
+    handle = chat.send(PAY)
+    await until(chat, lambda: chat.status == "waiting")
+    await desk.desk.tick()
+    assert len(board.listing()[1]) == 1
+    chat.picker.cancel()  # answered in the cell: it leaves the board on the next tick
+    await handle
+    await desk.desk.tick()
+    assert board.listing()[1] == []
+
+
 async def test_a_bad_answer_is_refused_before_it_reaches_the_kernel_and_nothing_runs(
     recorder: CommRecorder, board: Board, tmp_path: Path
 ) -> None:

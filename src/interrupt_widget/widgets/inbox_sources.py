@@ -71,7 +71,8 @@ class ChatSource:
     def waiting(self) -> list[Waiting]:
         picker = self.chat.picker
         # A chat whose resume found a call in doubt ended in error, and waits all the same.
-        if picker is None or (self.chat.status != "waiting" and not picker.doubts):
+        # Before it first asks, its picker is a false stand-in with no doubts to read.
+        if not picker or (self.chat.status != "waiting" and not picker.doubts):
             return []
         now = time.time()
         found = []
