@@ -8,7 +8,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from interrupt_widget.errors import TargetError, TemporalUnavailable
+from interrupt_widget.errors import TargetError, TemporalMisconfigured, TemporalUnavailable
 from interrupt_widget.temporal.worker import run_worker
 
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 graceful_seconds=args.graceful_seconds,
             )
         )
-    except (TargetError, TemporalUnavailable) as exc:
+    except (TargetError, TemporalMisconfigured, TemporalUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     return 0

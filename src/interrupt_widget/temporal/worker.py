@@ -29,6 +29,7 @@ from interrupt_widget.sdk.model_choice import has_openai_credentials
 from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.temporal.agent import connect
 from interrupt_widget.temporal.conversation import Conversation
+from interrupt_widget.temporal.preflight import prepare
 from interrupt_widget.temporal.segments import Segments
 
 logger = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ def adapter_for(target: str | Any, *, ledger: LedgerSpec = None) -> OpenAIAgents
     An agent that names no model runs on `OfflineModel` when no OpenAI key is set, as
     `AgentChat` does, rather than failing every run for want of a key.
     """
-    loaded = load_target(target) if isinstance(target, str) else target
+    loaded = _load(target) if isinstance(target, str) else target
     if isinstance(loaded, OpenAIAgentsAdapter):
         return loaded
     if not isinstance(loaded, Agent):
@@ -52,6 +53,21 @@ def adapter_for(target: str | Any, *, ledger: LedgerSpec = None) -> OpenAIAgents
         logger.warning("worker: %s runs on the offline model: no OpenAI key is set", loaded.name)
         config = RunConfig(model=OfflineModel(), tracing_disabled=True)
     return OpenAIAgentsAdapter(loaded, ledger=open_ledger(ledger), run_config=config)
+
+
+def _load(target: str) -> Any:
+    """The object `target` names; `TargetError` naming the module and what its import (or the
+    factory) raised, so a worker that cannot serve an agent says so as it starts."""
+    try:
+        return load_target(target)
+    except TargetError:
+        raise
+    except Exception as exc:  # a module that raises as it is imported, or a factory that fails
+        module = target.partition(":")[0]
+        raise TargetError(
+            f"cannot load {target!r}: importing {module!r} (or calling its factory) raised "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def build_worker(
@@ -105,6 +121,9 @@ async def run_worker(
     client = (
         temporal if isinstance(temporal, Client) else await connect(temporal, namespace=namespace)
     )
+    # A namespace that does not exist, or lacks the kit's search attribute (added here where
+    # the server allows), is said now rather than as workflow tasks failing for ever.
+    await prepare(client, client.service_client.config.target_host)
     worker = build_worker(
         client, adapters, task_queue=task_queue, graceful_seconds=graceful_seconds
     )
