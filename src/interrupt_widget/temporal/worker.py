@@ -130,13 +130,45 @@ async def run_worker(
     stop = stop or asyncio.Event()
     caught = _on_signals(stop)
     try:
-        async with worker:
-            logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
-            await stop.wait()
+        logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
+        await _serve(worker, stop, graceful_seconds)
     finally:
         for sig in caught:
             asyncio.get_running_loop().remove_signal_handler(sig)
     logger.info("worker %s stopped", os.getpid())
+
+
+SHUTDOWN_MARGIN = 5.0
+"""How long past `graceful_seconds` a stopping worker waits for Temporal's own shutdown (its
+pollers, the runs it cancelled) before it gives up on it: the server hands anything left to
+another worker once its heartbeat lapses, and the process ends on time."""
+
+
+async def _serve(worker: Worker, stop: asyncio.Event, graceful_seconds: float) -> None:
+    """Run `worker` until `stop` is set (or it fails), then shut it down within
+    `graceful_seconds` plus `SHUTDOWN_MARGIN`, whatever it waits for."""
+    running = asyncio.ensure_future(worker.run())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if running.done():
+        running.result()  # the worker failed on its own: say why
+        return
+    bound = graceful_seconds + SHUTDOWN_MARGIN
+    ending = asyncio.ensure_future(worker.shutdown())
+    done, _ = await asyncio.wait({ending, running}, timeout=bound)
+    if ending not in done or running not in done:
+        logger.warning(
+            "worker %s: Temporal's shutdown took over %g s; stopping without it (the server "
+            "hands what is left to another worker)",
+            os.getpid(),
+            bound,
+        )
+        for task in (ending, running):
+            task.cancel()
+        await asyncio.wait({ending, running}, timeout=1.0)
 
 
 def _on_signals(stop: asyncio.Event) -> list[signal.Signals]:
