@@ -56,6 +56,7 @@ PUBLIC = {
     "ResumeRefused",
     "RunHandle",
     "SQLiteLedger",
+    "TemporalMisconfigured",
     "TemporalUnavailable",
     "ThreadBusy",
     "UnattendedWait",

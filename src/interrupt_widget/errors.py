@@ -141,6 +141,15 @@ class ErrorCode(StrEnum):
     TEMPORAL_UNAVAILABLE = "temporal_unavailable"
     """The Temporal server could not be reached (wrong address, or not running): nothing was
     started or answered; start it (or `interrupt_widget.temporal.dev_server()`) and try again."""
+    TEMPORAL_NAMESPACE_MISSING = "temporal_namespace_missing"
+    """The Temporal namespace the client or worker names does not exist: nothing was sent."""
+    TEMPORAL_SEARCH_ATTRIBUTE_MISSING = "temporal_search_attribute_missing"
+    """The namespace lacks the kit's `InterruptWidgetWaiting` Keyword search attribute and the
+    kit may not add it: the message gives the `temporal operator search-attribute create`
+    command; nothing was sent (every run would otherwise wait for ever)."""
+    NO_WORKER = "no_worker"
+    """No worker polls the task queue the run names (none started, or the queue's name is
+    wrong): nothing was sent; start a worker for it, or fix the name."""
 
 
 class AdapterError(Exception):
@@ -342,6 +351,18 @@ class IdentityMismatch(ValueError):
 
     code = ErrorCode.IDENTITY_MISMATCH
     """The code the server answers with (403)."""
+
+
+class TemporalMisconfigured(RuntimeError):
+    """The Temporal side cannot carry a run as set up, and it would wait for ever: a namespace
+    that does not exist, the kit's search attribute missing where the kit may not add it, no
+    worker on the task queue. `code` says which (an `ErrorCode`); the message says how to fix
+    it. Raised before anything is sent; a run refused for it ends with RUN_ERROR `code`."""
+
+    def __init__(self, code: ErrorCode, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        """`temporal_namespace_missing`, `temporal_search_attribute_missing` or `no_worker`."""
 
 
 class TemporalUnavailable(ConnectionError):

@@ -31,7 +31,9 @@ from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEve
 from interrupt_widget import AgentChat, Inbox
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal import TemporalAgent
+from interrupt_widget.temporal.cli import THREAD_GRACE
 from interrupt_widget.temporal.dev_server import DevServer
+from interrupt_widget.temporal.worker import SHUTDOWN_MARGIN
 from interrupt_widget.testing import recording_comms, until
 from interrupt_widget.thread import ConversationThread
 from payment_agents import RUNS_ENV, SEND, runs_in
@@ -308,3 +310,28 @@ async def test_sigterm_lets_a_running_call_finish_before_the_worker_exits(
     workers.logs.pop(held)
     workers.start_one()
     assert len(new_runs(workers, since)) == 1
+
+
+async def test_a_worker_stopped_while_its_call_will_not_end_still_exits_on_time(
+    workers: Workers, agent: TemporalAgent
+) -> None:
+    """A tool stuck in a thread past the graceful time used to keep a stopped worker alive for
+    ever (Python joins the thread at exit): the worker now exits within its graceful time and
+    a few seconds, saying so, and the run goes on elsewhere once the tool is let go."""
+    thread = await paused(agent)
+    workers.gate("mid")
+    answering = asyncio.ensure_future(events(agent, approval(thread, f"run-{uuid.uuid4().hex}")))
+    held = await workers.arrived("mid")  # inside the tool, in a thread that will not end
+    began = time.monotonic()
+    workers.processes[held].send_signal(signal.SIGTERM)
+    code = await asyncio.to_thread(workers.processes.pop(held).wait, 60)
+    took = time.monotonic() - began
+    # graceful 5 s, then at most Temporal's shutdown margin and the threads' grace
+    assert took < 5.0 + SHUTDOWN_MARGIN + THREAD_GRACE + 3.0, took
+    assert code == 0
+    assert "exiting without them" in workers.logs.pop(held).read_text()
+    (workers.hold / "mid").unlink()
+    done = await asyncio.wait_for(answering, timeout=30)
+    assert isinstance(done[-1], RunFinishedEvent | RunErrorEvent), done[-1]
+    workers.start_one()
+    workers.wait_ready()

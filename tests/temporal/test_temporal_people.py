@@ -55,6 +55,12 @@ async def accepted_updates(client: Client, thread_id: str) -> int:
     return sum(1 for e in history.events if e.HasField(field))
 
 
+async def scheduled_activities(client: Client, thread_id: str) -> int:
+    history = await client.get_workflow_handle(thread_id).fetch_history()
+    field = "activity_task_scheduled_event_attributes"
+    return sum(1 for e in history.events if e.HasField(field))
+
+
 async def test_an_answer_the_rules_about_people_refuse_never_enters_history(
     served: tuple[Client, str], runs: pathlib.Path
 ) -> None:
@@ -78,6 +84,7 @@ async def test_an_answer_the_rules_about_people_refuse_never_enters_history(
         assert says in said, said
         assert said.endswith("; nothing was recorded."), said
     assert await accepted_updates(client, thread.thread_id) == 1  # the message's run only
+    assert await scheduled_activities(client, thread.thread_id) == 1  # no refusal cost a run
     first = await thread.start(approval_by(thread, ANN))
     assert first.kind == "interrupt", first  # one of two
     again = await thread.start(approval_by(thread, ANN))  # the same person twice: told at once

@@ -35,10 +35,11 @@ from temporalio.service import RPCError
 
 from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.agui.wire import event_from_wire, to_wire
-from interrupt_widget.errors import ErrorCode, TemporalUnavailable
+from interrupt_widget.errors import ErrorCode, TemporalMisconfigured, TemporalUnavailable
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
+from interrupt_widget.temporal.preflight import WORKER_WAIT, prepare, require_worker
 from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
     OPEN_QUERY,
@@ -53,6 +54,9 @@ from interrupt_widget.temporal.shapes import (
 
 CONNECT_TIMEOUT = 5.0
 """How long to try a Temporal address before saying it cannot be reached."""
+
+WORKER_SEEN_FOR = 10.0
+"""How long a worker seen polling the task queue spares the next run the look."""
 
 
 async def connect(address: str, *, namespace: str = "default") -> Client:
@@ -84,7 +88,12 @@ class TemporalAgent:
     and after what first wait (doubling), the workflow tries to cancel questions whose deadline
     passed before it leaves them open, saying why. `ui_url`: Temporal's Web UI, for
     `run_link`. `ledger`: the workers' ledger, so a call a dead worker left in doubt is settled
-    from the card.
+    from the card. `worker_wait_seconds`: how long a run waits for a worker to poll
+    `task_queue` before it ends with `no_worker` (nothing sent).
+
+    On first use the client checks the namespace exists and holds the kit's search attribute
+    (adding it where the server allows); a server that cannot carry the runs ends each with a
+    RUN_ERROR naming what is missing (`TemporalMisconfigured`'s codes), never a silent wait.
     """
 
     def __init__(
@@ -101,10 +110,16 @@ class TemporalAgent:
         expiry_backoff_seconds: float = 1.0,
         ui_url: str | None = None,
         ledger: LedgerSpec = None,
+        worker_wait_seconds: float = WORKER_WAIT,
     ) -> None:
         self._client = client_or_address if isinstance(client_or_address, Client) else None
-        self.address = (
-            client_or_address if isinstance(client_or_address, str) else "(a connected client)"
+        self._prepared = False
+        self._worker_seen_at: float | None = None
+        self.worker_wait_seconds = worker_wait_seconds
+        self.address: str = (
+            client_or_address.service_client.config.target_host
+            if isinstance(client_or_address, Client)
+            else client_or_address
         )
         self.agent = agent
         self.task_queue = task_queue
@@ -131,7 +146,26 @@ class TemporalAgent:
         """The Temporal client (connected now if only an address was given)."""
         if self._client is None:
             self._client = await connect(self.address, namespace=self.namespace)
+        if not self._prepared:
+            await prepare(self._client, self.address)
+            self._prepared = True
         return self._client
+
+    async def wait_for_worker(self, *, within: float = 60.0) -> None:
+        """Return once a worker polls this agent's task queue; `TemporalMisconfigured`
+        (`no_worker`) after `within` seconds without one. A notebook that starts its worker
+        process beside the agent awaits this before the first run."""
+        client = await self.client()
+        await require_worker(client, self.task_queue, self.agent, within=within)
+        self._worker_seen_at = asyncio.get_running_loop().time()
+
+    async def _require_worker(self, client: Client) -> None:
+        """Refuse a run no worker would take (`no_worker`), rather than let it wait unseen."""
+        now = asyncio.get_running_loop().time()
+        if self._worker_seen_at is not None and now - self._worker_seen_at < WORKER_SEEN_FOR:
+            return
+        await require_worker(client, self.task_queue, self.agent, within=self.worker_wait_seconds)
+        self._worker_seen_at = asyncio.get_running_loop().time()
 
     def run_link(self, thread_id: str) -> str | None:
         """The Web UI's list of the runs of the conversation `thread_id` (its workflow, and the
@@ -165,6 +199,8 @@ class TemporalAgent:
                 found[1:1] = await self._held_messages(input.thread_id)
         except TemporalUnavailable as down:
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, str(down))
+        except TemporalMisconfigured as wrong:
+            found = _refused(input, wrong.code, str(wrong))
         except RPCError as down:
             message = f"the Temporal server at {self.address} failed the request: {down}"
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, message)
@@ -183,6 +219,7 @@ class TemporalAgent:
 
     async def _perform(self, input: RunAgentInput) -> list[JsonDict]:
         client = await self.client()
+        await self._require_worker(client)
         wire = to_wire(input)
         if input.resume:
             entries = [to_wire(e) for e in input.resume]

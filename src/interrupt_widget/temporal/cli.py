@@ -5,10 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Coroutine, Sequence
+from typing import Any
 
-from interrupt_widget.errors import TargetError, TemporalUnavailable
+from interrupt_widget.errors import TargetError, TemporalMisconfigured, TemporalUnavailable
 from interrupt_widget.temporal.worker import run_worker
 
 
@@ -42,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(levelname)s: %(message)s")
     try:
-        asyncio.run(
+        _run(
             run_worker(
                 args.targets,
                 temporal=args.temporal,
@@ -52,7 +56,55 @@ def main(argv: Sequence[str] | None = None) -> int:
                 graceful_seconds=args.graceful_seconds,
             )
         )
-    except (TargetError, TemporalUnavailable) as exc:
+    except (TargetError, TemporalMisconfigured, TemporalUnavailable) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    _exit_if_stuck()
     return 0
+
+
+THREAD_GRACE = 2.0
+"""How long a stopped worker waits for threads its runs started (a tool, a ledger write) to
+end before it exits without them."""
+
+
+def _run(work: Coroutine[Any, Any, None]) -> None:
+    """`asyncio.run`, except that the loop's closing does not wait for threads still busy:
+    a tool stuck in a thread past the graceful time would otherwise keep the stopped worker
+    alive for ever (Python 3.11's `asyncio.run` joins its default executor without a bound)."""
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(work)
+    finally:
+        left = asyncio.all_tasks(loop)
+        for task in left:
+            task.cancel()
+        if left:
+            loop.run_until_complete(asyncio.wait(left, timeout=THREAD_GRACE))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.close()  # shuts the default executor down without waiting for its threads
+
+
+def _exit_if_stuck() -> None:
+    """End the process now if threads a run started are still busy after `THREAD_GRACE`
+    (the interpreter would wait for them at exit): the call they run is left claimed, in
+    doubt, as when a worker dies, and never run twice."""
+    deadline = time.monotonic() + THREAD_GRACE
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread() and not thread.daemon:
+            thread.join(max(deadline - time.monotonic(), 0.0))
+    stuck = [
+        t.name
+        for t in threading.enumerate()
+        if t is not threading.main_thread() and not t.daemon and t.is_alive()
+    ]
+    if stuck:
+        logging.getLogger(__name__).warning(
+            "worker %s: threads still busy after it stopped (%s): exiting without them; a "
+            "call they run is left in doubt",
+            os.getpid(),
+            ", ".join(stuck),
+        )
+        logging.shutdown()
+        sys.stderr.flush()
+        os._exit(0)

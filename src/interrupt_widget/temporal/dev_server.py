@@ -64,11 +64,15 @@ class DevServer:
         ui: bool = True,
         folder: str | os.PathLike[str] | None = None,
         in_memory: bool = False,
+        search_attribute: bool = True,
     ) -> None:
         """`ui`: start the Web UI too. `folder`: where the data file and the log go (a temporary
         folder, removed on stop, by default). `in_memory`: keep the data in memory instead of a
-        file: several times faster on a slow disk (no syncs), and gone when the server stops."""
+        file: several times faster on a slow disk (no syncs), and gone when the server stops.
+        `search_attribute=False` starts it without the kit's search attribute, as a server of
+        one's own may be (the kit's clients and workers then add it themselves)."""
         self.in_memory = in_memory
+        self.search_attribute = search_attribute
         self.port = free_port()
         self.ui_port = free_port() if ui else None
         self._own_folder = folder is None
@@ -90,8 +94,9 @@ class DevServer:
         command = [
             str(temporal_cli()), "server", "start-dev", "--ip", "127.0.0.1",
             "--port", str(self.port), "--log-level", "error",
-            "--search-attribute", f"{WAITING_ATTRIBUTE}=Keyword",
         ]  # fmt: skip
+        if self.search_attribute:
+            command += ["--search-attribute", f"{WAITING_ATTRIBUTE}=Keyword"]
         command += [] if self.in_memory else ["--db-filename", str(self.db)]
         command += ["--headless"] if self.ui_port is None else ["--ui-port", str(self.ui_port)]
         log = (self.folder / "server.log").open("ab")

@@ -29,6 +29,7 @@ from interrupt_widget.sdk.model_choice import has_openai_credentials
 from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.temporal.agent import connect
 from interrupt_widget.temporal.conversation import Conversation
+from interrupt_widget.temporal.preflight import prepare
 from interrupt_widget.temporal.segments import Segments
 
 logger = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ def adapter_for(target: str | Any, *, ledger: LedgerSpec = None) -> OpenAIAgents
     An agent that names no model runs on `OfflineModel` when no OpenAI key is set, as
     `AgentChat` does, rather than failing every run for want of a key.
     """
-    loaded = load_target(target) if isinstance(target, str) else target
+    loaded = _load(target) if isinstance(target, str) else target
     if isinstance(loaded, OpenAIAgentsAdapter):
         return loaded
     if not isinstance(loaded, Agent):
@@ -52,6 +53,21 @@ def adapter_for(target: str | Any, *, ledger: LedgerSpec = None) -> OpenAIAgents
         logger.warning("worker: %s runs on the offline model: no OpenAI key is set", loaded.name)
         config = RunConfig(model=OfflineModel(), tracing_disabled=True)
     return OpenAIAgentsAdapter(loaded, ledger=open_ledger(ledger), run_config=config)
+
+
+def _load(target: str) -> Any:
+    """The object `target` names; `TargetError` naming the module and what its import (or the
+    factory) raised, so a worker that cannot serve an agent says so as it starts."""
+    try:
+        return load_target(target)
+    except TargetError:
+        raise
+    except Exception as exc:  # a module that raises as it is imported, or a factory that fails
+        module = target.partition(":")[0]
+        raise TargetError(
+            f"cannot load {target!r}: importing {module!r} (or calling its factory) raised "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def build_worker(
@@ -105,19 +121,54 @@ async def run_worker(
     client = (
         temporal if isinstance(temporal, Client) else await connect(temporal, namespace=namespace)
     )
+    # A namespace that does not exist, or lacks the kit's search attribute (added here where
+    # the server allows), is said now rather than as workflow tasks failing for ever.
+    await prepare(client, client.service_client.config.target_host)
     worker = build_worker(
         client, adapters, task_queue=task_queue, graceful_seconds=graceful_seconds
     )
     stop = stop or asyncio.Event()
     caught = _on_signals(stop)
     try:
-        async with worker:
-            logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
-            await stop.wait()
+        logger.warning("worker %s on %s serves %s", os.getpid(), task_queue, ", ".join(names))
+        await _serve(worker, stop, graceful_seconds)
     finally:
         for sig in caught:
             asyncio.get_running_loop().remove_signal_handler(sig)
     logger.info("worker %s stopped", os.getpid())
+
+
+SHUTDOWN_MARGIN = 5.0
+"""How long past `graceful_seconds` a stopping worker waits for Temporal's own shutdown (its
+pollers, the runs it cancelled) before it gives up on it: the server hands anything left to
+another worker once its heartbeat lapses, and the process ends on time."""
+
+
+async def _serve(worker: Worker, stop: asyncio.Event, graceful_seconds: float) -> None:
+    """Run `worker` until `stop` is set (or it fails), then shut it down within
+    `graceful_seconds` plus `SHUTDOWN_MARGIN`, whatever it waits for."""
+    running = asyncio.ensure_future(worker.run())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+    if running.done():
+        running.result()  # the worker failed on its own: say why
+        return
+    bound = graceful_seconds + SHUTDOWN_MARGIN
+    ending = asyncio.ensure_future(worker.shutdown())
+    done, _ = await asyncio.wait({ending, running}, timeout=bound)
+    if ending not in done or running not in done:
+        logger.warning(
+            "worker %s: Temporal's shutdown took over %g s; stopping without it (the server "
+            "hands what is left to another worker)",
+            os.getpid(),
+            bound,
+        )
+        for task in (ending, running):
+            task.cancel()
+        await asyncio.wait({ending, running}, timeout=1.0)
 
 
 def _on_signals(stop: asyncio.Event) -> list[signal.Signals]:
