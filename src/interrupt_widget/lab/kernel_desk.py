@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from interrupt_widget import askers
+from interrupt_widget.agui.interrupts import verdict
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import identity_from_wire
@@ -119,14 +120,11 @@ class KernelDesk:
                 return _result(True, "approved")
             if body.get("status") == "cancelled":
                 answerer.cancel(waiting.interrupt.id, by=by, identity=who)
-                return _result(True, "cancelled")
+                return _result(True, verdict("cancelled", None, by))
             answerer.resolve(body.get("payload"), waiting.interrupt.id, by=by, identity=who)
         except AnswerRefused as exc:
             return _result(False, error=str(exc), errors=exc.errors)
-        payload = body.get("payload")
-        approved = payload.get("approved") if isinstance(payload, Mapping) else None
-        said = "approved" if approved is True else "denied" if approved is False else "answered"
-        return _result(True, said)
+        return _result(True, verdict("resolved", body.get("payload"), by))
 
 
 def _result(ok: bool, verdict: str = "", *, error: str = "", errors: Any = ()) -> dict[str, Any]:

@@ -20,7 +20,7 @@ import json
 import os
 import socket
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from jupyter_server.auth.identity import User
 from jupyter_server.base.handlers import APIHandler, JupyterHandler
@@ -37,6 +37,9 @@ from interrupt_widget.lab.board import Board
 from interrupt_widget.lab.kernel_desk import BOARD_ENV, SERVER_ENV
 from interrupt_widget.lab.server_questions import ServerQuestions
 from interrupt_widget.lab.webhooks import Webhooks
+
+if TYPE_CHECKING:
+    from interrupt_widget.lab.temporal_questions import TemporalQuestions
 
 ROUTE: Final = "interrupt-widget"
 MAX_IDS: Final = 1000
@@ -67,6 +70,12 @@ class InterruptWidget(Configurable):
     ).tag(config=True)
     public_url = Unicode(
         "", help="The server's address as people outside reach it, for the webhook's link."
+    ).tag(config=True)
+    temporal = List(
+        Dict(),
+        help="Temporal agents whose waiting conversations the sidebar lists and answers with no "
+        'kernel: [{"address": "127.0.0.1:7233", "agent": "module:attr", "task_queue": "q", '
+        '"namespace": "default"}].',
     ).tag(config=True)
     answer_timeout = Float(
         5.0, help="Seconds a kernel has to take an answer given in the sidebar."
@@ -205,8 +214,13 @@ def load(serverapp: Any) -> None:
     # Kernels the server starts from now on inherit these, and post to this board.
     os.environ[BOARD_ENV], os.environ[SERVER_ENV] = board.where, server
     kernels = serverapp.kernel_manager
+    elsewhere = _temporal(config.temporal) if config.temporal else None
     questions = ServerQuestions(
-        board, server, lambda: kernels.list_kernel_ids(), answer_timeout=config.answer_timeout
+        board,
+        server,
+        lambda: kernels.list_kernel_ids(),
+        answer_timeout=config.answer_timeout,
+        elsewhere=elsewhere,
     )
     shared = {"questions": questions, "roles": dict(config.roles)}
     base = serverapp.web_app.settings["base_url"]
@@ -223,4 +237,30 @@ def load(serverapp: Any) -> None:
         link = config.public_url or serverapp.connection_url
         hooks = Webhooks(board, config.webhooks, link, sensitive=set(config.sensitive_tools))
         IOLoop.current().spawn_callback(hooks.run)
+    if elsewhere is not None:
+        IOLoop.current().spawn_callback(elsewhere.run)
     serverapp.log.info("interrupt-widget: questions on the board at %s", board.where)
+
+
+def _temporal(named: list[dict[str, Any]]) -> TemporalQuestions:
+    """The Temporal agents `c.InterruptWidget.temporal` names, held by this server."""
+    from interrupt_widget.lab.temporal_questions import TemporalQuestions
+    from interrupt_widget.temporal import TemporalAgent
+
+    agents = []
+    for entry in named:
+        unknown = set(entry) - {"address", "agent", "task_queue", "namespace"}
+        if unknown or not {"address", "agent", "task_queue"} <= set(entry):
+            raise ValueError(
+                "each c.InterruptWidget.temporal entry takes address, agent and task_queue "
+                f"(and namespace), got {sorted(entry)}"
+            )
+        agents.append(
+            TemporalAgent(
+                entry["address"],
+                agent=entry["agent"],
+                task_queue=entry["task_queue"],
+                namespace=entry.get("namespace", "default"),
+            )
+        )
+    return TemporalQuestions(agents)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from interrupt_widget.agui.wire import interrupt_from_wire
 from interrupt_widget.identity import Identity
@@ -56,6 +56,21 @@ class Verdict:
         }
 
 
+class QuestionsElsewhere(Protocol):
+    """Questions no kernel posts (Temporal conversations), held by the server itself."""
+
+    generation: int
+    """Grows whenever the list changes."""
+
+    def holds(self, question: str) -> bool: ...
+
+    def items(self, person: Identity, now: datetime) -> list[dict[str, Any]]: ...
+
+    async def answer(
+        self, person: Identity, question: str, status: str, payload: Any
+    ) -> Verdict: ...
+
+
 class ServerQuestions:
     """One Jupyter server's view of the board (see the module docs)."""
 
@@ -66,24 +81,33 @@ class ServerQuestions:
         running_kernels: Callable[[], Iterable[str]],
         *,
         answer_timeout: float = 5.0,
+        elsewhere: QuestionsElsewhere | None = None,
     ) -> None:
         """`server`: this server's name on the board; `running_kernels`: the ids of the
-        kernels this server runs now (a kernel of its own that is not among them stopped)."""
+        kernels this server runs now (a kernel of its own that is not among them stopped);
+        `elsewhere`: questions no kernel holds (Temporal conversations), listed beside."""
         self.board = board
         self.server = server
         self._running = running_kernels
         self.answer_timeout = answer_timeout
+        self.elsewhere = elsewhere
 
     # -- listing ---------------------------------------------------------------------------
 
     async def changed_since(self, rev: int, wait: float) -> int:
-        """The board's revision once it differs from `rev`, or after `wait` seconds."""
+        """The revision once it differs from `rev`, or after `wait` seconds."""
         deadline = time.monotonic() + wait
         while True:
-            now_rev = await asyncio.to_thread(self.board.rev)
+            now_rev = await self._rev()
             if now_rev != rev or time.monotonic() >= deadline:
                 return now_rev
             await asyncio.sleep(POLL * 2)
+
+    async def _rev(self) -> int:
+        """The board's revision and the other questions' generation: both only grow, so
+        their sum changes whenever either list does."""
+        extra = 0 if self.elsewhere is None else self.elsewhere.generation
+        return await asyncio.to_thread(self.board.rev) + extra
 
     async def listing_for(self, person: Identity) -> dict[str, Any]:
         """The sidebar's list for `person`: `{"rev", "me", "items"}`."""
@@ -91,6 +115,9 @@ class ServerQuestions:
         running = set(self._running())
         now = datetime.now(UTC)
         items = [self._item(p, self._state(p, running), person, now) for p in posted]
+        if self.elsewhere is not None:
+            items += self.elsewhere.items(person, now)
+            rev += self.elsewhere.generation
         return {"rev": rev, "me": person.to_wire(), "items": items}
 
     def _state(self, posted: Posted, running: set[str]) -> OwnerState:
@@ -145,6 +172,8 @@ class ServerQuestions:
     async def _answer_one(
         self, person: Identity, found: Posted | None, question: str, status: str, payload: Any
     ) -> Verdict:
+        if self.elsewhere is not None and self.elsewhere.holds(question):
+            return await self.elsewhere.answer(person, question, status, payload)
         refused = self._unanswerable(found, question)
         if refused is not None:
             return refused
