@@ -56,8 +56,8 @@ async def test_a_waiting_temporal_conversation_is_listed_and_answered_with_no_ke
     chat = AgentChat(asking)
     chat.send(f"send_money amount=42 to=T{uuid.uuid4().hex[:4]}")
     await until(chat, lambda: chat.status == "waiting")
-    del chat  # the kernel that asked is gone: only the workflow holds the question
 
+    # The server holds no chat: it finds the question through Temporal's visibility alone.
     sidebar = TemporalQuestions(
         [TemporalAgent(temporal_server.address, agent=PAYMENTS, task_queue=queue[1])]
     )
