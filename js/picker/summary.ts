@@ -27,10 +27,11 @@ function asText(value: unknown): string {
 }
 
 /** Who answered, as the kernel words it (`answerer_words`): "in the widget", "from Python",
- * "by responder approve_all", "by policy small transfers". */
+ * "by responder approve_all", "by policy small transfers", "by ann in the sidebar". */
 export function answererWords(by: string): string {
   if (by === "user" || by.startsWith("view:")) return "in the widget";
   if (by === "python") return "from Python";
+  if (by.startsWith("sidebar:") && by.length > 8) return `by ${by.slice(8)} in the sidebar`;
   const at = by.indexOf(":");
   return at > 0 && at < by.length - 1 ? `by ${by.slice(0, at)} ${by.slice(at + 1)}` : `by ${by}`;
 }

@@ -136,10 +136,13 @@ def with_outcomes(
 
 
 def answerer_words(by: str) -> str:
-    """`by` as a reader says it: "in the widget", "from Python", "by responder approve_all"."""
+    """`by` as a reader says it: "in the widget", "from Python", "by responder approve_all",
+    "by ann in the sidebar" (the server's sidebar, `sidebar:<name>`)."""
     if by in ("user", "python") or by.startswith("view:"):
         return "from Python" if by == "python" else "in the widget"
     kind, _, name = by.partition(":")
+    if kind == "sidebar" and name:
+        return f"by {name} in the sidebar"
     return f"by {kind} {name}" if name else f"by {by}"
 
 

@@ -236,3 +236,10 @@ async def test_four_eyes_across_two_servers_sharing_one_board(
         {"tool": "send_money", "amount": 5000.0, "to": "Bob"}
     ]
     assert chat.decisions[-1].approvers == ["ann", "bob"]
+
+
+def test_an_answer_from_the_sidebar_reads_as_the_person_in_the_sidebar() -> None:
+    from interrupt_widget.decisions import answerer_words
+
+    assert answerer_words("sidebar:ann") == "by ann in the sidebar"
+    assert answerer_words("responder:approve_all") == "by responder approve_all"
