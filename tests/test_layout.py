@@ -33,6 +33,7 @@ RANKS: dict[str, int] = {
     "widgets": 9,
     "temporal": 9,
     "examples": 10,
+    "lab": 10,
     "testing": 10,
     "__main__": 11,
     "": 11,
