@@ -50,7 +50,14 @@ function activate(
   panel.disposed.connect(stopAnnouncing);
 
   const asked = new URL(window.location.href).searchParams.get(URL_PARAMETER);
-  if (asked !== null) void app.restored.then(() => open(asked || null)).then(forgetParameter);
+  if (asked !== null) void afterLayout(app).then(() => open(asked || null)).then(forgetParameter);
+}
+
+/** Once the shell has restored its layout: a task after `restored`, since Notebook 7 collapses
+ * its side panels (single-document mode) in a handler of `restored` that runs after ours. */
+async function afterLayout(app: JupyterFrontEnd): Promise<void> {
+  await app.restored;
+  await new Promise((settled) => setTimeout(settled, 0));
 }
 
 /** Opens question `id` in the panel once the list holds it (at once when it does). */
