@@ -12,7 +12,7 @@ import { ICommandPalette } from "@jupyterlab/apputils";
 import { URLExt } from "@jupyterlab/coreutils";
 import { IDocumentManager } from "@jupyterlab/docmanager";
 import { ServerConnection } from "@jupyterlab/services";
-import { questionsModel } from "./http_model";
+import { type QuestionsModel, questionsModel } from "./http_model";
 import { announce } from "./notifications";
 import { openWhere } from "./open_where";
 import { QuestionsPanel } from "./panel";
@@ -50,7 +50,11 @@ function activate(
   panel.disposed.connect(stopAnnouncing);
 
   const asked = new URL(window.location.href).searchParams.get(URL_PARAMETER);
-  if (asked !== null) void afterLayout(app).then(() => open(asked || null)).then(forgetParameter);
+  if (asked === null) return;
+  void afterLayout(app).then(() => {
+    open(asked || null);
+    forgetParameter();
+  });
 }
 
 /** Once the shell has restored its layout: a task after `restored`, since Notebook 7 collapses
@@ -61,7 +65,7 @@ async function afterLayout(app: JupyterFrontEnd): Promise<void> {
 }
 
 /** Opens question `id` in the panel once the list holds it (at once when it does). */
-function focusWhenListed(model: ReturnType<typeof questionsModel>, panel: QuestionsPanel, id: string): void {
+function focusWhenListed(model: QuestionsModel, panel: QuestionsPanel, id: string): void {
   if (panel.focusQuestion(id)) return;
   const retry = (): void => {
     if (panel.focusQuestion(id)) model.off("change:items", retry);
