@@ -4,6 +4,7 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 NB      := notebooks/01_quickstart.ipynb
+LAB     := labextension
 PORT    ?= 8888
 
 .PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench bench-smoke wheel-check docs docs-build clean \
@@ -17,11 +18,13 @@ marimo: setup ## Open marimo on the quickstart with the offline model.
 
 setup: $(STAMP) build
 
-$(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json tests/agui_client/package-lock.json
+$(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json tests/agui_client/package-lock.json \
+		$(LAB)/package.json $(LAB)/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade "pip==26.3"
 	npm ci --no-audit --no-fund
 	npm ci --no-audit --no-fund --prefix tests/agui_client
+	npm ci --no-audit --no-fund --prefix $(LAB)
 	npm run build
 	$(BIN)/python -m pip install -q -c requirements/ci.txt -e ".[dev]"
 	touch $(STAMP)
@@ -32,7 +35,23 @@ JS_SOURCES := $(shell find js -name '*.ts' -o -name '*.css') package.json packag
 $(BUNDLE) &: $(JS_SOURCES) | $(STAMP)
 	npm run build
 
-build: $(BUNDLE)
+## The JupyterLab extension (labextension/, its own npm packages): esbuild bundles its TypeScript
+## with every JupyterLab package left to the page, and jupyter-builder (from the venv) makes the
+## prebuilt extension in src/interrupt_widget/labextension/, which the wheel ships under
+## share/jupyter/labextensions/. An editable install copies it once; the link made after each
+## build puts this checkout's build in the venv's JupyterLab instead, so a reload shows a change.
+LAB_BUILT   := src/interrupt_widget/labextension/package.json
+LAB_LINKED  := $(VENV)/.labextension-linked
+LAB_SOURCES := $(shell find $(LAB)/src -name '*.ts' -o -name '*.css') $(JS_SOURCES) $(LAB)/package.json $(LAB)/package-lock.json
+$(LAB_BUILT): $(LAB_SOURCES) | $(STAMP)
+	PATH="$(abspath $(BIN)):$$PATH" npm run --prefix $(LAB) build
+	touch $@
+
+$(LAB_LINKED): $(LAB_BUILT)
+	$(BIN)/python scripts/develop-labextension
+	touch $@
+
+build: $(BUNDLE) $(LAB_BUILT) $(LAB_LINKED)
 
 lint: setup
 	$(BIN)/ruff check --no-cache src tests bench
@@ -147,4 +166,5 @@ wheel-check: setup
 	scripts/check-wheel
 
 clean:
-	rm -rf $(VENV) node_modules src/interrupt_widget/static dist build .venv-interop $(CK)/node_modules $(CK)/dist
+	rm -rf $(VENV) node_modules src/interrupt_widget/static dist build .venv-interop $(CK)/node_modules $(CK)/dist \
+		$(LAB)/node_modules $(LAB)/lib src/interrupt_widget/labextension

@@ -3,6 +3,6 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     environment: "happy-dom",
-    include: ["js/**/*.test.ts"],
+    include: ["js/**/*.test.ts", "labextension/src/**/*.test.ts"],
   },
 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// No TypeScript function in js/ runs over 60 lines unless a `// long: <reason>` comment on the
+// No TypeScript function in js/ or labextension/src/ runs over 60 lines unless a `// long: <reason>` comment on the
 // line above says why it must (the rule tests/test_function_length.py keeps for Python).
 // Test files are exempt, as Python's tests are: a test reads top to bottom.
 import { readdirSync, readFileSync } from "node:fs";
@@ -71,8 +71,11 @@ export function longFunctions(dir = join(root, "js")) {
   return found;
 }
 
+/** The folders of the kit's TypeScript: the widgets' and the JupyterLab extension's. */
+export const SOURCES = ["js", join("labextension", "src")].map((dir) => join(root, dir));
+
 if (process.argv[1] === here) {
-  const found = longFunctions();
+  const found = SOURCES.flatMap((dir) => longFunctions(dir));
   if (found.length) {
     console.error(`functions over ${LIMIT} lines with no \`${LONG}\` reason above them:\n${found.join("\n")}`);
     process.exit(1);

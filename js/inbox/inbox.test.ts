@@ -1,6 +1,6 @@
 import type { AnyModel } from "@anywidget/types";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { type InboxModel, mountInbox } from "./index";
+import { type InboxControls, type InboxModel, mountInbox } from "./index";
 import type { Item } from "./protocol";
 import { initialState, reduce, shown, viewOf } from "./state";
 
@@ -382,6 +382,58 @@ describe("the mounted inbox", () => {
       if (real) Object.defineProperty(globalThis, "Notification", real);
       else delete (globalThis as { Notification?: unknown }).Notification;
     }
+  });
+
+  it("says where each call waits and who asked: a link when the host opens notebooks, as text", () => {
+    const opened: unknown[] = [];
+    const where = {
+      label: "notebooks/<b>pay</b>.ipynb",
+      path: "notebooks/pay.ipynb",
+      cellId: "cell-7",
+      state: "closed" as const,
+      source: "kernel" as const,
+      note: "its notebook is closed: answering cannot resume its run",
+    };
+    const remote = { ...where, label: "temporal pay-42", path: null, cellId: null, state: "remote" as const, note: "" };
+    const items = [
+      item(1, "transfer_funds", { where, askedBy: "ada" }),
+      item(2, "transfer_funds", { where: remote, askedBy: null }),
+      item(3),
+    ];
+    const model = new InboxFake();
+    let controls: InboxControls | undefined;
+    cleanup = mountInbox(el, model.asModel(), {
+      open: (w) => opened.push(w),
+      rules: false,
+      controls: (c) => {
+        controls = c;
+      },
+    });
+    model.emit("msg:custom", { type: "snapshot", items });
+    const places = [...el.querySelectorAll<HTMLElement>(".iw-where")];
+    expect(places.map((p) => p.textContent)).toEqual([
+      "notebooks/<b>pay</b>.ipynb · its notebook is closed: answering cannot resume its run · asked by ada",
+      "temporal pay-42",
+      "",
+    ]);
+    expect(el.querySelector("b")).toBeNull();
+    expect(places.map((p) => p.classList.contains("iw-hidden"))).toEqual([false, false, true]);
+    expect(places[1]?.querySelector("button")).toBeNull(); // no path: nothing to open
+    places[0]?.querySelector("button")?.click();
+    expect(opened).toEqual([where]);
+    expect(controls?.focus("nope")).toBe(false);
+    expect(controls?.focus(item(2).id)).toBe(true);
+    expect(el.querySelector(".iw-card")).not.toBeNull();
+    expect(el.querySelector(".iw-current .iw-key")?.textContent).toBe("INV-2");
+    expect(button("Close")).toBeDefined();
+    expect(el.querySelector('select[aria-label="Calls like this"]')).toBeNull(); // rules: false
+  });
+
+  it("draws a place as text when the host cannot open notebooks", () => {
+    const where = { label: "nb.ipynb", path: "nb.ipynb", cellId: null, state: "running", source: "kernel", note: "" };
+    mount([item(1, "transfer_funds", { where: where as Item["where"] })]);
+    expect(el.querySelector(".iw-where")?.textContent).toBe("nb.ipynb");
+    expect(el.querySelector(".iw-where button")).toBeNull();
   });
 
   it("draws agent text as text, never as markup", () => {

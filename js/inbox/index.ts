@@ -17,6 +17,7 @@ import {
   parseMessage,
   rememberMessage,
   settleMessage,
+  type Where,
 } from "./protocol";
 import { type InboxEvent, type InboxState, initialState, type Rule, reduce, shown, viewOf } from "./state";
 import { createInboxDom, type InboxActions } from "./view";
@@ -45,8 +46,26 @@ type Send = (message: { requestId: string; type: string }, ids: string[]) => Pro
 /** Answers these items at once. */
 type Answer = (ids: string[], status: "resolved" | "cancelled", payload: unknown) => Promise<ItemResult[]>;
 
+/** What a host page may add to a mounted inbox (the JupyterLab sidebar does; a widget does not). */
+export interface InboxOptions {
+  /** Imports a custom renderer's module (tests give their own). */
+  loader?: ModuleLoader;
+  /** Opens where a call waits (`item.where` with a path): a call's place becomes a link. */
+  open?(where: Where): void;
+  /** Offer "Approve, and the same for calls like this" (the rules Python keeps); default true. */
+  rules?: boolean;
+  /** Receives what the host may do to the mounted inbox. */
+  controls?(controls: InboxControls): void;
+}
+
+/** What a host may do to a mounted inbox. */
+export interface InboxControls {
+  /** Opens call `id` and puts the cursor on it; false when no such call waits here. */
+  focus(id: string): boolean;
+}
+
 /** Binds one inbox model to one element; returns what unmounts it. */
-export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?: ModuleLoader): () => void {
+export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, options: InboxOptions = {}): () => void {
   const viewId = newViewId();
   let state: InboxState = initialState(Date.now());
   const notifying = (): boolean => model.get("notify") === true;
@@ -60,7 +79,19 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, loader?
     model.send(message);
     return reply;
   };
-  const dom = createInboxDom(el, inboxActions(inbox, send), loader);
+  const actions = inboxActions(inbox, send);
+  const dom = createInboxDom(
+    el,
+    { ...actions, openWhere: options.open, remember: options.rules === false ? undefined : actions.remember },
+    options.loader,
+  );
+  options.controls?.({
+    focus: (id) => {
+      if (!(id in state.items)) return false;
+      dispatch({ type: "open", id });
+      return true;
+    },
+  });
 
   function dispatch(event: InboxEvent): void {
     const before = Object.keys(state.items);

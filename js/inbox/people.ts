@@ -7,7 +7,7 @@ import { asRecord } from "../json";
 import type { Item } from "./protocol";
 
 /** When the call's question escalates (ms since the epoch), or null when it never does. */
-function escalatesAt(item: Item): number | null {
+export function escalatesAt(item: Item): number | null {
   const approvals = asRecord(item.interrupt.metadata?.approvals);
   if (approvals?.escalated === true) return Number.NEGATIVE_INFINITY;
   const at = typeof approvals?.escalates_at === "string" ? Date.parse(approvals.escalates_at) : Number.NaN;

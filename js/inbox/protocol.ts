@@ -8,6 +8,20 @@ import { asRecord, str } from "../json";
 import { newRequestId, settle } from "../picker/protocol";
 import type { AnswerStatus, FieldError, WireInterrupt } from "../picker/types";
 
+/** Where a waiting call lives, as a server-wide view (the JupyterLab sidebar) names it. */
+export interface Where {
+  /** "notebooks/pay.ipynb", "kernel 1a2b3c4d", "temporal pay-42". */
+  label: string;
+  /** The notebook's path on the server, when the call belongs to one. */
+  path: string | null;
+  /** The id of the cell that asked, in that notebook. */
+  cellId: string | null;
+  state: "running" | "closed" | "remote";
+  source: "kernel" | "temporal" | "served";
+  /** What the person should know before answering ("its notebook is closed: ..."), or "". */
+  note: string;
+}
+
 /** One waiting call. */
 export interface Item {
   id: string;
@@ -27,6 +41,10 @@ export interface Item {
   mayAnswer?: boolean;
   /** Whether its question escalates (or has) to the inbox's person. */
   escalatesToMe?: boolean;
+  /** Where it waits (a server-wide view only). */
+  where?: Where;
+  /** Who asked: the person whose run it is, when known (a server-wide view only). */
+  askedBy?: string | null;
 }
 
 export interface ItemResult {

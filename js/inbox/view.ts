@@ -9,7 +9,7 @@ import { asRecord } from "../json";
 import { buildCard, type Card, type ViewActions } from "../picker/card_dom";
 import type { ModuleLoader } from "../picker/renderers";
 import type { CardView } from "../picker/state";
-import type { Item } from "./protocol";
+import type { Item, Where } from "./protocol";
 import type { InboxState, InboxView, RowView, SortBy } from "./state";
 
 export interface InboxActions extends ViewActions {
@@ -19,17 +19,24 @@ export interface InboxActions extends ViewActions {
   point(id: string): void;
   open(id: string | null): void;
   bulk(kind: "approve" | "deny" | "cancel", reason: string): void;
-  remember(id: string, field: string | null, op: "eq" | "le"): void;
+  /** Approve a call and remember the choice for calls like it (absent: not offered here). */
+  remember?(id: string, field: string | null, op: "eq" | "le"): void;
   forget(name: string): void;
   notify(): void;
   key(event: KeyboardEvent): void;
+  /** Opens where a call waits (its notebook, at its cell), when the host can. */
+  openWhere?(where: Where): void;
 }
 
 interface Line {
   root: HTMLElement;
   box: HTMLInputElement;
   cells: HTMLElement[];
+  /** Where the call waits and who asked (a server-wide view's items only). */
+  where: HTMLElement;
   shown: string;
+  /** The where and askedBy last drawn. */
+  place: string;
 }
 
 let mounts = 0;
@@ -238,7 +245,7 @@ function rowList(actions: InboxActions): {
     empty,
     draw(view, state): void {
       hide(empty, view.rows.length > 0);
-      const drawn = view.rows.map((row) => drawLine(lineOf(row.item), row));
+      const drawn = view.rows.map((row) => drawLine(lineOf(row.item), row, actions));
       const alive = new Set(view.rows.map((r) => r.item.id));
       for (const id of lines.keys()) if (!alive.has(id)) lines.delete(id);
       if (drawn.length !== list.children.length || drawn.some((node, i) => list.children[i] !== node)) {
@@ -263,15 +270,34 @@ function newLine(item: Item, actions: InboxActions): Line {
   const onclick = (e: Event): void => {
     if (e.target !== box && e.target !== open) actions.point(item.id);
   };
-  const root = h("div", { class: "iw-item", role: "option", "data-id": item.id, onclick }, box, ...cells, open);
-  return { root, box, cells, shown: "" };
+  const where = h("div", "iw-where");
+  const root = h("div", { class: "iw-item", role: "option", "data-id": item.id, onclick }, box, ...cells, open, where);
+  return { root, box, cells, where, shown: "", place: "" };
+}
+
+/** Where the call waits (a link to its notebook when the host can open it), what to know about
+ * that, and who asked; all as text. */
+function whereOf(item: Item, actions: InboxActions): Array<string | Node> {
+  const { where, askedBy } = item;
+  const open = actions.openWhere;
+  const place = where && (where.path && open ? button(where.label, "iw-where-link", () => open(where)) : where.label);
+  const note = where?.note && h("span", "iw-where-note", where.note);
+  const asked = askedBy && `asked by ${askedBy}`;
+  const parts = [place, note, asked].filter((p): p is string | HTMLElement => Boolean(p));
+  return parts.flatMap((p, i) => (i ? [" · ", p] : [p]));
 }
 
 /** Patches a line from its row, touching the DOM only when something shown changed. */
-function drawLine(found: Line, row: RowView): HTMLElement {
+function drawLine(found: Line, row: RowView, actions: InboxActions): HTMLElement {
   // A call in doubt has no deadline: what it waits for is a person's word on whether it ran.
   const expiry = row.item.doubt ? "May have run" : row.expiry;
   const values = [row.item.tool, row.item.args, row.item.key, row.waited, expiry, row.note, row.error];
+  const place = JSON.stringify([row.item.where, row.item.askedBy]);
+  if (place !== found.place) {
+    found.place = place;
+    found.where.replaceChildren(...whereOf(row.item, actions));
+    hide(found.where, !found.where.childNodes.length);
+  }
   const key = [...values, row.selected, row.current, row.pending].join("\u0000");
   if (key !== found.shown) {
     found.shown = key;
@@ -329,6 +355,9 @@ function openedPane(
 
 /** Under the opened card: approve it and remember the choice for calls like it, and Close. */
 function rememberBar(opened: Item, actions: InboxActions): HTMLElement {
+  const close = button("Close", "", () => actions.open(null));
+  const remembering = actions.remember;
+  if (!remembering) return h("div", "iw-remember", close);
   const choice = h("select", { "aria-label": "Calls like this" });
   const choices = rememberChoices(opened);
   choices.forEach(([label], i) => {
@@ -336,8 +365,7 @@ function rememberBar(opened: Item, actions: InboxActions): HTMLElement {
   });
   const remember = button("Approve, and the same for calls like this", "", () => {
     const [, field, op] = choices[Number(choice.value)] ?? [];
-    actions.remember(opened.id, field ?? null, op ?? "eq");
+    remembering(opened.id, field ?? null, op ?? "eq");
   });
-  const close = button("Close", "", () => actions.open(null));
   return h("div", "iw-remember", remember, " ", choice, " ", close);
 }

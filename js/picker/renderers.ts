@@ -26,7 +26,7 @@ const caches = new WeakMap<ModuleLoader, Map<string, Promise<RenderFn>>>();
 export const importFromSource: ModuleLoader = async (source) => {
   const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
   try {
-    return (await import(/* @vite-ignore */ url)) as unknown;
+    return (await import(/* @vite-ignore */ /* webpackIgnore: true */ url)) as unknown;
   } finally {
     URL.revokeObjectURL(url);
   }
