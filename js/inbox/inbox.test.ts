@@ -83,6 +83,25 @@ describe("the inbox's state", () => {
     expect(view.rows.find((r) => r.item.key === "INV-3")?.expiry).toBe("expired");
   });
 
+  it("filters by the notebook a question waits in", () => {
+    const where = (label: string) => ({
+      label,
+      path: label,
+      cellId: null,
+      state: "running" as const,
+      source: "kernel" as const,
+      note: "",
+    });
+    const s = reduce(initialState(0), {
+      type: "snapshot",
+      items: [
+        item(1, "transfer_funds", { where: where("team/pay.ipynb") }),
+        item(2, "transfer_funds", { where: where("ops/other.ipynb") }),
+      ],
+    });
+    expect(shown(reduce(s, { type: "filter", text: "pay.ipynb" })).map((i) => i.key)).toEqual(["INV-1"]);
+  });
+
   it("moves the cursor to the next call when the one under it is answered", () => {
     let s = reduce(initialState(0), { type: "snapshot", items: [item(1), item(2), item(3)] });
     s = reduce(s, { type: "move", by: 1 });

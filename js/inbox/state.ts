@@ -124,7 +124,10 @@ export function shown(state: InboxState): Item[] {
   return Object.values(state.items)
     .filter((item) => !state.tool || item.tool === state.tool)
     .filter((item) => !state.mine || forMe(item, state.now))
-    .filter((item) => !text || `${item.tool} ${item.key} ${item.args}`.toLowerCase().includes(text))
+    .filter(
+      (item) =>
+        !text || `${item.tool} ${item.key} ${item.args} ${item.where?.label ?? ""}`.toLowerCase().includes(text),
+    )
     .sort((a, b) =>
       state.sort === "expiry"
         ? deadline(a) - deadline(b) || a.since - b.since
