@@ -278,6 +278,7 @@ export function viewOf(state: InboxState): InboxView {
 
 function noteOf(item: Item, state: InboxState): string {
   if (escalatedToMe(item, state.now)) return "Escalated to you";
+  if (!forMe(item, state.now)) return "Not yours to answer: its rules ask for someone else";
   if (overdue(item, state.now, state.remindAfterMs)) return "Reminder: still waiting";
   return "";
 }

@@ -17,8 +17,8 @@ from typing import Any
 
 import httpx
 import pytest
-from jupyter_client.blocking.client import BlockingKernelClient
 from jupyter_process import JupyterServer
+from server_kernel import ServerKernel
 
 TESTS = Path(__file__).parent.parent
 TOKENS = {"tok-ann": "ann", "tok-bob": "bob"}
@@ -50,26 +50,6 @@ def call(server: JupyterServer, token: str, method: str, path: str, **kw: Any) -
     return httpx.request(method, url, headers=headers, timeout=30, **kw)
 
 
-class Kernel:
-    """A kernel the server started for `path`, driven on its main shell as a cell would be."""
-
-    def __init__(self, server: JupyterServer, path: str) -> None:
-        session = server.api(
-            "POST",
-            "/api/sessions",
-            {"path": path, "type": "notebook", "kernel": {"name": "python3"}},
-        )
-        self.id = session["kernel"]["id"]
-        self.client = BlockingKernelClient()
-        self.client.load_connection_file(str(server.runtime_dir / f"kernel-{self.id}.json"))
-        self.client.start_channels()
-        self.client.wait_for_ready(timeout=60)
-
-    def run(self, code: str) -> None:
-        reply = self.client.execute_interactive(code, timeout=60, output_hook=lambda _m: None)
-        assert reply["content"]["status"] == "ok", reply["content"]
-
-
 def waiting_items(server: JupyterServer, token: str, count: int, timeout: float = 20) -> Any:
     deadline = time.monotonic() + timeout
     while True:
@@ -89,7 +69,7 @@ def test_a_kernels_question_is_listed_and_answered_once_by_the_signed_in_person(
         "name": "bob",
         "roles": ["cfo"],
     }
-    kernel = Kernel(server, "pay.ipynb")
+    kernel = ServerKernel(server, "pay.ipynb")
     kernel.run(
         "import pathlib\nfrom interrupt_widget import AgentChat\n"
         "from payment_agents import payment_agent\n"

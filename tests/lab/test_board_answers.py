@@ -124,6 +124,24 @@ async def test_a_chat_is_listed_from_before_it_asks_until_after_it_is_answered(
     assert board.listing()[1] == []
 
 
+def test_a_notebook_named_by_its_whole_path_is_listed_relative_to_the_servers_root(
+    board: Board, tmp_path: Path
+) -> None:
+    whole = str(tmp_path / "root" / "team" / "pay.ipynb")
+    board.post(
+        Owner("k1", "kernel k1", whole, "lab-a"), {"k1/r/1": ({"tool": "t"}, None, None)}, []
+    )
+    board.post(
+        Owner("k2", "kernel k2", "/elsewhere/x.ipynb", "lab-a"), {"k2/r/1": ({}, None, None)}, []
+    )
+    server = ServerQuestions(board, "lab-a", lambda: ("k1", "k2"), root_dir=str(tmp_path / "root"))
+    listing = asyncio.run(server.listing_for(ANN))
+    assert [i["where"]["path"] for i in listing["items"]] == [
+        "team/pay.ipynb",
+        "/elsewhere/x.ipynb",
+    ]
+
+
 async def test_a_bad_answer_is_refused_before_it_reaches_the_kernel_and_nothing_runs(
     recorder: CommRecorder, board: Board, tmp_path: Path
 ) -> None:

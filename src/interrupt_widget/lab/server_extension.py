@@ -221,6 +221,7 @@ def load(serverapp: Any) -> None:
         lambda: kernels.list_kernel_ids(),
         answer_timeout=config.answer_timeout,
         elsewhere=elsewhere,
+        root_dir=serverapp.root_dir,
     )
     shared = {"questions": questions, "roles": dict(config.roles)}
     base = serverapp.web_app.settings["base_url"]

@@ -12,6 +12,7 @@ withdrawn, never left to apply later: the person is told, and nothing changed.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -82,15 +83,18 @@ class ServerQuestions:
         *,
         answer_timeout: float = 5.0,
         elsewhere: QuestionsElsewhere | None = None,
+        root_dir: str | None = None,
     ) -> None:
         """`server`: this server's name on the board; `running_kernels`: the ids of the
         kernels this server runs now (a kernel of its own that is not among them stopped);
-        `elsewhere`: questions no kernel holds (Temporal conversations), listed beside."""
+        `elsewhere`: questions no kernel holds (Temporal conversations), listed beside;
+        `root_dir`: the server's contents root, which a kernel's notebook path is read against."""
         self.board = board
         self.server = server
         self._running = running_kernels
         self.answer_timeout = answer_timeout
         self.elsewhere = elsewhere
+        self._root = None if root_dir is None else os.path.realpath(root_dir)
 
     # -- listing ---------------------------------------------------------------------------
 
@@ -134,9 +138,10 @@ class ServerQuestions:
             people["mayAnswer"] = False
         owner = posted.owner
         item.update(people)
+        path = self._notebook(owner.path)
         item["where"] = {
-            "label": owner.path or owner.label,
-            "path": owner.path if owner.server == self.server else None,
+            "label": path or owner.label,
+            "path": path if owner.server == self.server else None,
             "cellId": posted.cell_id,
             "state": state,
             "source": "kernel",
@@ -144,6 +149,14 @@ class ServerQuestions:
         }
         item["askedBy"] = posted.asked_by
         return item
+
+    def _notebook(self, path: str | None) -> str | None:
+        """A kernel's notebook as the server's contents name it: relative to its root (a
+        kernel may be told the whole path), as it was given when it is not under the root."""
+        if path is None or self._root is None or not os.path.isabs(path):
+            return path
+        inside = os.path.relpath(os.path.realpath(path), self._root)
+        return path if inside.startswith("..") else inside
 
     # -- answering -------------------------------------------------------------------------
 
@@ -220,7 +233,7 @@ class ServerQuestions:
             await asyncio.sleep(POLL)
 
     def _busy(self, found: Posted) -> str:
-        where = found.owner.path or found.owner.label
+        where = self._notebook(found.owner.path) or found.owner.label
         return (
             f"{found.item.get('tool')}: the kernel of {where} did not take the answer within "
             f"{self.answer_timeout:g} s (a cell may be running there); nothing was changed: "
