@@ -38,7 +38,7 @@ from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
 from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
-from interrupt_widget.errors import CallInDoubt, ErrorCode
+from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.open_questions import ExpiryAnswer
@@ -102,6 +102,15 @@ class RowResult:
     """True when its gated calls' results came from the ledger rather than a run: the row is
     the outcome an earlier run of the batch recorded, or a call of it had run before (each
     such decision's `replay_note` says when it ran, and who approved it)."""
+
+    @property
+    def exception(self) -> ChatRunError | None:
+        """How it failed (status `failed`) as the exception a chat raises for it: one of the
+        kit's own errors keeps its class (`except CassetteMismatch` catches a row a cassette
+        refused). None for a row that did not fail."""
+        if self.status != "failed":
+            return None
+        return ChatRunError.of(self.error or "the run failed", self.code)
 
 
 class AgentBatch:

@@ -704,7 +704,7 @@ class AgentChat(anywidget.AnyWidget):
                 if doubts:
                     self._offer_settling(doubts)
                     self._set_status("error", f"{DOUBT_LINE}. {error_line(outcome.error, doing)}")
-            raise ChatRunError(outcome.error or "the run failed", code=outcome.code)
+            raise ChatRunError.of(outcome.error or "the run failed", outcome.code)
         if outcome.kind == "cancelled":
             self._set_status("cancelled", "Stopped.")
         else:
