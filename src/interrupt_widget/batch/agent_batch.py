@@ -473,7 +473,7 @@ _FRAME_COLUMNS = ("key", "status", "replayed", "text", "decisions", "error", "co
 
 PANDAS_MISSING = (
     "AgentBatch.frame() needs pandas, which is not installed: "
-    "pip install 'interrupt-widget[pandas]' (or pip install pandas); "
+    "pip install pandas; "
     "batch.results holds the same rows without it"
 )
 """The ImportError's message when pandas is missing, with the line that installs it."""
