@@ -141,3 +141,22 @@ def test_no_page_or_message_installs_the_kit_from_a_package_index() -> None:
         for found in _FROM_AN_INDEX.finditer(text)
     ]
     assert not broken, "\n".join(broken)
+
+
+def test_every_page_that_names_may_answer_says_an_empty_list_means_anyone() -> None:
+    # `may_answer: []` reads as "nobody may" unless the page says otherwise; it means the
+    # call's rule names no role, so anyone may answer (the card says "Anyone may still answer").
+    pages = [
+        (path, text)
+        for path, text in _reader_texts()
+        if "may_answer" in text and path.suffix == ".md"  # the notebooks only print it
+    ]
+    assert pages  # the people guide names it
+    silent = [
+        path.name
+        for path, text in pages
+        for paragraph in text.split("\n\n")
+        if "may_answer" in paragraph
+        and not re.search(r"empty[^.]*\banyone\b", paragraph.replace("\n", " "), re.I)
+    ]
+    assert not silent, silent
