@@ -160,3 +160,15 @@ def test_every_page_that_names_may_answer_says_an_empty_list_means_anyone() -> N
         and not re.search(r"empty[^.]*\banyone\b", paragraph.replace("\n", " "), re.I)
     ]
     assert not silent, silent
+
+
+def test_every_guide_page_is_in_the_home_pages_table_and_the_sites_nav() -> None:
+    # A guide page missing from the home table is a page a reader of the site's home
+    # never finds; the nav is the other way in.
+    home = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    table = home.split("## The guide", 1)[1].split("\n\n", 2)[1]
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:", 1)[1]
+    pages = sorted(p.name for p in (ROOT / "docs" / "guide").glob("*.md"))
+    assert pages
+    assert [p for p in pages if f"](guide/{p})" not in table] == []
+    assert [p for p in pages if f": guide/{p}\n" not in nav] == []
