@@ -57,6 +57,7 @@ from agents import (
 )
 from agents.items import TResponseInputItem, TResponseStreamEvent
 from agents.models.multi_provider import MultiProvider
+from openai import AsyncOpenAI
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
 from interrupt_widget.errors import CassetteMismatch, CassetteMissing
@@ -74,6 +75,9 @@ CASSETTE_ENV: Final = "INTERRUPT_WIDGET_CASSETTE"
 """A cassette path for every chat, batch and adapter created without `cassette=`."""
 CASSETTE_MODE_ENV: Final = "INTERRUPT_WIDGET_CASSETTE_MODE"
 """The mode of every cassette in the process (`pytest --cassette-mode` sets it)."""
+
+REPLAY_ONLY_KEY: Final = "no-key-replaying-a-cassette"
+"""The key `Cassette.openai_client` gives a client that only replays: never sent anywhere."""
 
 _ACTIVE: contextvars.ContextVar[Cassette | None] = contextvars.ContextVar(
     "interrupt_widget_cassette", default=None
@@ -134,6 +138,24 @@ class Cassette(ModelProvider):
         through `RunConfig(model_provider=cassette)` instead."""
         tap_models(agent, bound=self)
         return agent
+
+    def openai_client(self, **options: Any) -> AsyncOpenAI:
+        """An `AsyncOpenAI` for a model instance this cassette covers, that builds with no key
+        while the cassette only replays::
+
+            cassette = Cassette("orders.cassette.jsonl")
+            model = OpenAIResponsesModel(model="gpt-4o", openai_client=cassette.openai_client())
+
+        With a key (`OPENAI_API_KEY`, or `api_key=` among `options`) it is
+        `AsyncOpenAI(**options)`. With none, while the cassette cannot record (`records` is
+        False: mode `none`, or `once` with its file), the client gets a placeholder key and
+        is never called: the file answers every call, and a call it lacks fails with
+        `CassetteMismatch` before any model is asked. A cassette that would record needs the
+        real key, and `AsyncOpenAI` says so as it always does."""
+        keyless = not options.get("api_key") and not os.environ.get("OPENAI_API_KEY")
+        if keyless and not self.records:
+            options["api_key"] = REPLAY_ONLY_KEY
+        return AsyncOpenAI(**options)
 
     def run_config(self, config: RunConfig | None = None) -> RunConfig:
         """`config` (or a new one) with this cassette as its model provider, the given provider
