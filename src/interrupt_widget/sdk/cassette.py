@@ -28,6 +28,8 @@ Modes, as vcrpy and pytest-recording name them:
 `INTERRUPT_WIDGET_CASSETTE_MODE` (set by `pytest --cassette-mode`) overrides the mode
 of every cassette in the process, so one switch re-records or locks a whole run; and
 `INTERRUPT_WIDGET_CASSETTE=<path>` gives a cassette to everything created without one.
+`INTERRUPT_WIDGET_RECORD=<stem>` and `INTERRUPT_WIDGET_REPLAY=<stem>` record and replay a
+run's cassette and its decision file together (`interrupt_widget.recordings`).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from openai import AsyncOpenAI
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
 from interrupt_widget.errors import CassetteMismatch, CassetteMissing
+from interrupt_widget.recordings import recording, replaying
 from interrupt_widget.sdk import cassette_requests
 from interrupt_widget.sdk.cassette_file import Entry, Redact, event_json, load, response_json, write
 from interrupt_widget.sdk.cassette_requests import Request, canonical_request, explain
@@ -100,8 +103,10 @@ class Cassette(ModelProvider):
         `redact(line) -> line` may change each line before it is written (see `cassette_file`)."""
         self.path = Path(path)
         """The JSON Lines file."""
-        self.mode: CassetteMode = _mode(os.environ.get(CASSETTE_MODE_ENV) or mode or "once")
-        """The mode in force: `INTERRUPT_WIDGET_CASSETTE_MODE` when set, else the one given."""
+        forced = os.environ.get(CASSETTE_MODE_ENV) or ("none" if replaying() else None)
+        self.mode: CassetteMode = _mode(forced or mode or "once")
+        """The mode in force: `INTERRUPT_WIDGET_CASSETTE_MODE` when set, else `none` while
+        `INTERRUPT_WIDGET_REPLAY` is set, else the one given."""
         self.provider = provider
         """Where the models come from when recording (None: the SDK's `MultiProvider`)."""
         self.redact = redact
@@ -417,10 +422,31 @@ def _agent_graph(root: Agent[Any]) -> list[Agent[Any]]:
 
 
 def cassette_from(spec: Cassette | str | os.PathLike[str] | None) -> Cassette | None:
-    """The cassette `spec` names: itself, one at a path, or `INTERRUPT_WIDGET_CASSETTE`'s."""
+    """The cassette `spec` names: itself, one at a path, or else the environment's: the run
+    `INTERRUPT_WIDGET_RECORD` records (one cassette for the process, recording anew), the
+    one `INTERRUPT_WIDGET_REPLAY` replays, or `INTERRUPT_WIDGET_CASSETTE`'s."""
     if isinstance(spec, Cassette):
         return spec
     if spec is not None:
         return Cassette(spec)
+    run = recording()
+    if run is not None:
+        return _recording_cassette(run.cassette.resolve())
+    run = replaying()
+    if run is not None:
+        return Cassette(run.cassette)
     path = os.environ.get(CASSETTE_ENV, "").strip()
     return Cassette(path) if path else None
+
+
+_RECORDING: dict[Path, Cassette] = {}
+_RECORDING_LOCK = threading.Lock()
+
+
+def _recording_cassette(path: Path) -> Cassette:
+    # One for every chat of the process: the file starts anew once, and each chat's calls
+    # are added to it in turn.
+    with _RECORDING_LOCK:
+        if path not in _RECORDING:
+            _RECORDING[path] = Cassette(path, mode="all")
+        return _RECORDING[path]
