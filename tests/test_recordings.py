@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from interrupt_widget import Cassette, responders
-from interrupt_widget.decisions import save_decisions
+from interrupt_widget import AgentBatch, Cassette, OfflineModel, responders
+from interrupt_widget.decisions import load_decisions, save_decisions
+from interrupt_widget.examples.bank import bank_agent
 from interrupt_widget.recordings import RECORD_ENV, REPLAY_ENV, decision_recorder, replaying
 from interrupt_widget.sdk.cassette import CASSETTE_MODE_ENV, cassette_from
 
@@ -59,3 +60,32 @@ def test_record_and_replay_together_is_refused(
     monkeypatch.setenv(REPLAY_ENV, str(tmp_path / "b"))
     with pytest.raises(ValueError, match="not both"):
         replaying()
+
+
+async def test_a_recorded_batch_writes_its_rows_decisions_and_a_replay_answers_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = ["transfer_funds amount=5 to_account=ACME-1", "transfer_funds amount=6 to_account=B-2"]
+    monkeypatch.setenv(RECORD_ENV, str(tmp_path / "pay"))
+    recorded = AgentBatch(
+        bank_agent(OfflineModel(), journal=tmp_path / "a.jsonl"),
+        rows,
+        name="pay",
+        ledger=tmp_path / "a.db",
+        responder=responders.approve_all(),
+    )
+    await recorded
+    saved = load_decisions(tmp_path / "pay.decisions.json")
+    assert sorted(d.arguments["amount"] for d in saved) == [5, 6]
+    assert {d.verdict for d in saved} == {"approved"}
+
+    monkeypatch.delenv(RECORD_ENV)
+    monkeypatch.setenv(REPLAY_ENV, str(tmp_path / "pay"))
+    replayed = AgentBatch(
+        bank_agent(OfflineModel(), journal=tmp_path / "b.jsonl"),
+        rows,
+        name="pay",
+        ledger=tmp_path / "b.db",
+    )
+    assert [r.status for r in await replayed] == ["done", "done"]
+    assert [d.by for d in replayed.decisions] == ["responder:replay:pay.decisions.json"] * 2

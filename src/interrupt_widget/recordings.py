@@ -6,8 +6,8 @@ environment variable names both by their stem:
 
 - `INTERRUPT_WIDGET_RECORD=path/STEM`: every chat, batch and adapter made without
   `cassette=` records its model calls anew into `STEM.cassette.jsonl` (one file for the
-  whole process, mode `all`), and every chat writes its decisions to `STEM.decisions.json`
-  as they are made, all the chats' in the order the chats were made;
+  whole process, mode `all`), and every chat and batch writes its decisions to
+  `STEM.decisions.json` as they are made, in the order the chats and batches were made;
 - `INTERRUPT_WIDGET_REPLAY=path/STEM`: every cassette only replays (mode `none`), those made
   without `cassette=` from `STEM.cassette.jsonl`, and every chat and batch made without a
   responder answers from `STEM.decisions.json` (the `replay:` responder).
@@ -79,8 +79,8 @@ def _named(name: str, environ: Mapping[str, str] | None) -> Recording | None:
 
 
 class DecisionRecorder:
-    """The decision file of a run being recorded: every chat's decisions, rewritten whenever
-    one changes, the chats in the order they were made. One per file in a process."""
+    """The decision file of a run being recorded: every chat's and batch's decisions,
+    rewritten whenever one changes, in the order they were made. One per file in a process."""
 
     def __init__(self, path: pathlib.Path) -> None:
         self.path = path
@@ -90,14 +90,15 @@ class DecisionRecorder:
         save_decisions([], path)  # a run that asks nobody still leaves a file to replay
 
     def join(self) -> int:
-        """A place for one more chat's decisions; `keep` takes the token this returns."""
+        """A place for one more chat's (or batch's) decisions; `keep` takes the token this
+        returns."""
         with self._lock:
             token = len(self._kept)
             self._kept[token] = []
             return token
 
     def keep(self, token: int, decisions: Sequence[Decision]) -> None:
-        """The chat `token` names has these decisions now: write the file again."""
+        """The chat (or batch) `token` names has these decisions now: write the file again."""
         with self._lock:
             self._kept[token] = list(decisions)
             save_decisions([d for kept in self._kept.values() for d in kept], self.path)

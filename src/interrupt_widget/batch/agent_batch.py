@@ -43,6 +43,7 @@ from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.open_questions import ExpiryAnswer
 from interrupt_widget.policy.rules import Policy
+from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.cassette import Cassette
@@ -194,6 +195,8 @@ class AgentBatch:
         self._task: asyncio.Task[tuple[RowResult, ...]] | None = None
         self._stopping = False
         self._inbox: BatchView | None = None
+        self._recorder = decision_recorder()  # INTERRUPT_WIDGET_RECORD: the decisions kept
+        self._recorded_as = self._recorder.join() if self._recorder is not None else 0
 
     def _row(self, key: str, values: dict[str, Any], prompt: Prompt | None) -> BatchRow:
         text = _prompt_for(prompt, values, key)
@@ -466,6 +469,8 @@ class AgentBatch:
         row.decisions[:] = noted(row.decisions, row.thread)
         row.replayed = row.replayed or any(d.outcome == "replayed" for d in row.decisions)
         row.text = last_reply(row.thread.messages)
+        if self._recorder is not None:  # while INTERRUPT_WIDGET_RECORD records the run
+            self._recorder.keep(self._recorded_as, self.decisions)
         return outcome
 
 
