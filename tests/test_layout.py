@@ -24,6 +24,7 @@ RANKS: dict[str, int] = {
     "ledger": 2,
     "decisions": 3,
     "policy": 4,
+    "recordings": 4,
     "sdk": 5,
     "thread": 6,
     "open_questions": 6,

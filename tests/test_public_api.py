@@ -148,6 +148,7 @@ def test_every_exception_in_errors_is_exported_from_the_root() -> None:
         if isinstance(value, type)
         and issubclass(value, Exception)
         and value.__module__ == errors.__name__
+        and not name.startswith("_")  # a run error kept as its kit error: caught as either
     }
     assert defined, "errors.py defines no exception"
     assert defined - set(interrupt_widget.__all__) == set()

@@ -12,8 +12,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from interrupt_widget import responders
-from interrupt_widget.sdk.cassette import CASSETTE_ENV, CASSETTE_MODE_ENV, MODES
+from interrupt_widget.recordings import RECORD_ENV, REPLAY_ENV
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -119,18 +118,18 @@ def test_one_install_section_near_the_top_names_every_extra_and_the_test_tools()
     assert "calls a tool only when the request names" in notebook
 
 
-def test_the_ci_block_is_three_shell_lines_naming_what_the_kit_reads() -> None:
-    blocks = re.findall(r"```(\w*)\n(.*?)```", _section("Install"), re.DOTALL)
+def test_one_setting_records_the_model_and_the_people_and_one_replays_them() -> None:
+    install = _section("Install")
+    blocks = re.findall(r"```(\w*)\n(.*?)```", install, re.DOTALL)
     [(language, block)] = [(lang, b) for lang, b in blocks if "pytest" in b]
     assert language == "bash"  # a shell block: the runner of python blocks leaves it alone
-    assert len(block.splitlines()) == 3
     command = block.replace("\\\n", " ")
     assert "pytest --nbval-lax --nbval-current-env my_notebook.ipynb" in command
     settings = dict(re.findall(r"(\w+)=(\S+)", command.split("pytest")[0]))
-    assert settings[CASSETTE_ENV] == "my_notebook.cassette.jsonl"
-    assert settings[CASSETTE_MODE_ENV] in MODES
-    assert settings[CASSETTE_MODE_ENV] == "none"
-    assert settings[responders.ENV_VAR] == "replay:my_notebook.decisions.json"
+    assert settings == {REPLAY_ENV: "my_notebook"}
+    assert f"`{RECORD_ENV}=my_notebook`" in install
+    for written in ("my_notebook.cassette.jsonl", "my_notebook.decisions.json"):
+        assert written in install
 
 
 def test_the_readme_the_quickstart_and_the_first_notebook_agree_on_a_missing_key() -> None:

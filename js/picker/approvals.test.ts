@@ -31,6 +31,11 @@ describe("the approvals a call needs, as text", () => {
     expect(shown?.escalation).toBe("");
   });
 
+  it("reads an empty may_answer as anyone, but for who started the run and who answered", () => {
+    const shown = approvalsOf(needing({ given: [ANN], may_answer: [] }).metadata, UTC);
+    expect(shown?.who).toBe("Anyone may still answer (not carl, ann)");
+  });
+
   it("says where an unanswered question escalates, and when it has", () => {
     const later = approvalsOf(
       needing({ escalated_to: ["cfo"], escalates_at: "2030-01-07T11:00:00Z", escalated: false }).metadata,

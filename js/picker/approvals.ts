@@ -17,7 +17,8 @@ export interface ApprovalsView {
   progress: string;
   /** "Denied by bob 10:05" when a denial was counted but does not yet veto; else "". */
   denials: string;
-  /** "May still answer: finance (not carl, ann)", or "Anyone but carl, ann may still answer". */
+  /** "May still answer: finance (not carl, ann)"; with `may_answer` empty (anyone may),
+   * "Anyone may still answer (not carl, ann)". */
   who: string;
   /** "Escalated to cfo", "Escalates to cfo at 11:00", or "". */
   escalation: string;

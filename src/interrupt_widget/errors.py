@@ -14,6 +14,7 @@ root: what a thread, a chat, a picker, a responder or an HTTP client refuses.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -268,12 +269,26 @@ class UnattendedWait(RuntimeError):
 
 
 class ChatRunError(RuntimeError):
-    """The run ended with RUN_ERROR; the message is the one the status line shows."""
+    """The run ended with RUN_ERROR; the message is the one the status line shows.
+
+    A run that failed with one of the kit's own errors keeps its class: the chat's error is
+    also a `CassetteMismatch` or a `CassetteMissing` when its code says so, so `except
+    CassetteMismatch` catches a replay that went wrong in a chat (or a batch row's
+    `exception`) as it does around a plain `Runner.run`. `ChatRunError.of` makes the right
+    one.
+    """
 
     def __init__(self, message: str, *, code: str | None = None) -> None:
         super().__init__(message)
         self.code = code
         """The RUN_ERROR code, when the run gave one (an `ErrorCode`, or a remote server's own)."""
+
+    @staticmethod
+    def of(message: str, code: str | None = None) -> ChatRunError:
+        """The error for a run that ended with RUN_ERROR `code`: also an instance of the
+        kit's error that code stands for, when there is one."""
+        kept = _KEPT_CLASSES.get(code or "")
+        return (kept or ChatRunError)(message, code=code)
 
 
 class AGUIClientError(Exception):
@@ -370,3 +385,30 @@ class TemporalUnavailable(ConnectionError):
 
     code = ErrorCode.TEMPORAL_UNAVAILABLE
     """The code a run that could not reach Temporal ends with."""
+
+
+class _CassetteMismatchInRun(ChatRunError, CassetteMismatch):
+    """A run that ended with `cassette_mismatch`: a `ChatRunError` and a `CassetteMismatch`."""
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        ChatRunError.__init__(self, message, code=code)
+        worded = _MISMATCH_WORDS.match(message)  # as `Cassette` words it: "turn 2: ...."
+        self.turn = int(worded["turn"]) if worded else None
+        self.difference = worded["difference"] if worded else ""
+
+
+_MISMATCH_WORDS = re.compile(r"turn (?P<turn>\d+): (?P<difference>.*?)\. The model was asked")
+
+
+class _CassetteMissingInRun(ChatRunError, CassetteMissing):
+    """A run that ended with `cassette_missing`: a `ChatRunError` and a `CassetteMissing`."""
+
+
+_KEPT_CLASSES: dict[str, type[ChatRunError]] = {
+    ErrorCode.CASSETTE_MISMATCH.value: _CassetteMismatchInRun,
+    ErrorCode.CASSETTE_MISSING.value: _CassetteMissingInRun,
+}
+"""The RUN_ERROR codes whose run errors keep the class of the kit's error behind them. Not
+`ledger_unavailable` nor `call_in_doubt`: their errors say whether the call may have run and
+which call it is, which a RUN_ERROR does not carry; nor `temporal_unavailable`, whose
+`TemporalUnavailable.code` is an `ErrorCode` where a run error's is the code as sent."""

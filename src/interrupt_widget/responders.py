@@ -6,6 +6,8 @@ answered. Set one per chat (`AgentChat(agent, responder=approve_all())`) or for
 every chat that has none with the environment variable
 `INTERRUPT_WIDGET_RESPONDER` (`approve_all`, `deny_all`, `cancel_all`, `fail`,
 `replay:<decision file>`), so a notebook runs unattended under nbval.
+`INTERRUPT_WIDGET_REPLAY=<stem>` replays `<stem>.decisions.json` when no responder is named
+(`interrupt_widget.recordings`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from interrupt_widget.errors import AnswerRefused, ErrorCode, ResponderError
 from interrupt_widget.identity import Identity, answering_identity
 from interrupt_widget.open_questions import AnswersThrough
 from interrupt_widget.policy.people import refusal
+from interrupt_widget.recordings import replaying
 
 __all__ = [
     "CANCEL",
@@ -300,10 +303,12 @@ _BY_NAME: dict[str, Callable[[], Responder]] = {
 
 
 def from_env(environ: Mapping[str, str] | None = None) -> Responder | None:
-    """The responder `INTERRUPT_WIDGET_RESPONDER` names, or None when it is unset or empty."""
+    """The responder `INTERRUPT_WIDGET_RESPONDER` names; else, while `INTERRUPT_WIDGET_REPLAY`
+    names a recorded run, the replay of its decision file; else None."""
     value = (os.environ if environ is None else environ).get(ENV_VAR, "").strip()
     if not value:
-        return None
+        run = replaying(environ)
+        return replay(run.decisions) if run is not None else None
     if value.startswith("replay:"):
         return replay(value.removeprefix("replay:"))
     factory = _BY_NAME.get(value)

@@ -3,6 +3,8 @@ responders, and the resume the adapter checks (in process, over HTTP, in a workf
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -146,3 +148,19 @@ def test_the_one_answer_check_tells_an_expiry_first_then_plain_json_then_the_sch
     assert "unknown field 'aproved': did you mean 'approved'?" in typo.reason
     assert typo.sentence("send_money") == f"send_money: {typo.reason}"
     assert [e.path for e in typo.errors] == ["", "/approved"]
+
+
+def test_importing_the_kit_leaves_jsonschema_for_the_first_check() -> None:
+    # Importing jsonschema builds its format checkers (an IRI grammar among them): over a
+    # second on a loaded machine, paid by `import interrupt_widget` before any answer.
+    code = (
+        "import sys, interrupt_widget\n"
+        "from interrupt_widget.agui.answers import validate_payload\n"
+        "assert 'jsonschema' not in sys.modules, 'jsonschema imported with the kit'\n"
+        "field = {'type': 'string', 'format': 'date-time'}\n"
+        "schema = {'type': 'object', 'properties': {'t': field}}\n"
+        "print(validate_payload(schema, {'t': 'soon'})[0].message)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "must be a valid date-time"

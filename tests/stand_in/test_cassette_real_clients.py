@@ -29,10 +29,11 @@ from agents import (
 )
 from agents.models import openai_provider
 from agents.models.interface import Model
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, OpenAIError
 from responses_server import KEY, ResponsesStandIn
 
 from interrupt_widget import Cassette
+from interrupt_widget.sdk.cassette import CassetteMode
 
 ASK = "write_note text=hello"
 FINAL = "write_note reported: wrote hello"
@@ -125,3 +126,41 @@ async def test_a_model_named_by_string_records_through_the_sdks_provider(
     monkeypatch.setattr(socket.socket, "connect", _refuse)
     config = Cassette(tape, mode="none").run_config(CONFIG)
     assert await approve_once(notes_agent(notes, "gpt-4o"), streamed, config) == recorded
+
+
+@pytest.mark.parametrize("streamed", [False, True], ids=["whole", "streamed"])
+async def test_a_model_holding_the_cassettes_client_builds_and_replays_with_no_key(
+    tmp_path: pathlib.Path, streamed: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The regression guide's recipe for a model instance: `AsyncOpenAI()` raises with no key
+    # before any cassette is asked, so a notebook holding one could not even build its agent.
+    tape, notes = tmp_path / "orders.cassette.jsonl", tmp_path / "notes.txt"
+    with ResponsesStandIn().running() as url:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+        cassette = Cassette(tape)
+        model = OpenAIResponsesModel(model="gpt-4o", openai_client=cassette.openai_client())
+        recorded = await approve_once(cassette.wrap(notes_agent(notes, model)), streamed, CONFIG)
+    assert recorded[0] == FINAL
+
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.delenv("OPENAI_BASE_URL")
+    monkeypatch.setattr(socket.socket, "connect", _refuse)
+    with pytest.raises(OpenAIError, match="api_key"):
+        AsyncOpenAI()  # the stumble itself
+    for cassette in (Cassette(tape, mode="none"), Cassette(tape)):  # `once` with its file
+        model = OpenAIResponsesModel(model="gpt-4o", openai_client=cassette.openai_client())
+        replayed = await approve_once(cassette.wrap(notes_agent(notes, model)), streamed, CONFIG)
+        assert replayed == recorded
+
+
+def test_a_cassette_that_would_record_asks_for_the_real_key(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    recording: tuple[CassetteMode, ...] = ("once", "new_episodes", "all")  # no file: `once` records
+    for mode in recording:
+        with pytest.raises(OpenAIError, match="api_key"):
+            Cassette(tmp_path / "absent.jsonl", mode=mode).openai_client()
+    given = Cassette(tmp_path / "absent.jsonl").openai_client(api_key="sk-given")
+    assert given.api_key == "sk-given"

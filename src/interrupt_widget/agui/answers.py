@@ -9,6 +9,10 @@ schema the kit builds says) is refused by name, with the nearest declared
 field as a hint: a typo such as `aproved` would otherwise be dropped, and the
 call would run as proposed while the person meant something else. A schema
 that leaves extra fields open (another server's) keeps its own rule.
+
+`jsonschema` is imported on the first check, not with the kit: importing it builds its
+format checkers (an IRI grammar among them), over a second on a loaded machine, which
+`import interrupt_widget` would otherwise pay before anyone answers anything.
 """
 
 from __future__ import annotations
@@ -20,15 +24,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-import referencing.exceptions
 from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.answer_edit import EDIT_KEY, OLD_EDIT_KEY
 from interrupt_widget.agui.wire import json_pointer
 from interrupt_widget.errors import AnswerError, ErrorCode
+
+if TYPE_CHECKING:
+    import jsonschema
 
 
 def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[AnswerError]:
@@ -39,6 +44,9 @@ def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[Ans
     """
     if schema is None:
         return []
+    import jsonschema  # here, not at the top: see the module's docstring
+    import referencing.exceptions
+
     try:
         validator = _validator(json.dumps(schema, sort_keys=True))
     except jsonschema.SchemaError as exc:
@@ -96,6 +104,8 @@ def check_answer(
 def _validator(schema_json: str) -> jsonschema.protocols.Validator:
     # Checking a schema against its metaschema costs far more than checking an
     # answer; every answer to one interrupt shares the schema, so build it once.
+    import jsonschema
+
     schema = json.loads(schema_json)
     validator_cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
     validator_cls.check_schema(schema)

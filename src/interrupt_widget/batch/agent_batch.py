@@ -39,11 +39,12 @@ from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
 from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
-from interrupt_widget.errors import CallInDoubt, ErrorCode
+from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.open_questions import ExpiryAnswer
 from interrupt_widget.policy.rules import Policy
+from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.cassette import Cassette
@@ -103,6 +104,15 @@ class RowResult:
     """True when its gated calls' results came from the ledger rather than a run: the row is
     the outcome an earlier run of the batch recorded, or a call of it had run before (each
     such decision's `replay_note` says when it ran, and who approved it)."""
+
+    @property
+    def exception(self) -> ChatRunError | None:
+        """How it failed (status `failed`) as the exception a chat raises for it: one of the
+        kit's own errors keeps its class (`except CassetteMismatch` catches a row a cassette
+        refused). None for a row that did not fail."""
+        if self.status != "failed":
+            return None
+        return ChatRunError.of(self.error or "the run failed", self.code)
 
 
 class AgentBatch:
@@ -186,6 +196,8 @@ class AgentBatch:
         self._task: asyncio.Task[tuple[RowResult, ...]] | None = None
         self._stopping = False
         self._inbox: BatchView | None = None
+        self._recorder = decision_recorder()  # INTERRUPT_WIDGET_RECORD: the decisions kept
+        self._recorded_as = self._recorder.join() if self._recorder is not None else 0
         askers.announce(self)
 
     def _row(self, key: str, values: dict[str, Any], prompt: Prompt | None) -> BatchRow:
@@ -459,6 +471,8 @@ class AgentBatch:
         row.decisions[:] = noted(row.decisions, row.thread)
         row.replayed = row.replayed or any(d.outcome == "replayed" for d in row.decisions)
         row.text = last_reply(row.thread.messages)
+        if self._recorder is not None:  # while INTERRUPT_WIDGET_RECORD records the run
+            self._recorder.keep(self._recorded_as, self.decisions)
         return outcome
 
 
@@ -466,7 +480,7 @@ _FRAME_COLUMNS = ("key", "status", "replayed", "text", "decisions", "error", "co
 
 PANDAS_MISSING = (
     "AgentBatch.frame() needs pandas, which is not installed: "
-    "pip install 'interrupt-widget[pandas]' (or pip install pandas); "
+    "pip install pandas; "
     "batch.results holds the same rows without it"
 )
 """The ImportError's message when pandas is missing, with the line that installs it."""

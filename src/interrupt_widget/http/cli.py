@@ -154,7 +154,7 @@ def _add_run_options(serve: argparse.ArgumentParser) -> None:
         action="store_true",
         help="serve Prometheus metrics at GET /metrics (behind --token when one is set): open "
         "interrupts, decisions by verdict and answerer, time to answer, tool runs, calls in "
-        'doubt, ledger errors; needs pip install "interrupt-widget[metrics]"',
+        "doubt, ledger errors; needs pip install prometheus-client",
     )
 
 

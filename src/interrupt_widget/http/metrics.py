@@ -89,7 +89,7 @@ class ServeMetrics:
             from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
         except ImportError:  # pragma: no cover - the extra is in the dev install
             raise ValueError(
-                'metrics need prometheus-client: pip install "interrupt-widget[metrics]"'
+                "metrics need prometheus-client: pip install prometheus-client"
             ) from None
         self.registry: CollectorRegistry = CollectorRegistry()
         """Everything `GET /metrics` shows."""

@@ -27,7 +27,7 @@ else:
         def _needs_extra(name: str) -> ImportError:
             return ImportError(
                 f"interrupt_widget.{name} needs the `serve` extra "
-                f"(pip install 'interrupt-widget[serve]'): {_missing}"
+                f'(pip install ".[serve]" in the kit\'s clone): {_missing}'
             )
 
         def asgi_app(*args: Any, **kwargs: Any) -> Any:

@@ -39,7 +39,8 @@ is an error when the ledger is made (at start-up), naming host, port and
 database but never the password. Each approved call costs two committed
 transactions and a few round trips; see `docs/performance.md`.
 
-Needs the `postgres` extra: `pip install "interrupt-widget[postgres]"` (psycopg 3).
+Needs the `postgres` extra (psycopg 3): `pip install ".[postgres]"` in the kit's clone, or
+`pip install "psycopg[binary]"`.
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
             import psycopg
         except ImportError:  # pragma: no cover - the extra is in the dev install
             raise ValueError(
-                'a postgresql:// ledger needs psycopg: pip install "interrupt-widget[postgres]"'
+                'a postgresql:// ledger needs psycopg: pip install "psycopg[binary]"'
             ) from None
         self._psycopg = psycopg
         self.url = url

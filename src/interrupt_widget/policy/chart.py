@@ -49,9 +49,7 @@ class PolicyChart:
         try:
             from matplotlib.figure import Figure
         except ImportError:
-            raise ImportError(
-                'the chart needs matplotlib: pip install "interrupt-widget[charts]"'
-            ) from None
+            raise ImportError("the chart needs matplotlib: pip install matplotlib") from None
         self.report = report
         """The report drawn."""
         self.figure: Any = Figure(figsize=(7.0, 3.2), layout="constrained")

@@ -246,7 +246,10 @@ class Quorum:
         return who.name in allowed or any(role in allowed for role in who.roles)
 
     def to_metadata(self, votes: Sequence[Vote], now: datetime) -> dict[str, Any]:
-        """What a card shows: needed, given, denied, who may answer, escalation."""
+        """What a card shows: needed, given, denied, who may answer, escalation.
+
+        `may_answer` lists the roles and names that may still answer; an empty list means
+        anyone may (the call's rule names no role), as the card says."""
         counted = tally(votes)
         escalated = self.escalated(now)
         return {

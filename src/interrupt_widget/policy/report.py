@@ -5,7 +5,7 @@ policy. Where the policy would settle it, its verdict is compared with the
 person's: approving what the person denied or cancelled is a false approval
 (the dangerous kind), denying what the person approved a false denial. The
 numbers need nothing beyond the standard library; `frame()` needs pandas and
-`chart()` matplotlib (`pip install "interrupt-widget[charts]"`).
+`chart()` matplotlib (`pip install matplotlib`).
 """
 
 from __future__ import annotations

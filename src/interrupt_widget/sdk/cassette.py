@@ -28,6 +28,8 @@ Modes, as vcrpy and pytest-recording name them:
 `INTERRUPT_WIDGET_CASSETTE_MODE` (set by `pytest --cassette-mode`) overrides the mode
 of every cassette in the process, so one switch re-records or locks a whole run; and
 `INTERRUPT_WIDGET_CASSETTE=<path>` gives a cassette to everything created without one.
+`INTERRUPT_WIDGET_RECORD=<stem>` and `INTERRUPT_WIDGET_REPLAY=<stem>` record and replay a
+run's cassette and its decision file together (`interrupt_widget.recordings`).
 """
 
 from __future__ import annotations
@@ -57,9 +59,11 @@ from agents import (
 )
 from agents.items import TResponseInputItem, TResponseStreamEvent
 from agents.models.multi_provider import MultiProvider
+from openai import AsyncOpenAI
 from openai.types.responses.response_prompt_param import ResponsePromptParam
 
 from interrupt_widget.errors import CassetteMismatch, CassetteMissing
+from interrupt_widget.recordings import recording, replaying
 from interrupt_widget.sdk import cassette_requests
 from interrupt_widget.sdk.cassette_file import Entry, Redact, event_json, load, response_json, write
 from interrupt_widget.sdk.cassette_requests import Request, canonical_request, explain
@@ -74,6 +78,9 @@ CASSETTE_ENV: Final = "INTERRUPT_WIDGET_CASSETTE"
 """A cassette path for every chat, batch and adapter created without `cassette=`."""
 CASSETTE_MODE_ENV: Final = "INTERRUPT_WIDGET_CASSETTE_MODE"
 """The mode of every cassette in the process (`pytest --cassette-mode` sets it)."""
+
+REPLAY_ONLY_KEY: Final = "no-key-replaying-a-cassette"
+"""The key `Cassette.openai_client` gives a client that only replays: never sent anywhere."""
 
 _ACTIVE: contextvars.ContextVar[Cassette | None] = contextvars.ContextVar(
     "interrupt_widget_cassette", default=None
@@ -96,8 +103,10 @@ class Cassette(ModelProvider):
         `redact(line) -> line` may change each line before it is written (see `cassette_file`)."""
         self.path = Path(path)
         """The JSON Lines file."""
-        self.mode: CassetteMode = _mode(os.environ.get(CASSETTE_MODE_ENV) or mode or "once")
-        """The mode in force: `INTERRUPT_WIDGET_CASSETTE_MODE` when set, else the one given."""
+        forced = os.environ.get(CASSETTE_MODE_ENV) or ("none" if replaying() else None)
+        self.mode: CassetteMode = _mode(forced or mode or "once")
+        """The mode in force: `INTERRUPT_WIDGET_CASSETTE_MODE` when set, else `none` while
+        `INTERRUPT_WIDGET_REPLAY` is set, else the one given."""
         self.provider = provider
         """Where the models come from when recording (None: the SDK's `MultiProvider`)."""
         self.redact = redact
@@ -134,6 +143,24 @@ class Cassette(ModelProvider):
         through `RunConfig(model_provider=cassette)` instead."""
         tap_models(agent, bound=self)
         return agent
+
+    def openai_client(self, **options: Any) -> AsyncOpenAI:
+        """An `AsyncOpenAI` for a model instance this cassette covers, that builds with no key
+        while the cassette only replays::
+
+            cassette = Cassette("orders.cassette.jsonl")
+            model = OpenAIResponsesModel(model="gpt-4o", openai_client=cassette.openai_client())
+
+        With a key (`OPENAI_API_KEY`, or `api_key=` among `options`) it is
+        `AsyncOpenAI(**options)`. With none, while the cassette cannot record (`records` is
+        False: mode `none`, or `once` with its file), the client gets a placeholder key and
+        is never called: the file answers every call, and a call it lacks fails with
+        `CassetteMismatch` before any model is asked. A cassette that would record needs the
+        real key, and `AsyncOpenAI` says so as it always does."""
+        keyless = not options.get("api_key") and not os.environ.get("OPENAI_API_KEY")
+        if keyless and not self.records:
+            options["api_key"] = REPLAY_ONLY_KEY
+        return AsyncOpenAI(**options)
 
     def run_config(self, config: RunConfig | None = None) -> RunConfig:
         """`config` (or a new one) with this cassette as its model provider, the given provider
@@ -395,10 +422,31 @@ def _agent_graph(root: Agent[Any]) -> list[Agent[Any]]:
 
 
 def cassette_from(spec: Cassette | str | os.PathLike[str] | None) -> Cassette | None:
-    """The cassette `spec` names: itself, one at a path, or `INTERRUPT_WIDGET_CASSETTE`'s."""
+    """The cassette `spec` names: itself, one at a path, or else the environment's: the run
+    `INTERRUPT_WIDGET_RECORD` records (one cassette for the process, recording anew), the
+    one `INTERRUPT_WIDGET_REPLAY` replays, or `INTERRUPT_WIDGET_CASSETTE`'s."""
     if isinstance(spec, Cassette):
         return spec
     if spec is not None:
         return Cassette(spec)
+    run = recording()
+    if run is not None:
+        return _recording_cassette(run.cassette.resolve())
+    run = replaying()
+    if run is not None:
+        return Cassette(run.cassette)
     path = os.environ.get(CASSETTE_ENV, "").strip()
     return Cassette(path) if path else None
+
+
+_RECORDING: dict[Path, Cassette] = {}
+_RECORDING_LOCK = threading.Lock()
+
+
+def _recording_cassette(path: Path) -> Cassette:
+    # One for every chat of the process: the file starts anew once, and each chat's calls
+    # are added to it in turn.
+    with _RECORDING_LOCK:
+        if path not in _RECORDING:
+            _RECORDING[path] = Cassette(path, mode="all")
+        return _RECORDING[path]

@@ -73,6 +73,7 @@ from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.audit_log import with_answerers
 from interrupt_widget.ledger.opening import LedgerSpec
 from interrupt_widget.policy.rules import Policy
+from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.responders import Responder, ResponderError
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
 from interrupt_widget.sdk.cassette import Cassette, cassette_from
@@ -442,6 +443,8 @@ class AgentChat(anywidget.AnyWidget):
             signed=True,  # who answered goes with each answer, so the run's trace says it
         )
         self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
+        self._recorder = decision_recorder()  # INTERRUPT_WIDGET_RECORD: the decisions kept
+        self._recorded_as = self._recorder.join() if self._recorder is not None else 0
         self._start_bookkeeping()
         self.on_msg(comm_handler(lambda: self._loop, self._handle_front_end_message))
         self._sync_messages()
@@ -706,7 +709,7 @@ class AgentChat(anywidget.AnyWidget):
                 if doubts:
                     self._offer_settling(doubts)
                     self._set_status("error", f"{DOUBT_LINE}. {error_line(outcome.error, doing)}")
-            raise ChatRunError(outcome.error or "the run failed", code=outcome.code)
+            raise ChatRunError.of(outcome.error or "the run failed", outcome.code)
         if outcome.kind == "cancelled":
             self._set_status("cancelled", "Stopped.")
         else:
@@ -750,12 +753,18 @@ class AgentChat(anywidget.AnyWidget):
             raise
         return await self._run(run_input, stop_once_answered=stop)
 
+    def _keep_recorded(self) -> None:
+        """While `INTERRUPT_WIDGET_RECORD` records the run, write its decision file again."""
+        if self._recorder is not None:
+            self._recorder.keep(self._recorded_as, self._decisions)
+
     def _note_decisions(self) -> None:
         """The decisions after a run: those a policy settled inside it, each marked with what
         came of it (ran, not run, or replayed a run)."""
         if not self._thread.runs:
             return
         self._decisions = noted(self._decisions, self._thread)
+        self._keep_recorded()
         markers = last_markers(self._thread)
         replayed = [k for k, marker in markers.items() if marker.get("replayed") is True]
         if replayed:
@@ -848,6 +857,7 @@ class AgentChat(anywidget.AnyWidget):
         before = len(self._decisions)
         interrupts = [i for i in self._thread.interrupts if i.id in picker.answers]
         self._decisions.extend(decisions_for(interrupts, picker.answers))
+        self._keep_recorded()
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(entries)

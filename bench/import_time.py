@@ -1,0 +1,94 @@
+"""What `import interrupt_widget` adds to `import agents`, the SDK it builds on.
+
+Each side runs in a fresh interpreter, alternating: `import agents` alone, and `import
+agents` then `import interrupt_widget`; each times its imports in the process (the
+interpreter's own start-up is the same on both sides and left out). Both read compiled
+bytecode, as an installed package does: the runs keep it in a temporary folder of their own
+(`PYTHONPYCACHEPREFIX`, even where `PYTHONDONTWRITEBYTECODE` is set), filled by one run of
+each side that is not counted. What the kit adds is timed in the second side's own process
+(`import interrupt_widget` once `import agents` is done), its median over the runs; beside it,
+the difference between the two sides' medians and their ratio, which a loaded machine's
+spread from one interpreter to the next blurs far more. Goal: the kit adds at most 0.3 s (it
+added about 2 s under load when importing `jsonschema` built its format checkers' grammar with
+the kit).
+
+For where the time goes: `python -X importtime -c "import interrupt_widget"`.
+
+Run: .venv/bin/python bench/import_time.py [--runs 9] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL_ADDED_S = 0.3
+
+_TIMED = """
+import time
+started = time.perf_counter()
+import agents
+between = time.perf_counter()
+{more}
+print(between - started, time.perf_counter() - between)
+"""
+
+
+def imports_take(more: str, pycache: str) -> tuple[float, float]:
+    """Seconds a fresh interpreter spends importing agents, then `more`; its bytecode kept
+    in `pycache`."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONPYCACHEPREFIX": pycache}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _TIMED.format(more=more)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    agents, then = done.stdout.strip().splitlines()[-1].split()
+    return float(agents), float(then)
+
+
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.3f} s (runs {min(values):.3f}-{max(values):.3f})"
+
+
+def main(runs: int) -> None:
+    alone: list[float] = []
+    with_kit: list[float] = []
+    kit_part: list[float] = []
+    with tempfile.TemporaryDirectory() as pycache:
+        imports_take("import interrupt_widget", pycache)  # compiles both sides' modules
+        for _ in range(runs):
+            alone.append(imports_take("", pycache)[0])
+            agents, kit = imports_take("import interrupt_widget", pycache)
+            with_kit.append(agents + kit)
+            kit_part.append(kit)
+    base, total = statistics.median(alone), statistics.median(with_kit)
+    added = statistics.median(kit_part)
+    print(f"import agents alone: {_spread(alone)}")
+    print(f"import agents, then import interrupt_widget: {_spread(with_kit)}")
+    print(
+        f"the kit adds {added:.3f} s, timed in its own process (runs {min(kit_part):.3f}-"
+        f"{max(kit_part):.3f}); {total - base:.3f} s between the sides' medians, ratio "
+        f"{total / base:.2f}x ({runs} runs a side, medians)"
+    )
+    if added > GOAL_ADDED_S:
+        print(f"goal not met: the kit adds {added:.3f} s (goal <= {GOAL_ADDED_S} s)")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--quick", action="store_true", help=QUICK_HELP)
+    args = parser.parse_args()
+    main(1 if args.quick else args.runs)
