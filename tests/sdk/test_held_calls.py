@@ -1,11 +1,16 @@
-"""A claim whose run is cancelled while it is being taken is given up, never left held."""
+"""A claim whose run is cancelled while it is being taken, or before the SDK started its call,
+is given up, never left held; one cut off once its call may have started stays held, in doubt."""
 
 from __future__ import annotations
 
 import asyncio
 import pathlib
 
+import pytest
+
 from interrupt_widget import SQLiteLedger
+from interrupt_widget.errors import CallInDoubt
+from interrupt_widget.ledger.doubt import settle_doubt
 from interrupt_widget.sdk import held_calls
 
 
@@ -27,3 +32,43 @@ async def test_a_claim_cancelled_while_taken_is_dropped_and_the_next_run_may_cla
     found = await ledger.recorded(key)
     assert found is not None
     assert found.output == "done"
+
+
+async def test_a_claim_cut_off_before_the_sdk_started_its_call_is_given_up(
+    tmp_path: pathlib.Path,
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    key = ("thread", "call-1")
+    held = await held_calls.claim(ledger, key, answer={"approved": True})
+    assert isinstance(held, held_calls.Claim)
+    held.cut_off("cancelled before the SDK's run began")
+    await held.recorded()
+    assert await asyncio.wait_for(ledger.recorded(key), timeout=10) is None
+    again = await asyncio.wait_for(held_calls.claim(ledger, key, answer=None), timeout=10)
+    assert isinstance(again, held_calls.Claim)
+    again.drop("done with it")
+
+
+async def test_a_claim_cut_off_once_its_call_may_have_started_stays_held_in_doubt_everywhere(
+    tmp_path: pathlib.Path,
+) -> None:
+    """A worker shut down mid-tool: the claim is kept, and read in doubt at once by this
+    process and by another one on the file (its owner still alive), never claimed again."""
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    key = ("thread", "call-1")
+    held = await held_calls.claim(ledger, key, answer={"approved": True})
+    assert isinstance(held, held_calls.Claim)
+    held.started = True
+    held.cut_off("the worker shut down mid-tool")
+    with pytest.raises(CallInDoubt):
+        await held.recorded()
+    other = SQLiteLedger(tmp_path / "calls.db")  # another process's view of the same file
+    for view in (ledger, other):
+        with pytest.raises(CallInDoubt):
+            await asyncio.wait_for(held_calls.claim(view, key, answer=None), timeout=5)
+        assert key in view.in_doubt()
+    settle_doubt(other, key, ran=False, output=None)  # a person: it did not run
+    again = await asyncio.wait_for(held_calls.claim(ledger, key, answer=None), timeout=10)
+    assert isinstance(again, held_calls.Claim)
+    again.ran("sent")
+    await again.recorded()
