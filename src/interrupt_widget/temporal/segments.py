@@ -106,10 +106,17 @@ async def _read(run: AdapterRunHandle) -> list[JsonDict]:
     return [to_wire(event) async for event in run]
 
 
+STOP_REACH = 0.3
+"""The longest a person's Stop waits to reach a running segment, in seconds: a worker sends
+a running activity's heartbeat this often (`build_worker`), and the server's answer to it
+carries the workflow's cancel."""
+
+
 async def _heartbeat() -> None:
-    """Tell the server this worker lives, three times per heartbeat timeout."""
+    """Tell the server this worker lives, often enough that each heartbeat the worker may send
+    (one per `STOP_REACH`, or per 0.8 of the heartbeat timeout) has news to carry."""
     timeout = activity.info().heartbeat_timeout
-    every = timeout.total_seconds() / 3 if timeout else 5.0
+    every = min(timeout.total_seconds() / 3 if timeout else 5.0, STOP_REACH / 3)
     while True:
         activity.heartbeat()
         await asyncio.sleep(every)
