@@ -89,7 +89,9 @@ async def _events(run: AdapterRunHandle) -> list[JsonDict]:
     """The run's events. Cancelled by the workflow (a person's Stop), the run is asked to end
     itself at its next safe point, as in the kernel (an approved call already running finishes
     first) and its closing events are kept; cancelled for any other reason (a heartbeat timed
-    out, the worker shutting down), the run is dropped and the activity handed back."""
+    out, the worker shutting down), the run is cut off and the activity handed back: an
+    approved call the SDK may have started keeps its claim, so the retry finds it in doubt
+    rather than running it again (`held_calls`)."""
     reading = asyncio.ensure_future(_read(run))
     try:
         return await asyncio.shield(reading)
