@@ -189,3 +189,23 @@ async def worker_on_fresh_queue(
     adapters = {name: adapter_for(name) for name in agents}
     async with build_worker(client, adapters, task_queue=queue, graceful_seconds=1):
         yield client, queue
+
+
+LINGERING = "temporal_agents:lingering"
+LINGER_STARTED = "linger.started"
+"""Written in `$TEMPORAL_HOLD_DIR` by `linger` as it begins: a long run is under way."""
+
+
+def lingering() -> OpenAIAgentsAdapter:
+    """An agent whose tool `linger(seconds)`, asked for no approval, takes that long: a long
+    run to stop ("linger seconds=60")."""
+
+    @function_tool
+    async def linger(seconds: float) -> str:
+        """Wait `seconds`, then say so."""
+        (pathlib.Path(os.environ[HOLD_ENV]) / LINGER_STARTED).write_text(str(os.getpid()))
+        await asyncio.sleep(seconds)
+        return f"lingered {seconds} s"
+
+    agent = Agent(name="lingering", model=OfflineModel(), tools=[linger])
+    return OpenAIAgentsAdapter(agent, ledger=None)

@@ -1,5 +1,6 @@
 """Exactly once on Temporal's terms: worker processes killed with SIGKILL before and inside an
-approved call, one stopped with SIGTERM mid-call, the same answer sent twice, two clients
+approved call, one stopped with SIGTERM mid-call (within and past its graceful time: a call
+cut off is in doubt, settled by a person, never run twice), the same answer sent twice, two clients
 answering one call at once, and a kernel that asked and is gone. Every run is counted from the
 file the tool writes.
 
@@ -317,7 +318,9 @@ async def test_a_worker_stopped_while_its_call_will_not_end_still_exits_on_time(
 ) -> None:
     """A tool stuck in a thread past the graceful time used to keep a stopped worker alive for
     ever (Python joins the thread at exit): the worker now exits within its graceful time and
-    a few seconds, saying so, and the run goes on elsewhere once the tool is let go."""
+    a few seconds, saying so, and the run's retry elsewhere finds the call in doubt (never
+    running it again)."""
+    since = len(runs_in(workers.runs))
     thread = await paused(agent)
     workers.gate("mid")
     answering = asyncio.ensure_future(events(agent, approval(thread, f"run-{uuid.uuid4().hex}")))
@@ -332,6 +335,67 @@ async def test_a_worker_stopped_while_its_call_will_not_end_still_exits_on_time(
     assert "exiting without them" in workers.logs.pop(held).read_text()
     (workers.hold / "mid").unlink()
     done = await asyncio.wait_for(answering, timeout=30)
-    assert isinstance(done[-1], RunFinishedEvent | RunErrorEvent), done[-1]
+    assert isinstance(done[-1], RunErrorEvent), done[-1]
+    assert done[-1].code == ErrorCode.CALL_IN_DOUBT
+    assert len(new_runs(workers, since)) == 1
     workers.start_one()
     workers.wait_ready()
+
+
+def cut_short(workers: Workers, pid: int, how: str) -> None:
+    """Stop the worker `pid` mid-tool: SIGTERM, whose graceful time the tool outlasts (the
+    activity is cancelled by the shutdown), or SIGKILL."""
+    process = workers.processes[pid]
+    if how == "sigterm":
+        process.send_signal(signal.SIGTERM)
+        return
+    process.kill()
+    process.wait()  # reaped, as a supervisor would: a zombie's pid still reads alive
+
+
+async def replace(workers: Workers, pid: int, stage: str) -> None:
+    """Once the worker `pid` has exited, let its stuck tool go and start another worker."""
+    await asyncio.to_thread(workers.processes.pop(pid).wait, 60)
+    workers.logs.pop(pid)
+    (workers.hold / stage).unlink()
+    workers.start_one()
+    workers.wait_ready()
+
+
+@pytest.mark.parametrize("ran", [True, False], ids=["settled-ran", "settled-not-run"])
+@pytest.mark.parametrize("how", ["sigterm", "kill"])
+async def test_a_worker_stopped_inside_the_tool_never_runs_it_twice_and_a_person_settles_it(
+    workers: Workers, agent: TemporalAgent, how: str, ran: bool
+) -> None:
+    """The retry of a run whose worker stopped mid-tool (its shutdown cancelling the run past
+    the graceful time, or a kill -9) finds the call in doubt within seconds and runs nothing;
+    "it ran" records the given result and nothing runs again, "it did not run" runs it once."""
+    since = len(runs_in(workers.runs))
+    with recording_comms():
+        chat = AgentChat(agent)
+    chat.send(SEND)
+    await until(chat, lambda: chat.status == "waiting")
+    workers.gate("mid")
+    assert chat.picker is not None
+    chat.picker.resolve(APPROVE, by="user")
+    held = await workers.arrived("mid")  # the tool wrote its run, and holds
+    began = time.monotonic()
+    cut_short(workers, held, how)
+    await until(chat, lambda: bool(chat.picker.doubts), names=("status_line",), timeout=30)
+    took = time.monotonic() - began
+    # The run is cut off at the graceful time (5 s), or its heartbeat lapses (1 s); its retry
+    # then finds the call in doubt at the first look, never waiting on the stopped worker.
+    assert took < (5.0 if how == "sigterm" else HEARTBEAT) + 4.0, took
+    assert len(new_runs(workers, since)) == 1  # the cut-off run, and no other
+    await replace(workers, held, "mid")
+    assert len(new_runs(workers, since)) == 1
+    [interrupt] = chat.interrupts
+    assert "may have run" in chat.picker.doubts[interrupt.id]
+    output = "Sent 42.0 to Bob." if ran else None
+    chat.picker.settle(interrupt.id, ran=ran, output=output, by="user")
+    assert chat.last_run is not None
+    result = await asyncio.wait_for(chat.last_run, timeout=30)
+    assert "Sent 42.0 to Bob." in result.text
+    assert len(new_runs(workers, since)) == (1 if ran else 2)
+    assert chat.decisions[-1].settled == ("ran" if ran else "not_run")
+    print(f"{how}: in doubt {took:.2f} s after the signal")  # the timing, seen with -s

@@ -1,12 +1,20 @@
-"""A claim whose run is cancelled while it is being taken is given up, never left held."""
+"""A claim whose run is cancelled while it is being taken, or before the SDK started its call,
+is given up, never left held; one cut off once its call may have started stays held, in doubt."""
 
 from __future__ import annotations
 
 import asyncio
 import pathlib
 
-from interrupt_widget import SQLiteLedger
+import pytest
+from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent
+from agents import Agent, function_tool
+
+from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, SQLiteLedger
+from interrupt_widget.errors import CallInDoubt, ErrorCode
+from interrupt_widget.ledger.doubt import settle_doubt
 from interrupt_widget.sdk import held_calls
+from interrupt_widget.thread import ConversationThread
 
 
 async def test_a_claim_cancelled_while_taken_is_dropped_and_the_next_run_may_claim_it(
@@ -27,3 +35,88 @@ async def test_a_claim_cancelled_while_taken_is_dropped_and_the_next_run_may_cla
     found = await ledger.recorded(key)
     assert found is not None
     assert found.output == "done"
+
+
+async def test_a_claim_cut_off_before_the_sdk_started_its_call_is_given_up(
+    tmp_path: pathlib.Path,
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    key = ("thread", "call-1")
+    held = await held_calls.claim(ledger, key, answer={"approved": True})
+    assert isinstance(held, held_calls.Claim)
+    held.cut_off("cancelled before the SDK's run began")
+    await held.recorded()
+    assert await asyncio.wait_for(ledger.recorded(key), timeout=10) is None
+    again = await asyncio.wait_for(held_calls.claim(ledger, key, answer=None), timeout=10)
+    assert isinstance(again, held_calls.Claim)
+    again.drop("done with it")
+
+
+async def test_a_claim_cut_off_once_its_call_may_have_started_stays_held_in_doubt_everywhere(
+    tmp_path: pathlib.Path,
+) -> None:
+    """A worker shut down mid-tool: the claim is kept, and read in doubt at once by this
+    process and by another one on the file (its owner still alive), never claimed again."""
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    key = ("thread", "call-1")
+    held = await held_calls.claim(ledger, key, answer={"approved": True})
+    assert isinstance(held, held_calls.Claim)
+    held.started = True
+    held.cut_off("the worker shut down mid-tool")
+    with pytest.raises(CallInDoubt):
+        await held.recorded()
+    other = SQLiteLedger(tmp_path / "calls.db")  # another process's view of the same file
+    for view in (ledger, other):
+        with pytest.raises(CallInDoubt):
+            await asyncio.wait_for(held_calls.claim(view, key, answer=None), timeout=5)
+        assert key in view.in_doubt()
+    settle_doubt(other, key, ran=False, output=None)  # a person: it did not run
+    again = await asyncio.wait_for(held_calls.claim(ledger, key, answer=None), timeout=10)
+    assert isinstance(again, held_calls.Claim)
+    again.ran("sent")
+    await again.recorded()
+
+
+async def test_a_kernel_run_cancelled_inside_its_approved_tool_leaves_the_call_in_doubt(
+    tmp_path: pathlib.Path,
+) -> None:
+    """The same rule in the kernel: a run whose task is cancelled while the approved tool runs
+    does not give the call up, so answering again reports it in doubt and runs nothing."""
+    began, runs = asyncio.Event(), []
+
+    @function_tool(needs_approval=True)
+    async def send_money(amount: float, to: str) -> str:
+        """Send `amount` to `to`, once a person approves it."""
+        runs.append((amount, to))
+        began.set()
+        await asyncio.sleep(60)
+        return "sent"
+
+    agent = Agent(name="payments", model=OfflineModel(), tools=[send_money])
+    adapter = OpenAIAgentsAdapter(agent, ledger=SQLiteLedger(tmp_path / "calls.db"))
+    thread = ConversationThread(adapter, thread_id="t-cut")
+    assert (await thread.start(thread.user_input("send_money amount=42 to=Bob"))).kind == (
+        "interrupt"
+    )
+    entries = [
+        ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
+        for i in thread.interrupts
+    ]
+
+    def answer(run_id: str) -> RunAgentInput:
+        return RunAgentInput(
+            thread_id=thread.thread_id, run_id=run_id, messages=thread.messages, tools=[],
+            context=[], state={}, forwarded_props={}, resume=entries,
+        )  # fmt: skip
+
+    async def read(input: RunAgentInput) -> list[BaseEvent]:
+        return [event async for event in adapter.run(input)]
+
+    cut = asyncio.ensure_future(read(answer("r-cut")))
+    await asyncio.wait_for(began.wait(), timeout=10)
+    cut.cancel()
+    await asyncio.gather(cut, return_exceptions=True)
+    again = await asyncio.wait_for(read(answer("r-again")), timeout=10)
+    assert isinstance(again[-1], RunErrorEvent)
+    assert again[-1].code == ErrorCode.CALL_IN_DOUBT
+    assert runs == [(42.0, "Bob")]

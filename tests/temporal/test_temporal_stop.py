@@ -1,6 +1,6 @@
 """Stop on a run that happens on a worker: the workflow asks the worker's run to end itself at
-its next safe point, as Stop does in the kernel; an approved call already running finishes
-first (it ran once, its result kept), and the conversation goes on."""
+its next safe point, as Stop does in the kernel, within a second; an approved call already
+running finishes first (it ran once, its result kept), and the conversation goes on."""
 
 from __future__ import annotations
 
@@ -13,14 +13,30 @@ import pytest
 
 pytest.importorskip("temporalio")
 
-from ag_ui.core import ResumeEntry
+from ag_ui.core import (
+    BaseEvent,
+    MessagesSnapshotEvent,
+    ResumeEntry,
+    RunAgentInput,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    UserMessage,
+)
 from temporalio.client import Client
 
+from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
 from interrupt_widget.temporal.dev_server import DevServer
 from interrupt_widget.thread import ConversationThread
 from payment_agents import RUNS_ENV, SEND, runs_in
-from temporal_agents import FAULTY, HOLD_ENV, SHARED_LEDGER_ENV
+from temporal_agents import (
+    FAULTY,
+    HOLD_ENV,
+    LINGER_STARTED,
+    LINGERING,
+    SHARED_LEDGER_ENV,
+    worker_on_fresh_queue,
+)
 
 
 def _until_exists(path: pathlib.Path) -> None:
@@ -49,8 +65,8 @@ async def test_stop_mid_call_lets_the_call_finish_and_ends_the_run_cancelled(
         running = thread.start(thread.resume_input(entries))
         await asyncio.to_thread(_until_exists, tmp_path / "mid.arrived")
         assert thread.stop()
-        # A cancel reaches a worker in its next heartbeat's answer (heartbeats are throttled to
-        # 0.8 of the 1 s timeout): the call, still running, lets go once it has.
+        # A cancel reaches a worker in its next heartbeat's answer (one goes out every
+        # `STOP_REACH` seconds): the call, still running, lets go once it has.
         await asyncio.to_thread(_until_exists, tmp_path / "mid.cancelled")
         (tmp_path / "mid").unlink()
         outcome = await asyncio.wait_for(running, timeout=30)
@@ -63,3 +79,47 @@ async def test_stop_mid_call_lets_the_call_finish_and_ends_the_run_cancelled(
         again = await thread.start(thread.user_input("reply with 3 words"))
         assert again.kind == "success"
         assert len(runs_in(runs)) == 1
+
+
+async def _ending(handle: RunHandle) -> list[BaseEvent]:
+    return [event async for event in handle]
+
+
+async def _stopped_when_started(
+    handle: RunHandle, started: pathlib.Path
+) -> tuple[float, list[BaseEvent]]:
+    """Stop `handle` once `started` exists: how long its events then took to end, and they."""
+    reading = asyncio.ensure_future(_ending(handle))
+    await asyncio.wait_for(asyncio.to_thread(_until_exists, started), timeout=30)
+    began = time.monotonic()
+    handle.stop()
+    events = await asyncio.wait_for(reading, timeout=30)
+    return time.monotonic() - began, events
+
+
+async def test_stop_reaches_a_long_run_on_its_worker_within_a_second(
+    temporal_server: DevServer, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run busy in a tool that takes a minute (asked for no approval) ends cancelled within
+    a second of Stop, with the ending the same run's Stop gives in the kernel."""
+    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
+    started = tmp_path / LINGER_STARTED
+    _, in_kernel = await _stopped_when_started(adapter_for(LINGERING).run(_input()), started)
+    started.unlink()
+    async with worker_on_fresh_queue(temporal_server, (LINGERING,)) as (client, queue):
+        # The default heartbeat timeout (10 s): Stop no longer waits for 0.8 of it.
+        agent = TemporalAgent(client, agent=LINGERING, task_queue=queue)
+        took, on_worker = await _stopped_when_started(agent.run(_input()), started)
+    assert took < 1.0, took
+    for events in (in_kernel, on_worker):
+        assert [type(e) for e in events[-2:]] == [MessagesSnapshotEvent, RunFinishedEvent]
+        assert isinstance(events[-1].outcome, RunFinishedCancelledOutcome)
+    print(f"stopped on a worker in {took:.2f} s")  # the timing, seen with -s
+
+
+def _input() -> RunAgentInput:
+    message = UserMessage(id=f"m-{uuid.uuid4().hex[:8]}", content="linger seconds=60")
+    return RunAgentInput(
+        thread_id=f"t-{uuid.uuid4().hex[:8]}", run_id=f"r-{uuid.uuid4().hex[:8]}", state={},
+        messages=[message], tools=[], context=[], forwarded_props={},
+    )  # fmt: skip

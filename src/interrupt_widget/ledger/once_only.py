@@ -11,7 +11,11 @@ does the bookkeeping every ledger needs, in one place:
 - a claim held by someone else is waited on (polling with back-off) until
   its result is recorded, its claim is dropped (the call raised: claim it
   again), or it is found in doubt (`CallInDoubt`);
-- a call that raises drops its claim, so a later resume may try it again.
+- a call that raises drops its claim, so a later resume may try it again;
+- a call whose run was cut off once it may have started (`MayHaveRun`: a worker
+  shut down, a run cancelled mid-tool) keeps its claim, given up by this process
+  (`_abandon`), so every asker, here or in another process, finds it in doubt at
+  once rather than waiting for a holder that will never finish.
 
 When the ledger's own storage fails (its hooks raise `LedgerUnavailable`
 once their retries are spent), nothing runs unrecorded and nothing runs
@@ -73,6 +77,11 @@ class InDoubt:
 
     owner: str
     """Who held the claim (host and process), for the operator's log, not for clients."""
+
+
+class MayHaveRun(Exception):
+    """What a claimed call's `invoke` raises when its run was cut off after the call may have
+    started and before its output came: the claim is kept, in doubt, never run again."""
 
 
 class _Mine:
@@ -279,6 +288,10 @@ class OnceOnlyLedger:
         """Drop this ledger's claim on `key` (its call raised)."""
         raise NotImplementedError
 
+    def _abandon(self, key: Key) -> None:
+        """Mark this ledger's claim on `key` as held by no live run, so other processes read it
+        in doubt now rather than once this one exits (a ledger of one process: nothing)."""
+
     def _insert_first(self, key: Key, output: str) -> bool:
         """Record `output` under `key` in one write if nothing holds the key; True if it did.
 
@@ -338,6 +351,10 @@ class OnceOnlyLedger:
     async def _run_claimed(self, key: Key, invoke: Callable[[], Awaitable[str]]) -> str:
         try:
             output = await invoke()
+        except MayHaveRun as cut:
+            await self._give_up(key)
+            message = self._in_doubt_message(key, InDoubt("this process"))
+            raise CallInDoubt(key, message) from cut
         except BaseException as failure:
             try:
                 await self._io(self._unclaim, key)
@@ -357,6 +374,13 @@ class OnceOnlyLedger:
                 raise LedgerUnavailable(message, key=key, in_doubt=True) from error
             raise
         return output
+
+    async def _give_up(self, key: Key) -> None:
+        """Leave this process's claim on `key` in doubt: no run here is on it any more."""
+        self._abandoned.add(key)
+        # Best effort: if the storage cannot say so now, the owner's exit says it later.
+        with contextlib.suppress(Exception):
+            await self._io(self._abandon, key)
 
     def _finish(self, key: Key, future: Future[str], task: asyncio.Task[str]) -> None:
         with self._lock:

@@ -270,6 +270,18 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
         )
         self._finish_claim(key, lambda db: db.execute(sql, (output, *key, self._owner)))
 
+    def _abandon(self, key: Key) -> None:
+        # The row stays claimed; with its lock let go, every other process reads it in doubt.
+        db = self._claims.pop(key, None)
+        if db is None:
+            return
+        try:
+            self._unlock(db, key)
+        except BaseException:
+            db.close()  # the lock goes with the connection
+            raise
+        self._give(db)
+
     def _unclaim(self, key: Key) -> None:
         sql = (
             f"DELETE FROM {TABLE} WHERE thread_id = %s AND call_id = %s AND owner = %s "

@@ -28,7 +28,10 @@ effect by hand, an operator calls `release(thread_id, call_id)` to let the
 next resume run it, or `record(thread_id, call_id, output)` to hand the next
 resume the output it should see. So a crash can cost one call's certainty,
 never a second run. (Process ids are reused in time; a claim whose pid was
-reused by a live process is waited on, which `wait_timeout` bounds.)
+reused by a live process is waited on, which `wait_timeout` bounds.) A run cut
+off while its call may have been running (a worker shut down mid-tool) gives
+its claim up without deleting it: the row's process id becomes 0, so every
+process reads the call in doubt at once, even while the owner still lives.
 
 **Retention.** A call's record is kept `retention` after it ran (365 days
 by default; rows older than that are pruned when a ledger opens the file),
@@ -172,7 +175,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         return [
             (thread_id, call_id)
             for thread_id, call_id, host, pid in rows
-            if (host == self._host and not _alive(pid)) or (thread_id, call_id) in self._abandoned
+            if _ended(host, pid, self._host) or (thread_id, call_id) in self._abandoned
         ]
 
     def prune(self, older_than: timedelta | float) -> int:
@@ -305,7 +308,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         state, host, pid = row[0], row[4], row[5]
         if state == "done":
             return _recorded(db, key, row)
-        if host == self._host and not _alive(pid):
+        if _ended(host, pid, self._host):
             # Read again: the owner may have stored its result just before it exited.
             again = db.execute(_READ, key).fetchone()
             if again is None:
@@ -335,6 +338,16 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
                 "UPDATE approved_calls SET state = 'done', output = ?, finished_at = ? "
                 "WHERE thread_id = ? AND call_id = ? AND owner = ?",
                 (output, time.time(), *key, self._owner),
+            )
+        )
+
+    def _abandon(self, key: Key) -> None:
+        # Owner process 0 is never alive: every process on this host now reads it in doubt.
+        self._commits.write(
+            lambda db: db.execute(
+                "UPDATE approved_calls SET owner_pid = 0 WHERE thread_id = ? AND call_id = ? "
+                "AND owner = ? AND state = 'claimed'",
+                (*key, self._owner),
             )
         )
 
@@ -406,6 +419,12 @@ def _reason(error: sqlite3.Error) -> str:
 
 def _json(answer: Any) -> str | None:
     return None if answer is None else json.dumps(answer, sort_keys=True, default=str)
+
+
+def _ended(host: str, pid: int, here: str) -> bool:
+    """Whether no run holds a claim owned by `pid` on `host`: one its owner gave up
+    (`_abandon` sets pid 0), or one whose owner on this host has exited."""
+    return pid <= 0 or (host == here and not _alive(pid))
 
 
 def _alive(pid: int) -> bool:

@@ -7,7 +7,11 @@ whose `invoke` waits until the call's output comes out of the SDK's stream,
 then records it. A call another run already claimed is not approved to the SDK
 again: the caller tells the SDK the recorded output instead. A claim whose run
 failed before an output came is dropped, so a later resume may try again, as
-when a tool raises; once the SDK has produced an output it is recorded.
+when a tool raises; once the SDK has produced an output it is recorded. A
+claim whose run is cut off (cancelled: a worker shutting down, a task
+cancelled) is given up only if the SDK had not started the run that executes
+the call; once it had, the call may have run, so the claim is kept, in doubt
+(`cut_off`), for a person to settle, and never run again.
 """
 
 from __future__ import annotations
@@ -18,7 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from interrupt_widget.ledger.audit_log import Answered
-from interrupt_widget.ledger.once_only import CallLedger, ClaimNote, Key, Recorded, noting_claim
+from interrupt_widget.ledger.once_only import (
+    CallLedger,
+    ClaimNote,
+    Key,
+    MayHaveRun,
+    Recorded,
+    noting_claim,
+)
 from interrupt_widget.sdk import audit_notes
 
 
@@ -34,6 +45,8 @@ class Claim:
     """(thread id, tool call id)."""
     _output: asyncio.Future[str]
     _settled: asyncio.Future[str]
+    started: bool = False
+    """Whether the SDK's run that executes the call has begun: from then on it may have run."""
 
     def ran(self, output: str) -> None:
         """Record `output` as the call's result (once; later calls are ignored)."""
@@ -44,6 +57,14 @@ class Claim:
         """Give the claim up: the call did not run, a later resume may run it."""
         if not self._output.done():
             self._output.set_exception(NotRun(why))
+
+    def cut_off(self, why: str) -> None:
+        """The run ended without the call's output: give the claim up if the call cannot have
+        started yet, else keep it held, in doubt (never run again until a person settles it)."""
+        if not self.started:
+            self.drop(why)
+        elif not self._output.done():
+            self._output.set_exception(MayHaveRun(why))
 
     async def recorded(self) -> None:
         """Wait until the ledger has stored (or dropped) the claim.

@@ -186,8 +186,9 @@ class SDKRun:
             for event in self._failed(error):
                 yield event
         finally:
+            # Cut off (cancelled, closed): a call the SDK may have started stays claimed.
             for claim in self._claims.values():
-                claim.drop("the run ended before the tool's output")
+                claim.cut_off("the run was cut off before the tool's output")
             self._claims.clear()
             self._handle._cancel_sdk_run()
 
@@ -259,6 +260,8 @@ class SDKRun:
             run_config=self._run_config,
             hooks=adapter.hooks,
         )
+        for claim in self._claims.values():
+            claim.started = True  # the SDK may run it from now on
         # The SDK's run task copies this context: the answers reach the tools it runs.
         with answering(self._answers), adapter.model_calls():
             # The offline model's ids also depend on the message ids, not on words alone.

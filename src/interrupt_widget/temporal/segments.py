@@ -89,7 +89,9 @@ async def _events(run: AdapterRunHandle) -> list[JsonDict]:
     """The run's events. Cancelled by the workflow (a person's Stop), the run is asked to end
     itself at its next safe point, as in the kernel (an approved call already running finishes
     first) and its closing events are kept; cancelled for any other reason (a heartbeat timed
-    out, the worker shutting down), the run is dropped and the activity handed back."""
+    out, the worker shutting down), the run is cut off and the activity handed back: an
+    approved call the SDK may have started keeps its claim, so the retry finds it in doubt
+    rather than running it again (`held_calls`)."""
     reading = asyncio.ensure_future(_read(run))
     try:
         return await asyncio.shield(reading)
@@ -106,10 +108,17 @@ async def _read(run: AdapterRunHandle) -> list[JsonDict]:
     return [to_wire(event) async for event in run]
 
 
+STOP_REACH = 0.3
+"""The longest a person's Stop waits to reach a running segment, in seconds: a worker sends
+a running activity's heartbeat this often (`build_worker`), and the server's answer to it
+carries the workflow's cancel."""
+
+
 async def _heartbeat() -> None:
-    """Tell the server this worker lives, three times per heartbeat timeout."""
+    """Tell the server this worker lives, often enough that each heartbeat the worker may send
+    (one per `STOP_REACH`, or per 0.8 of the heartbeat timeout) has news to carry."""
     timeout = activity.info().heartbeat_timeout
-    every = timeout.total_seconds() / 3 if timeout else 5.0
+    every = min(timeout.total_seconds() / 3 if timeout else 5.0, STOP_REACH / 3)
     while True:
         activity.heartbeat()
         await asyncio.sleep(every)

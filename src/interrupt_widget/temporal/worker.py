@@ -30,7 +30,7 @@ from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.temporal.agent import connect
 from interrupt_widget.temporal.conversation import Conversation
 from interrupt_widget.temporal.preflight import prepare
-from interrupt_widget.temporal.segments import Segments
+from interrupt_widget.temporal.segments import STOP_REACH, Segments
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +96,10 @@ def build_worker(
         max_concurrent_activities=max_concurrent_activities,
         graceful_shutdown_timeout=timedelta(seconds=graceful_seconds),
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_seconds),
+        # A running segment's heartbeat goes out this often, and a Stop (the workflow's cancel
+        # of the activity) comes back in the server's answer: within a second, not at 0.8 of
+        # the heartbeat timeout.
+        max_heartbeat_throttle_interval=timedelta(seconds=STOP_REACH),
     )
 
 
