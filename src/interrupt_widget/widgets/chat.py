@@ -408,16 +408,9 @@ class AgentChat(anywidget.AnyWidget):
         """
         super().__init__()
         agent, adapter, offline = _agent_and_adapter(
-            agent,
-            adapter,
-            model=model,
-            expires_in=expires_in,
-            response_schemas=response_schemas,
-            policy=policy,
-            ledger=ledger,
-            hooks=hooks,
-            cassette=cassette,
-        )
+            agent, adapter, model=model, expires_in=expires_in, response_schemas=response_schemas,
+            policy=policy, ledger=ledger, hooks=hooks, cassette=cassette,
+        )  # fmt: skip
         self.offline_for_want_of_a_key = offline
         """True when the chat runs the agent on `OfflineModel` because no key is set."""
         self.agent = agent
