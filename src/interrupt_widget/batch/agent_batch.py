@@ -36,6 +36,7 @@ from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
+from interrupt_widget.clock import utc_text
 from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
@@ -540,7 +541,7 @@ def _replayed(decision: Decision, found: Recorded | None) -> Decision:
     found = found or Recorded("")
     ran_at = None
     if found.at is not None:
-        ran_at = datetime.fromtimestamp(found.at, UTC).isoformat().replace("+00:00", "Z")
+        ran_at = utc_text(datetime.fromtimestamp(found.at, UTC))
     ran_with = found.answer if found.answer is not None else decision.payload
     return replace(decision, outcome="replayed", ran_with=ran_with, ran_at=ran_at, ran_by=found.by)
 
