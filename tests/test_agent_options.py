@@ -77,7 +77,7 @@ def test_the_options_are_one_set(tmp_path: pathlib.Path) -> None:
 def test_an_agent_that_speaks_ag_ui_refuses_each_option_alike_at_every_entry(
     option: str, tmp_path: pathlib.Path
 ) -> None:
-    adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()), ledger="memory")
+    adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()), ledger=tmp_path / "calls.db")
     value = _option_values(tmp_path)[option]
     kind, message = _same_everywhere(adapter, {option: value})
     assert kind is TypeError
@@ -111,11 +111,13 @@ def test_an_unknown_option_is_refused_alike_naming_the_options() -> None:
 
 
 @pytest.mark.usefixtures("recorder")
-def test_a_worker_refuses_a_ledger_beside_an_adapter_in_the_same_words() -> None:
+def test_a_worker_refuses_a_ledger_beside_an_adapter_in_the_same_words(
+    tmp_path: pathlib.Path,
+) -> None:
     pytest.importorskip("temporalio")
     from interrupt_widget.temporal import adapter_for
 
-    adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()), ledger="memory")
+    adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()), ledger=tmp_path / "calls.db")
     worker = _refusal(lambda a, **o: adapter_for(a, **o), adapter, {"ledger": "memory"})
     assert worker == _same_everywhere(adapter, {"ledger": "memory"})
 
