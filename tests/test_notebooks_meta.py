@@ -91,6 +91,7 @@ CLICKS: dict[str, list[dict[str, Payload] | None]] = {
     "10_regression_runs.ipynb": [{"delete_rows": {"approved": True}}],
     "11_temporal.ipynb": [],  # answered from Python through the inbox
     "12_four_eyes.ipynb": [],  # two approvers and a CFO answer from Python
+    "13_answer_from_anywhere.ipynb": [],  # answered through a Jupyter server's routes
 }
 
 # Facts checked in the kernel once every cell ran: expression -> expected value.
@@ -128,6 +129,7 @@ AFTERWARDS: dict[str, dict[str, Any]] = {
         "[t['memo'] for t in read_journal(journal)]": ["rent", "INV-7"],
         "worker.returncode": 0,
     },
+    "13_answer_from_anywhere.ipynb": {"stopped": 0},
     "12_four_eyes.ipynb": {
         "[t['amount'] for t in read_journal(journal)]": [5000.0, 2500.0],
         "[d.approvers for d in chat.decisions if d.approvers]": [["ann", "bob"], ["ann", "cleo"]],

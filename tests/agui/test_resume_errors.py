@@ -223,4 +223,7 @@ def test_error_codes_are_stable_strings() -> None:
         "unanswerable_pause",
         "cassette_mismatch",
         "cassette_missing",
+        "temporal_namespace_missing",
+        "temporal_search_attribute_missing",
+        "no_worker",
     }

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from jupyter_process import JupyterServer
 from notebook_page import NotebookPage
 from picker_page import PickerOnPage
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 from server_kernel import ServerKernel
 
 from interrupt_widget.identity import login_identity
@@ -25,6 +26,7 @@ from interrupt_widget.identity import login_identity
 pytestmark = pytest.mark.e2e
 
 OpenNotebook = Callable[..., NotebookPage]
+Screenshot = Callable[[Locator | Page, str], Path]
 ME = login_identity().name
 
 ASK = """
@@ -56,7 +58,11 @@ def sidebar(page: Page) -> None:
 
 
 def test_the_sidebar_lists_every_kernels_question_and_each_answer_runs_its_call_once(
-    open_in_lab: OpenNotebook, lab_server: JupyterServer, page: Page, kernels: list[ServerKernel]
+    open_in_lab: OpenNotebook,
+    lab_server: JupyterServer,
+    page: Page,
+    kernels: list[ServerKernel],
+    screenshot: Screenshot,
 ) -> None:
     notebook = open_in_lab("sidebar_asks.ipynb")
     notebook.run_all()
@@ -92,6 +98,8 @@ def test_the_sidebar_lists_every_kernels_question_and_each_answer_runs_its_call_
     toast = page.locator(".Toastify__toast", has_text=said)
     toast.get_by_role("button", name="Approve").click()
     expect(items).to_have_count(3)
+    expect(page.locator(".Toastify__toast", has_text="approved.")).to_be_visible()
+    screenshot(page, "sidebar")
     assert loose.eval("[t['to_account'] for t in read_journal(journal)]") == ["LOOSE-3"]
     assert loose.eval("chat.decisions[-1].by") == f"sidebar:{ME}"
 

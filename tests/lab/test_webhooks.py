@@ -17,7 +17,8 @@ from webhook_receiver import Receiver
 
 from interrupt_widget.lab import webhooks
 from interrupt_widget.lab.board import Board, Owner
-from interrupt_widget.lab.webhooks import Webhooks
+from interrupt_widget.lab.server_questions import ServerQuestions
+from interrupt_widget.lab.webhooks import NOBODY, Webhooks
 
 OWNER = Owner("k1", "kernel k1", "pay.ipynb", "lab-a")
 
@@ -54,16 +55,17 @@ async def test_each_event_is_told_once_with_a_link_and_no_sensitive_arguments(
     board.post(
         OWNER,
         {
-            "k1/a/1": item("1", "send_money"),
-            "k1/b/2": item("2", "wire_funds", escalated=True),
-            "k1/c/3": item("3", "send_money", due=30),
+            "k1/a/1": item("k1/a/1", "send_money"),
+            "k1/b/2": item("k1/b/2", "wire_funds", escalated=True),
+            "k1/c/3": item("k1/c/3", "send_money", due=30),
         },
         [],
     )
-    hooks = Webhooks(board, [receiver.url], "http://127.0.0.1:8888/", sensitive={"wire_funds"})
-    _rev, posted = board.listing()
+    listing = ServerQuestions(board, "lab-a", lambda: ("k1",))
+    hooks = Webhooks(listing, [receiver.url], "http://127.0.0.1:8888/", sensitive={"wire_funds"})
+    posted = (await listing.listing_for(NOBODY))["items"]
     told = hooks.notices(posted, time.time())
-    assert sorted((n.event, n.posted.id) for n in told) == [
+    assert sorted((n.event, n.item["id"]) for n in told) == [
         ("escalated", "k1/b/2"),
         ("lapsing", "k1/c/3"),
         ("waiting", "k1/a/1"),
@@ -97,14 +99,16 @@ async def test_a_failing_receiver_is_retried_and_one_that_is_down_is_logged(
 ) -> None:
     monkeypatch.setattr(webhooks, "FIRST_BACKOFF", 0.01)
     board = Board(tmp_path / "board.sqlite")
-    board.post(OWNER, {"k1/a/1": item("1", "send_money")}, [])
+    board.post(OWNER, {"k1/a/1": item("k1/a/1", "send_money")}, [])
     flaky = Receiver(failures=2)
     try:
         down = "http://127.0.0.1:9/nobody-listens"
-        hooks = Webhooks(board, [flaky.url, down], "http://127.0.0.1:8888/")
+        listing = ServerQuestions(board, "lab-a", lambda: ("k1",))
+        hooks = Webhooks(listing, [flaky.url, down], "http://127.0.0.1:8888/")
+        items = (await listing.listing_for(NOBODY))["items"]
         started = time.monotonic()
         with caplog.at_level(logging.WARNING, logger=webhooks.__name__):
-            for notice in hooks.notices(board.listing()[1], time.time()):
+            for notice in hooks.notices(items, time.time()):
                 hooks.send(notice)
             assert time.monotonic() - started < 0.1  # sending never waits for a receiver
             await hooks.delivered()

@@ -64,11 +64,19 @@ class KernelDesk:
             self._task = loop.create_task(self._run(), name="interrupt-widget kernel desk")
 
     async def _run(self) -> None:
+        failing = False
         while True:
             try:
                 await self.tick()
             except Exception:  # the board is a view: a failure must never stop a run
-                _log.warning("the question board could not be reached", exc_info=True)
+                if not failing:  # said once, not five times a second
+                    _log.warning("the question board %s cannot be reached", self.board.where,
+                                 exc_info=True)  # fmt: skip
+                failing = True
+            else:
+                if failing:
+                    _log.warning("the question board %s is reachable again", self.board.where)
+                failing = False
             await asyncio.sleep(TICK)
 
     async def tick(self) -> None:

@@ -236,7 +236,7 @@ def load(serverapp: Any) -> None:
     )
     if config.webhooks:
         link = config.public_url or serverapp.connection_url
-        hooks = Webhooks(board, config.webhooks, link, sensitive=set(config.sensitive_tools))
+        hooks = Webhooks(questions, config.webhooks, link, sensitive=set(config.sensitive_tools))
         IOLoop.current().spawn_callback(hooks.run)
     if elsewhere is not None:
         IOLoop.current().spawn_callback(elsewhere.run)

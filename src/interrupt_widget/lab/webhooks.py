@@ -20,10 +20,23 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 from urllib.parse import quote
 
-from interrupt_widget.lab.board import Board, Posted
+from interrupt_widget.identity import Identity
+
+Item = dict[str, Any]
+"""A question as the sidebar lists it (the inbox's wire item, with `where` and `askedBy`)."""
+
+
+class Listing(Protocol):
+    """Where the questions come from: the server's list (`ServerQuestions`)."""
+
+    async def listing_for(self, person: Identity) -> dict[str, Any]: ...
+
+
+NOBODY: Final = Identity("webhooks")
+"""Whom the list is read for: a message goes to whoever the receiver is, so no person's view."""
 
 Event = Literal["waiting", "escalated", "lapsing"]
 
@@ -48,7 +61,7 @@ class Notice:
     """One thing to tell: which event, about which question."""
 
     event: Event
-    posted: Posted
+    item: Item
 
 
 class Webhooks:
@@ -56,14 +69,14 @@ class Webhooks:
 
     def __init__(
         self,
-        board: Board,
+        questions: Listing,
         urls: Iterable[str],
         server_url: str,
         *,
         sensitive: set[str] | frozenset[str] = frozenset(),
         tick: float = 1.0,
     ) -> None:
-        self.board = board
+        self.questions = questions
         self.urls = list(urls)
         self.server_url = server_url.rstrip("/") + "/"
         self.sensitive = frozenset(sensitive)
@@ -75,21 +88,21 @@ class Webhooks:
         """Look at the board every `tick` seconds, for ever; send what is new."""
         while True:
             try:
-                _rev, posted = await asyncio.to_thread(self.board.listing)
-                for notice in self.notices(posted, time.time()):
+                listed = await self.questions.listing_for(NOBODY)
+                for notice in self.notices(listed["items"], time.time()):
                     self.send(notice)
             except Exception:  # the board unreachable for a moment: look again later
-                _log.warning("webhooks: the question board could not be read", exc_info=True)
+                _log.warning("webhooks: the questions could not be read", exc_info=True)
             await asyncio.sleep(self.tick)
 
-    def notices(self, posted: Iterable[Posted], now: float) -> list[Notice]:
-        """What to tell about `posted` at `now` that was not told before (each event once)."""
+    def notices(self, items: Iterable[Item], now: float) -> list[Notice]:
+        """What to tell about `items` at `now` that was not told before (each event once)."""
         found: list[Notice] = []
-        for question in posted:
-            for event in _events(question, now):
-                if (event, question.id) not in self._told:
-                    self._told.add((event, question.id))
-                    found.append(Notice(event, question))
+        for item in items:
+            for event in _events(item, now):
+                if (event, item["id"]) not in self._told:
+                    self._told.add((event, item["id"]))
+                    found.append(Notice(event, item))
         return found
 
     def send(self, notice: Notice) -> None:
@@ -110,15 +123,12 @@ class Webhooks:
 
     def message(self, notice: Notice) -> dict[str, Any]:
         """The JSON a webhook receives (see the module docs)."""
-        item, posted = notice.posted.item, notice.posted
+        item = notice.item
         tool = str(item.get("tool", ""))
-        where = posted.owner.path or posted.owner.label
-        arguments = (
-            None
-            if tool in self.sensitive
-            else item.get("interrupt", {}).get("metadata", {}).get("tool_input")
-        )
-        link = self.link(posted.id)
+        where = str(item.get("where", {}).get("label", ""))
+        metadata = item.get("interrupt", {}).get("metadata") or {}
+        arguments = None if tool in self.sensitive else metadata.get("tool_input")
+        link = self.link(item["id"])
         headline = f"{tool} {_HEADLINES[notice.event]} in {where}"
         shown = "" if arguments is None else f"\n{_args(arguments)}"
         return {
@@ -138,19 +148,18 @@ class Webhooks:
             ],
             "interruptWidget": {
                 "event": notice.event,
-                "question": posted.id,
+                "question": item["id"],
                 "tool": tool,
                 "arguments": arguments,
                 "where": where,
-                "askedBy": posted.asked_by,
+                "askedBy": item.get("askedBy"),
                 "expiresAt": item.get("expiresAt"),
                 "link": link,
             },
         }
 
 
-def _events(question: Posted, now: float) -> list[Event]:
-    item = question.item
+def _events(item: Item, now: float) -> list[Event]:
     events: list[Event] = ["waiting"]
     metadata = item.get("interrupt", {}).get("metadata")
     approvals = metadata.get("approvals") if isinstance(metadata, Mapping) else None
@@ -205,7 +214,7 @@ async def _deliver(url: str, body: bytes, notice: Notice) -> None:
                     "webhook %s: the %s message for %s failed %d times (%s); given up",
                     url,
                     notice.event,
-                    notice.posted.id,
+                    notice.item["id"],
                     RETRIES,
                     exc,
                 )
