@@ -12,7 +12,6 @@ import json
 import pathlib
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from ag_ui.core import BaseEvent, Interrupt, Message, ToolCallResultEvent, ToolMessage
@@ -25,6 +24,7 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
+from interrupt_widget.clock import parse_instant, utc_words
 
 DECISIONS_FORMAT = "interrupt-widget/decisions@1"
 """`format` of a decision file, checked when one is read back."""
@@ -149,10 +149,10 @@ def answerer_words(by: str) -> str:
 def instant_words(at: str) -> str:
     """An ISO 8601 instant as "2026-12-03 23:03:42 UTC" (left as it is if it is not one)."""
     try:
-        moment = datetime.fromisoformat(at.replace("Z", "+00:00")).astimezone(UTC)
+        moment = parse_instant(at)
     except ValueError:
         return at
-    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+    return utc_words(moment)
 
 
 def _text(value: Any) -> str | None:

@@ -28,13 +28,15 @@ from typing import Any, Literal
 
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
-from interrupt_widget.agui.answers import check_answer, is_expired, parse_instant, too_late
+from interrupt_widget import clock
+from interrupt_widget.agui.answers import check_answer, is_expired, too_late
 from interrupt_widget.agui.interrupts import (
     ANSWERED_BY_EXPIRY,
     DENIAL_REASON,
     tool_name,
     verdict,
 )
+from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
 from interrupt_widget.policy.people import refusal
@@ -176,7 +178,13 @@ class OpenQuestions:
     def deadline(self, interrupt_id: str) -> str | None:
         """When `interrupt_id` gets its default answer (ISO 8601); None when never."""
         with self._lock:
-            return None if interrupt_id in self._doubts else self._deadlines.get(interrupt_id)
+            if interrupt_id in self._doubts:
+                return None
+            return self._deadline_text(interrupt_id)
+
+    def _deadline_text(self, interrupt_id: str) -> str | None:
+        deadline = self._deadlines.get(interrupt_id)
+        return None if deadline is None else utc_text(deadline)
 
     @property
     def entries(self) -> list[ResumeEntry] | None:
@@ -218,7 +226,7 @@ class OpenQuestions:
         try:
             with self._lock:
                 try:
-                    self._sweep(datetime.now(UTC))
+                    self._sweep(clock.now())
                     interrupt = self._answerable(interrupt_id)
                     who = answering_identity(by, identity)
                     if status == "resolved":
@@ -316,7 +324,7 @@ class OpenQuestions:
             if self._entries is not None or not self._expiring:
                 return None
             waiting = [
-                parse_instant(when)
+                when
                 for key, when in self._deadlines.items()
                 if key not in self._recorded and key not in self._doubts
             ]
@@ -327,7 +335,7 @@ class OpenQuestions:
         try:
             with self._lock:
                 before = len(self._recorded)
-                self._sweep(now or datetime.now(UTC))
+                self._sweep(now or clock.now())
                 if len(self._recorded) != before:
                     self._changed()
         finally:
@@ -341,7 +349,7 @@ class OpenQuestions:
             if interrupt.id in self._recorded or interrupt.id in self._doubts:
                 continue
             deadline = self._deadlines.get(interrupt.id)
-            if deadline is None or parse_instant(deadline) > now:
+            if deadline is None or deadline > now:
                 continue
             if self._on_expiry == "deny" and not is_expired(interrupt, now):
                 # Its own deadline (the interrupt has none): a denial the model hears.
@@ -397,7 +405,7 @@ class OpenQuestions:
             )
         earlier = self._recorded.get(interrupt.id)
         if earlier is not None and earlier["by"] == ANSWERED_BY_EXPIRY:
-            deadline = self._deadlines.get(interrupt.id)
+            deadline = self._deadline_text(interrupt.id)
             raise self._refuse(too_late(label, deadline, earlier["status"]))
         if earlier is not None:
             sent = "; the answers were already submitted" if self._entries is not None else ""
@@ -426,7 +434,7 @@ class OpenQuestions:
     def _check(self, interrupt: Interrupt, payload: Any, who: Identity) -> None:
         """The one answer check, then the call's rules about people for `who`."""
         label = self._names[interrupt.id]
-        found = answer_refusal(interrupt, label, payload, who, datetime.now(UTC))
+        found = answer_refusal(interrupt, label, payload, who, clock.now())
         if found is None:
             return
         if found.not_allowed:
@@ -456,7 +464,7 @@ class OpenQuestions:
     def _store(
         self, interrupt: Interrupt, status: AnswerStatus, payload: Any, *, by: str, **more: Any
     ) -> None:
-        at = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        at = utc_text(clock.now(), "milliseconds")
         record = {"status": status, "payload": payload, "by": by, "at": at, **more}
         record.setdefault(IDENTITY_KEY, answering_identity(by).to_wire())
         self._recorded[interrupt.id] = record
@@ -471,10 +479,10 @@ class OpenQuestions:
         if len(expired) == 1 and len(self._order) == 1:
             only = expired[0].id
             status = self._recorded[only]["status"]
-            return too_late(self._names[only], self._deadlines.get(only), status)
+            return too_late(self._names[only], self._deadline_text(only), status)
         if not expired:
             return "the answers were already submitted; nothing was changed"
-        when = ", ".join(f"{self._names[i.id]} at {self._deadlines.get(i.id)}" for i in expired)
+        when = ", ".join(f"{self._names[i.id]} at {self._deadline_text(i.id)}" for i in expired)
         if len(expired) == len(self._order):
             return f"the questions expired ({when}) and were cancelled; nothing was changed"
         return (
@@ -489,15 +497,15 @@ class OpenQuestions:
 
 def _deadlines(
     interrupts: Sequence[Interrupt], since: float, expires_in: timedelta | None
-) -> dict[str, str]:
-    """Each interrupt's deadline: its own `expires_at`, else `expires_in` after `since`."""
-    deadlines: dict[str, str] = {}
+) -> dict[str, datetime]:
+    """Each interrupt's deadline: its own `expires_at` (read once, here), else `expires_in`
+    after `since`."""
+    deadlines: dict[str, datetime] = {}
     for interrupt in interrupts:
         if interrupt.expires_at:
-            deadlines[interrupt.id] = interrupt.expires_at
+            deadlines[interrupt.id] = parse_instant(interrupt.expires_at)
         elif expires_in is not None:
-            deadline = datetime.fromtimestamp(since, UTC) + expires_in
-            deadlines[interrupt.id] = deadline.isoformat().replace("+00:00", "Z")
+            deadlines[interrupt.id] = datetime.fromtimestamp(since, UTC) + expires_in
     return deadlines
 
 

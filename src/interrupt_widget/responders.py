@@ -16,11 +16,11 @@ import json
 import os
 import pathlib
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
+from interrupt_widget import clock
 from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
@@ -119,7 +119,7 @@ def _refusal(interrupt: Interrupt, payload: Any, who: Identity) -> str:
         expired = problem.code is ErrorCode.INTERRUPT_EXPIRED
         return problem.sentence("it") if expired else problem.reason
     approved = isinstance(payload, Mapping) and payload.get("approved") is True
-    return refusal(interrupt.metadata, who, approved, datetime.now(UTC)) or ""
+    return refusal(interrupt.metadata, who, approved, clock.now()) or ""
 
 
 def _is_approval(interrupt: Interrupt) -> bool:

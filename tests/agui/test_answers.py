@@ -14,9 +14,9 @@ from interrupt_widget.agui.answers import (
     check_answer,
     describe,
     is_expired,
-    parse_instant,
     validate_payload,
 )
+from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import ErrorCode
 
 SCHEMA = {

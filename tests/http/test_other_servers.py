@@ -132,7 +132,7 @@ class _ServerNamingNoTool:
 async def test_the_chat_waiting_line_names_the_call_the_interrupt_points_at(
     recorder: CommRecorder,
 ) -> None:
-    chat = AgentChat(None, adapter=_ServerNamingNoTool())
+    chat = AgentChat(_ServerNamingNoTool())
     run = chat.send("delete a.txt")
     await until(chat, lambda: chat.status == "waiting")
     assert chat.status_line == "Waiting for your answer: delete_file"

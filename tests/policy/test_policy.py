@@ -206,11 +206,11 @@ async def test_a_chat_records_a_policy_decision_and_opens_no_picker(
 def test_a_remote_chat_refuses_a_policy() -> None:
     from interrupt_widget import RemoteAgent
 
-    with pytest.raises(TypeError, match="policy, hooks and cassette belong"):
+    with pytest.raises(TypeError, match="policy cannot be given beside RemoteAgent"):
         AgentChat(RemoteAgent("http://127.0.0.1:9/"), policy=starter_policy())
     adapter = OpenAIAgentsAdapter(bank_agent(OfflineModel()))
-    with pytest.raises(TypeError, match="give the policy and hooks to the adapter"):
-        AgentChat(adapter.agent, adapter=adapter, policy=starter_policy())
+    with pytest.raises(TypeError, match="policy cannot be given beside OpenAIAgentsAdapter"):
+        AgentChat(adapter, policy=starter_policy())
 
 
 async def test_a_served_agent_applies_its_policy(journal: pathlib.Path) -> None:

@@ -437,7 +437,7 @@ class _ServerWithUnshowableInterrupts:
 async def test_interrupts_the_picker_cannot_show_end_in_the_status_line(
     recorder: CommRecorder, interrupts: list[Interrupt], reason: str
 ) -> None:
-    chat = AgentChat(None, adapter=_ServerWithUnshowableInterrupts(interrupts))
+    chat = AgentChat(_ServerWithUnshowableInterrupts(interrupts))
     with pytest.raises(ValueError, match=reason):
         await chat.send("hi")
     assert chat.status == "error"

@@ -151,7 +151,7 @@ class _SilentResponder:
 async def test_a_failure_with_no_text_names_its_type_and_what_failed(
     recorder: CommRecorder,
 ) -> None:
-    chat = AgentChat(None, adapter=_SilentFailure())
+    chat = AgentChat(_SilentFailure())
     with pytest.raises(Exception, match="AssertionError"):
         await chat.send("hi")
     assert chat.status == "error"

@@ -13,6 +13,7 @@ import pytest
 from ag_ui.core import Interrupt, ResumeEntry
 
 from interrupt_widget import InterruptPicker
+from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.testing import RecordingComm, recording_comms
 from interrupt_widget.widgets import picker as picker_module
 from interrupt_widget.widgets.picker import AnswerRefused
@@ -453,7 +454,10 @@ async def test_an_answer_after_the_deadline_says_the_question_expired_and_when()
     deadline = in_seconds(0.2)
     widget, comm = make(meeting(expiresAt=deadline))
     await widget.wait(timeout=10)  # time ran out: cancelled and submitted
-    said = f"schedule_meeting expired at {deadline} and was cancelled: this answer came too late"
+    said_deadline = utc_text(parse_instant(deadline))  # "+00:00" read once, said with a Z
+    said = (
+        f"schedule_meeting expired at {said_deadline} and was cancelled: this answer came too late"
+    )
     for late in (lambda: widget.resolve(APPROVED), lambda: widget.resolve(APPROVED, "int-1")):
         with pytest.raises(AnswerRefused) as refused:
             late()

@@ -25,13 +25,15 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import Interrupt
 
+from interrupt_widget import clock
 from interrupt_widget.agui.answer_edit import EDIT_KEY, OLD_EDIT_KEY
 from interrupt_widget.agui.wire import json_pointer
+from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerError, ErrorCode
 
 if TYPE_CHECKING:
@@ -130,7 +132,7 @@ def is_expired(interrupt: Interrupt, now: datetime | None = None) -> bool:
     """True once `expires_at` has passed. A timestamp without a zone counts as UTC."""
     if not interrupt.expires_at:
         return False
-    return parse_instant(interrupt.expires_at) <= (now or datetime.now(UTC))
+    return parse_instant(interrupt.expires_at) <= (now or clock.now())
 
 
 def too_late(label: str, deadline: str | None, status: str) -> str:
@@ -142,12 +144,6 @@ def too_late(label: str, deadline: str | None, status: str) -> str:
     )
 
 
-def parse_instant(text: str) -> datetime:
-    """An ISO 8601 instant (`Z` or an offset) as an aware datetime."""
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 ZONED_EXAMPLE = "2030-01-08T10:00:00Z or 2030-01-08T10:00:00+02:00"
 """How a date-time answer looks, in the sentences that refuse one."""
 
@@ -156,7 +152,7 @@ def _date_time_problem(instance: Any) -> str:
     """Why a `date-time` answer was refused: above all, a time without a zone."""
     if isinstance(instance, str):
         try:
-            moment = datetime.fromisoformat(instance)
+            moment = clock.parse_iso(instance)
         except ValueError:
             pass
         else:

@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from ag_ui.core import AssistantMessage, Interrupt, Message, ToolCall, ToolMessage
 
 from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.wire import interrupt_from_wire, to_wire
+from interrupt_widget.clock import utc_text
 
 INTERRUPT_KEY = "interrupt"
 """Key of the interrupt in a gated `ToolCall.metadata` (and of the decision in its tool message)."""
@@ -90,7 +91,7 @@ def expiry(expires_in: float | timedelta | None, now: datetime) -> str | None:
     if expires_in is None:
         return None
     delta = expires_in if isinstance(expires_in, timedelta) else timedelta(seconds=expires_in)
-    return (now + delta).astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return utc_text(now + delta)
 
 
 def parse_arguments(arguments: str) -> Any:

@@ -21,11 +21,10 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol, TypeVar, get_args
+from typing import Any, Protocol, TypeVar, Unpack, get_args
 
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
@@ -37,18 +36,18 @@ from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
+from interrupt_widget.clock import utc_text
 from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
-from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
+from interrupt_widget.ledger.opening import open_ledger
 from interrupt_widget.open_questions import ExpiryAnswer
-from interrupt_widget.policy.rules import Policy
 from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
-from interrupt_widget.sdk.cassette import Cassette
-from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
+from interrupt_widget.sdk.agent_options import AgentOptions, resolve_agent
+from interrupt_widget.sdk.settling import HoldsLedger, Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import ConversationThread, RunOutcome
 
 _T = TypeVar("_T")
@@ -136,16 +135,10 @@ class AgentBatch:
         prompt: Prompt | None = None,
         key: RowKey | None = None,
         concurrency: int = 8,
-        policy: Policy | None = None,
         responder: Responder | None = None,
-        ledger: LedgerSpec = None,
-        model: Any = None,
-        expires_in: float | timedelta | None = None,
         on_expiry: ExpiryAnswer = "cancel",
-        response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
         renderers: Mapping[str, Any] | None = None,
-        adapter: AGUIAgent | None = None,
-        cassette: Cassette | str | os.PathLike[str] | None = None,
+        **options: Unpack[AgentOptions],
     ) -> None:
         """`inputs`: a list of strings, a list of dicts, or a pandas DataFrame.
 
@@ -153,35 +146,34 @@ class AgentBatch:
         a function of the row; a row that is a string is its own prompt. `key`: the column
         (or a function of the row) that names a row; the DataFrame's index, or the row's
         position, by default. `name` (the agent's name by default) and the key make each
-        row's thread id. `policy`, `ledger`, `model` and `response_schemas` are as for
-        `AgentChat`; `responder` (else `INTERRUPT_WIDGET_RESPONDER`) answers every row's
-        questions with no person. `expires_in` gives each question a deadline, after which
-        it is cancelled (`on_expiry="cancel"`) or denied (`"deny"`): its call never runs.
-        `cassette` records the model's answers once and replays them (as for `AgentChat`).
+        row's thread id. `agent` is an `agents.Agent`, or an agent that already speaks AG-UI
+        (an `OpenAIAgentsAdapter`, a `RemoteAgent`, a `TemporalAgent`); `options` (`model`,
+        `run_config`, `response_schemas`, `policy`, `ledger`, `hooks`, `cassette`: see
+        `AgentOptions`) are as for `AgentChat`: they go to the adapter made for an
+        `agents.Agent`, and an agent that speaks AG-UI refuses them. The adapter's ledger
+        also keeps how each row ended. `responder` (else `INTERRUPT_WIDGET_RESPONDER`)
+        answers every row's questions with no person. `expires_in` gives each question a
+        deadline, after which it is cancelled (`on_expiry="cancel"`: the interrupt carries
+        it, so it is an agent option too) or denied (`"deny"`: the batch's own, for any
+        agent): its call never runs.
         """
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
         if on_expiry not in get_args(ExpiryAnswer):
             raise ValueError(f"on_expiry must be 'cancel' or 'deny', got {on_expiry!r}")
-        if adapter is not None and (
-            policy is not None or model is not None or cassette is not None
-        ):
-            raise TypeError("give the policy, the model and the cassette to the adapter you pass")
-        self.ledger: CallLedger = open_ledger(ledger)
-        """Where approved calls and finished rows are recorded."""
-        if adapter is None:
-            # A denial after the deadline is the batch's own: the interrupt itself then
-            # carries none, since an expired interrupt can only be cancelled.
-            expiry = expires_in if on_expiry == "cancel" else None
-            adapter = _adapter_of(
-                agent, model=model, response_schemas=response_schemas, expires_in=expiry,
-                ledger=self.ledger, policy=policy, cassette=cassette,
-            )  # fmt: skip
-        self.adapter = adapter
+        # A denial after the deadline is the batch's own: the interrupt itself then
+        # carries none, since an expired interrupt can only be cancelled.
+        expires_in = options.get("expires_in")
+        if on_expiry == "deny":
+            options["expires_in"] = None
+        resolved = resolve_agent(agent, **options)
+        self.adapter: AGUIAgent = resolved.runs_on
         """The AG-UI agent every row runs on."""
-        self.name = name if name is not None else _agent_name(agent)
+        self.ledger: CallLedger = _records_ledger(self.adapter)
+        """Where finished rows are recorded: the agent's ledger, else the per-user default."""
+        self.name = name if name is not None else _agent_name(resolved.agent)
         """Part of every row's thread id."""
-        self.concurrency, self.policy = concurrency, policy
+        self.concurrency = concurrency
         self.responder = responder if responder is not None else _responders.from_env()
         """Who answers every row's questions when no person should (None: a person does)."""
         self.renderers = dict(renderers or {})
@@ -549,23 +541,17 @@ def _replayed(decision: Decision, found: Recorded | None) -> Decision:
     found = found or Recorded("")
     ran_at = None
     if found.at is not None:
-        ran_at = datetime.fromtimestamp(found.at, UTC).isoformat().replace("+00:00", "Z")
+        ran_at = utc_text(datetime.fromtimestamp(found.at, UTC))
     ran_with = found.answer if found.answer is not None else decision.payload
     return replace(decision, outcome="replayed", ran_with=ran_with, ran_at=ran_at, ran_by=found.by)
 
 
-def _adapter_of(agent: Any, *, model: Any, **options: Any) -> AGUIAgent:
-    """The AG-UI agent a batch of `agent` runs on: an AG-UI agent (a `TemporalAgent`, a
-    `RemoteAgent`) runs itself; an `agents.Agent` runs in an adapter given `options`."""
-    if isinstance(agent, AGUIAgent):
-        given = [k for k in ("policy", "cassette", "response_schemas") if options[k] is not None]
-        if model is not None or given:
-            raise TypeError("give the policy, model and cassette to the agent where it runs")
-        return agent
-    if not isinstance(agent, Agent):
-        raise TypeError(f"AgentBatch runs an agents.Agent, got {type(agent).__name__}")
-    agent = agent.clone(model=model) if model is not None else agent
-    return OpenAIAgentsAdapter(agent, **options)
+def _records_ledger(agent: AGUIAgent) -> CallLedger:
+    """The ledger a batch of `agent` keeps its rows' outcomes in: the one its calls are
+    recorded in when it holds one here (an adapter; a `TemporalAgent` given its workers'),
+    else the per-user default."""
+    held = agent.ledger if isinstance(agent, HoldsLedger) else None
+    return held if held is not None else open_ledger(None)
 
 
 def _agent_name(agent: Any) -> str:

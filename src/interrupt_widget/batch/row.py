@@ -25,11 +25,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 from ag_ui.core import Interrupt, ResumeEntry
 
+from interrupt_widget import clock
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.decisions import Decision, decisions_for
 from interrupt_widget.open_questions import AnswersThrough, ExpiryAnswer, OpenQuestions
@@ -186,7 +187,7 @@ class BatchRow(AnswersThrough):
         """A timer for the next question to expire, if any."""
         when = self._questions.next_deadline()
         if when is not None:
-            delay = max((when - datetime.now(UTC)).total_seconds(), 0.0)
+            delay = max((when - clock.now()).total_seconds(), 0.0)
             self._timer = loop.call_later(delay, self._expire)
 
     def _expire(self) -> None:

@@ -15,10 +15,9 @@ import hmac
 import logging
 import os
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
-from typing import Any, TypedDict
+from typing import Any, Unpack
 
 from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
@@ -35,7 +34,6 @@ from starlette.types import Receive, Scope, Send
 from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.agui.wire import json_pointer
 from interrupt_widget.errors import ErrorCode, IdentityMismatch
-from interrupt_widget.http.agui_agent import as_agui_agent
 from interrupt_widget.http.detached_run import DetachedRun
 from interrupt_widget.http.errors import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
@@ -47,8 +45,7 @@ from interrupt_widget.http.metrics import ServeMetrics, attach_ledger, metered
 from interrupt_widget.http.principals import Principals, as_principal
 from interrupt_widget.identity import Identity
 from interrupt_widget.ledger.once_only import CallLedger
-from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
-from interrupt_widget.policy.rules import Policy
+from interrupt_widget.sdk.agent_options import AgentOptions, OptionsBesidePolicy, resolve_agent
 
 logger = logging.getLogger(__name__)
 
@@ -56,18 +53,14 @@ DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
 """The default cap on a request body: a long conversation fits, a flood does not."""
 
 
-class AppOptions(TypedDict, total=False):
-    """The options `serve` passes on to `asgi_app` as they are (each one documented there)."""
+class AppOptions(OptionsBesidePolicy, total=False):
+    """The options `serve` passes on to `asgi_app` as they are: the agent's (`AgentOptions`,
+    but the policy, which `serve` also takes by name) and the server's (documented there)."""
 
     token: str | None
     secret: str | bytes | None
     max_body_bytes: int
     body_timeout: float
-    response_schemas: Mapping[str, Mapping[str, Any]] | None
-    expires_in: float | timedelta | None
-    run_config: Any
-    hooks: Any
-    ledger: LedgerSpec
     cors_origins: Sequence[str]
     metrics: bool
     principals: str | os.PathLike[str] | Principals | None
@@ -425,27 +418,23 @@ def asgi_app(
     secret: str | bytes | None = None,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     body_timeout: float = DEFAULT_BODY_TIMEOUT_SECONDS,
-    response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
-    expires_in: float | timedelta | None = None,
-    run_config: Any = None,
-    ledger: LedgerSpec = None,
     keepalive: float | None = DEFAULT_KEEPALIVE_SECONDS,
     shutdown_grace: float = 30.0,
-    policy: Policy | None = None,
     cors_origins: Sequence[str] = (),
-    hooks: Any = None,
     metrics: bool = False,
     principals: str | os.PathLike[str] | Principals | None = None,
+    **options: Unpack[AgentOptions],
 ) -> Starlette:
     """An ASGI app serving `agent` over AG-UI: mount it anywhere, or run it with `serve`.
 
-    `agent` is an Agents SDK `Agent` (wrapped in `OpenAIAgentsAdapter` with
-    `response_schemas`, `expires_in` and `run_config`) or any AG-UI agent with
-    `run(RunAgentInput)`. `token`, when set, is required as
-    `Authorization: Bearer <token>` on `POST /` (`GET /health` stays open and
-    says only whether the server and its ledger are up: see `interrupt_widget.http.health`).
-    `secret` keys the fingerprints
-    on gated tool calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
+    `agent` is an Agents SDK `Agent`, run in an `OpenAIAgentsAdapter` made with
+    `options` (`model`, `run_config`, `expires_in`, `response_schemas`, `policy`,
+    `ledger`, `hooks`, `cassette`: see `AgentOptions`, as for `AgentChat`), or any AG-UI
+    agent with `run(RunAgentInput)`, which refuses them (they belong where it runs).
+    `token`, when set, is required as `Authorization: Bearer <token>` on `POST /`
+    (`GET /health` stays open and says only whether the server and its ledger are up:
+    see `interrupt_widget.http.health`). `secret` keys the fingerprints on gated tool
+    calls; without one it is read from `INTERRUPT_WIDGET_SECRET`,
     and failing that a random one is made (interrupts then die with the process).
     `ledger` records the approved calls already run (see `interrupt_widget.ledger.opening`): by
     default the per-user SQLite file (or `$INTERRUPT_WIDGET_LEDGER`), so a restart does
@@ -481,15 +470,7 @@ def asgi_app(
         raise ValueError("give a token or principals, not both: each principal has its own")
     known = principals if isinstance(principals, Principals | None) else Principals.load(principals)
     secret, lasting_secret = _fingerprint_secret(secret)
-    served = as_agui_agent(
-        agent,
-        response_schemas=response_schemas,
-        expires_in=expires_in,
-        run_config=run_config,
-        ledger=open_ledger(ledger) if ledger is not None else None,  # fails here, at start-up
-        policy=policy,
-        hooks=hooks,
-    )
+    served = resolve_agent(agent, **options).runs_on  # a ledger that cannot open fails here
     _warn_at_start(served, lasting_secret=lasting_secret, principals=known)
     guarded = FingerprintGuard(served, Fingerprinter(secret))
     counted = ServeMetrics() if metrics else None

@@ -16,9 +16,10 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Final, Literal, Protocol
 
+from interrupt_widget import clock
 from interrupt_widget.agui.wire import interrupt_from_wire
 from interrupt_widget.identity import Identity
 from interrupt_widget.lab.board import Board, Posted
@@ -117,7 +118,7 @@ class ServerQuestions:
         """The sidebar's list for `person`: `{"rev", "me", "items"}`."""
         rev, posted = await asyncio.to_thread(self.board.listing)
         running = set(self._running())
-        now = datetime.now(UTC)
+        now = clock.now()
         items = [self._item(p, self._state(p, running), person, now) for p in posted]
         if self.elsewhere is not None:
             items += self.elsewhere.items(person, now)
@@ -194,7 +195,7 @@ class ServerQuestions:
         if status == "resolved":
             interrupt = interrupt_from_wire(found.item["interrupt"])
             label = str(found.item.get("tool") or interrupt.reason)
-            early = answer_refusal(interrupt, label, payload, person, datetime.now(UTC))
+            early = answer_refusal(interrupt, label, payload, person, clock.now())
             if early is not None:
                 errors = [{"path": e.path, "message": e.message} for e in early.problems]
                 return Verdict(question, False, error=early.message, errors=errors)

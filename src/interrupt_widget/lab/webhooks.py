@@ -19,10 +19,10 @@ import logging
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, Final, Literal, Protocol
 from urllib.parse import quote
 
+from interrupt_widget.clock import parse_instant
 from interrupt_widget.identity import Identity
 
 Item = dict[str, Any]
@@ -175,10 +175,9 @@ def _instant(text: Any) -> float | None:
     if not isinstance(text, str):
         return None
     try:
-        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return parse_instant(text).timestamp()
     except ValueError:
         return None
-    return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
 
 
 def _args(arguments: Any) -> str:

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final, Literal
 
+from interrupt_widget.clock import utc_text
 from interrupt_widget.ledger.audit_chain import canonical_json, write_chain
 
 __all__ = [
@@ -186,7 +187,7 @@ def entry_record(entry: AuditEntry) -> dict[str, Any]:
 def _iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
-    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    return utc_text(moment, "microseconds")
 
 
 def instant(seconds: float | None) -> datetime | None:

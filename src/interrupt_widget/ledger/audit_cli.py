@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime
 from pathlib import Path
 
+from interrupt_widget.clock import parse_iso
 from interrupt_widget.ledger.audit_chain import verify_chain
 
 
@@ -30,8 +30,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="the ledger to read (a SQLite file or a postgresql:// URL; default: the one "
         "serve and the widgets use by default)",
     )
-    write.add_argument("--since", type=datetime.fromisoformat, help="ISO 8601 start (inclusive)")
-    write.add_argument("--until", type=datetime.fromisoformat, help="ISO 8601 end (exclusive)")
+    write.add_argument("--since", type=parse_iso, help="ISO 8601 start (inclusive)")
+    write.add_argument("--until", type=parse_iso, help="ISO 8601 end (exclusive)")
     verify = actions.add_parser(
         "verify", help="check an audit trail file: exit 1 naming the first line that does not fit"
     )

@@ -33,7 +33,7 @@ from typing import Any, Final, Literal
 
 from agents import FunctionTool
 
-from interrupt_widget.agui.answers import parse_instant
+from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.identity import Identity
 from interrupt_widget.ledger.votes import AskedRecord, Vote
 from interrupt_widget.policy.ruling import Condition
@@ -419,7 +419,7 @@ def escalates_to(metadata: Any, who: Identity) -> bool:
 
 
 def _instant(at: datetime) -> str:
-    return at.isoformat(timespec="seconds").replace("+00:00", "Z")
+    return utc_text(at, "seconds")
 
 
 def _approvers(approvals: Sequence[Vote], needed: int) -> str:

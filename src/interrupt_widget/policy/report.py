@@ -17,8 +17,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Protocol
 
-from interrupt_widget.agui.answers import parse_instant
 from interrupt_widget.agui.interrupts import TOOL_CALL_REASON
+from interrupt_widget.clock import parse_instant
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
 from interrupt_widget.policy.chart import PolicyChart
 from interrupt_widget.policy.ruling import PERSON_VERDICTS, POLICY_VERDICTS, Ruling

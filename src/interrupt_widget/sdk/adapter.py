@@ -43,7 +43,7 @@ import logging
 import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from ag_ui.core import (
@@ -84,6 +84,8 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
 )
 from interrupt_widget.agui.resume import Resolution, ResumePlan, plan_resume
+from interrupt_widget.clock import now as utc_now
+from interrupt_widget.clock import utc_text
 from interrupt_widget.errors import (
     AdapterError,
     CallInDoubt,
@@ -96,7 +98,6 @@ from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import paused_runs, people
-from interrupt_widget.sdk.call_results import instant
 from interrupt_widget.sdk.cassette import Cassette, cassette_from, tap_models
 from interrupt_widget.sdk.decision_spans import ASKED_AT_KEY
 from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
@@ -166,7 +167,7 @@ class OpenAIAgentsAdapter:
         self.trace_arguments = trace_arguments
         """Whether a decision's span carries the arguments that ran, not only their SHA-256
         (`decision_spans`); off by default, since arguments may hold personal data."""
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock or utc_now
         self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls are claimed and their outputs kept, so each runs once, and
         where the SDK's paused runs wait for their answers.
@@ -350,7 +351,7 @@ class OpenAIAgentsAdapter:
             expires_at=expires_at,
             agent_name=item.agent.name if item.agent is not None else None,
             # When it was asked, so a decision's span can say how long it waited.
-            extra_metadata={ASKED_AT_KEY: instant(self.now())},
+            extra_metadata={ASKED_AT_KEY: utc_text(self.now())},
         )
 
     def settle(

@@ -16,6 +16,7 @@ from typing import Any, Final
 from interrupt_widget.agui.interrupts import DENIAL_REASON
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, REASON_LABEL
 from interrupt_widget.agui.resume import Resolution
+from interrupt_widget.clock import utc_text
 from interrupt_widget.ledger.once_only import Recorded
 from interrupt_widget.policy.rules import Ruling
 
@@ -60,7 +61,7 @@ def replay_marker(resolution: Resolution, prior: Recorded) -> dict[str, Any]:
             "late_decision": resolution.decision,
         }
     if prior.at is not None:
-        marker["ran_at"] = instant(datetime.fromtimestamp(prior.at, UTC))
+        marker["ran_at"] = utc_text(datetime.fromtimestamp(prior.at, UTC))
     if prior.by is not None:
         marker["ran_by"] = prior.by
     return marker
@@ -75,13 +76,8 @@ def ruled_marker(
         full["approvers"] = list(resolution.approvers)
     if ruling is not None:
         # Recorded like a person's answer, so the decision log and the transcript show it.
-        full.update(by=ruling.by, payload=resolution.payload, at=instant(now))
+        full.update(by=ruling.by, payload=resolution.payload, at=utc_text(now))
     return full
-
-
-def instant(moment: datetime) -> str:
-    """`moment` as ISO 8601 in UTC with a `Z`."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def _reason(payload: Any) -> str:

@@ -33,6 +33,7 @@ from agents.tracing.traces import TraceState, reattach_trace
 
 from interrupt_widget.agui.interrupts import parse_arguments
 from interrupt_widget.agui.resume import Resolution
+from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.policy.rules import Ruling
 
 try:  # the `[otel]` extra
@@ -196,14 +197,14 @@ def _run_trace(state: RunState[Any, Any], config: RunConfig) -> Trace | None:
 
 
 def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+    return None if moment is None else utc_text(moment)
 
 
 def _parse(text: Any) -> datetime | None:
     if not isinstance(text, str):
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+        return parse_instant(text)
     except ValueError:
         return None
 

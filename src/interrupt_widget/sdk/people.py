@@ -23,9 +23,9 @@ from typing import Any, NoReturn
 
 from ag_ui.core import Interrupt, ResumeEntry
 
-from interrupt_widget.agui.answers import parse_instant
 from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
+from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.identity import Identity, identity_in
 from interrupt_widget.ledger import votes
@@ -39,7 +39,6 @@ from interrupt_widget.policy.people import (
     lapsed_reason,
 )
 from interrupt_widget.policy.rules import Policy
-from interrupt_widget.sdk.call_results import instant
 
 _BY = "by"
 
@@ -110,7 +109,7 @@ async def asked(
         # Kept for every call asked under rules about people, plain ones too: a resume that
         # answers only a plain call still knows who started the run (not who resumed it).
         record = await votes.note_asked(
-            ledger, thread_id, call_id, votes.AskedRecord(instant(now), starter)
+            ledger, thread_id, call_id, votes.AskedRecord(utc_text(now), starter)
         )
         if requirement is None and escalation is None:
             out.append(interrupt)

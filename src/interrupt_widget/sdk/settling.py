@@ -22,6 +22,7 @@ from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.agui.interrupts import verdict
+from interrupt_widget.clock import utc_text
 from interrupt_widget.decisions import Decision, answerer_words, instant_words
 from interrupt_widget.errors import AnswerRefused, NotInDoubt
 from interrupt_widget.ledger.doubt import DoubtLedger, doubted, settle_doubt
@@ -169,7 +170,7 @@ def _noted_approvals(ledger: DoubtLedger, thread_id: str, calls: set[str]) -> di
         entry.call_id: Approval(
             entry.answer,
             entry.by or "an unnamed client",
-            entry.answered_at.isoformat() if entry.answered_at else "an unknown time",
+            utc_text(entry.answered_at) if entry.answered_at else "an unknown time",
         )
         for entry in ledger.audit()
         if entry.thread_id == thread_id and entry.call_id in calls and entry.decision == "approved"

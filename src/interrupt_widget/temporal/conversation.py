@@ -27,7 +27,6 @@ from temporalio.common import RetryPolicy, SearchAttributeKey
 from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 from temporalio.workflow import ActivityCancellationType
 
-from interrupt_widget.agui.answers import parse_instant
 from interrupt_widget.agui.interrupts import (
     ANSWERED_BY_EXPIRY,
     GatedCall,
@@ -36,6 +35,7 @@ from interrupt_widget.agui.interrupts import (
 )
 from interrupt_widget.agui.resume import plan_resume
 from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
+from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.sdk.edits import EditSpec, check_edit
 from interrupt_widget.sdk.people import answerer_identities, refuse_as_shown
@@ -362,7 +362,7 @@ class Conversation:
             {"interruptId": i["id"], "status": "cancelled", "metadata": {"by": ANSWERED_BY_EXPIRY}}
             for i in taken
         ]
-        run_id = f"expired-{workflow.info().workflow_id}-{workflow.now().isoformat()}"
+        run_id = f"expired-{workflow.info().workflow_id}-{utc_text(workflow.now())}"
         input = {
             "threadId": workflow.info().workflow_id,
             "runId": run_id,

@@ -17,17 +17,16 @@ from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
-from agents import Agent, RunConfig
+from agents import Agent
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from interrupt_widget.agui.answers import prepare_checks
 from interrupt_widget.errors import TargetError
 from interrupt_widget.http.targets import load_target
-from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
-from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
-from interrupt_widget.sdk.model_choice import has_openai_credentials
-from interrupt_widget.sdk.offline_model import OfflineModel
+from interrupt_widget.ledger.opening import LedgerSpec
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.agent_options import resolve_agent
 from interrupt_widget.temporal.agent import connect
 from interrupt_widget.temporal.conversation import Conversation
 from interrupt_widget.temporal.preflight import prepare
@@ -37,23 +36,21 @@ logger = logging.getLogger(__name__)
 
 
 def adapter_for(target: str | Any, *, ledger: LedgerSpec = None) -> OpenAIAgentsAdapter:
-    """The adapter a worker runs `target` with (a name, an `Agent`, or an adapter as is).
-
-    An agent that names no model runs on `OfflineModel` when no OpenAI key is set, as
-    `AgentChat` does, rather than failing every run for want of a key.
+    """The adapter a worker runs `target` with (a name, an `Agent`, or an adapter as is),
+    made as every entry makes one (`resolve_agent`): an agent that names no model runs on
+    `OfflineModel` when no OpenAI key is set, rather than failing every run for want of a key.
     """
     loaded = _load(target) if isinstance(target, str) else target
-    if isinstance(loaded, OpenAIAgentsAdapter):
-        return loaded
-    if not isinstance(loaded, Agent):
+    adapter = (
+        resolve_agent(loaded, ledger=ledger).adapter
+        if isinstance(loaded, Agent | OpenAIAgentsAdapter)
+        else None
+    )
+    if adapter is None:
         raise TargetError(
             f"a worker runs an agents.Agent or an OpenAIAgentsAdapter, not {type(loaded).__name__}"
         )
-    config = None
-    if uses_default_model(loaded) and not has_openai_credentials():
-        logger.warning("worker: %s runs on the offline model: no OpenAI key is set", loaded.name)
-        config = RunConfig(model=OfflineModel(), tracing_disabled=True)
-    return OpenAIAgentsAdapter(loaded, ledger=open_ledger(ledger), run_config=config)
+    return adapter
 
 
 def _load(target: str) -> Any:

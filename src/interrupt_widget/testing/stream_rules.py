@@ -31,8 +31,8 @@ from ag_ui.core import (
 )
 from pydantic import ValidationError
 
-from interrupt_widget.agui.answers import parse_instant
 from interrupt_widget.agui.wire import event_from_wire, to_wire
+from interrupt_widget.clock import parse_instant
 
 _CONTENT_EVENTS = (
     TextMessageStartEvent,

@@ -18,12 +18,10 @@ import asyncio
 import contextlib
 import json
 import logging
-import os
 import pathlib
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Any, overload
+from typing import Any, Unpack, overload
 
 import anywidget
 import traitlets
@@ -35,7 +33,6 @@ from ag_ui.core import (
     ResumeEntry,
     RunAgentInput,
 )
-from agents import RunConfig, RunHooks, set_tracing_disabled
 from ipywidgets import widget_serialization
 from ipywidgets.widgets.widget import Widget
 
@@ -44,7 +41,6 @@ from interrupt_widget import responders as _responders
 from interrupt_widget.agui.call_agreement import check_saved
 from interrupt_widget.agui.interrupts import tool_name
 from interrupt_widget.agui.messages import last_reply
-from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.agui.wire import (
     interrupts_from_wire,
     message_from_wire,
@@ -71,14 +67,9 @@ from interrupt_widget.errors import (
 )
 from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.audit_log import with_answerers
-from interrupt_widget.ledger.opening import LedgerSpec
-from interrupt_widget.policy.rules import Policy
 from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.responders import Responder, ResponderError
-from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter, uses_default_model
-from interrupt_widget.sdk.cassette import Cassette, cassette_from
-from interrupt_widget.sdk.model_choice import has_openai_credentials
-from interrupt_widget.sdk.offline_model import OfflineModel
+from interrupt_widget.sdk.agent_options import OFFLINE_FALLBACK_NOTE, AgentOptions, resolve_agent
 from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
 from interrupt_widget.thread import (
     ConversationThread,
@@ -207,62 +198,6 @@ class ChatRun:
         return f"<ChatRun {'finished' if self._task.done() else 'running'}>"
 
 
-def _agent_and_adapter(
-    agent: Any,
-    adapter: AGUIAgent | None,
-    *,
-    model: Any,
-    expires_in: float | timedelta | None,
-    response_schemas: Mapping[str, Mapping[str, Any]] | None,
-    policy: Policy | None,
-    ledger: LedgerSpec,
-    hooks: RunHooks[Any] | None,
-    cassette: Cassette | str | os.PathLike[str] | None = None,
-) -> tuple[Any, AGUIAgent, bool]:
-    """The chat's agent (with `model` swapped in), the AG-UI agent that runs it, and
-    whether it runs on `OfflineModel` because no key is set and the agent names no model."""
-    if adapter is not None and (policy is not None or hooks is not None):
-        # They live in the adapter that runs the agent; beside one they would be lost.
-        raise TypeError(
-            "give the policy and hooks to the adapter: "
-            "OpenAIAgentsAdapter(agent, policy=..., hooks=...)"
-        )
-    if adapter is not None:
-        return agent, adapter, False
-    if isinstance(agent, AGUIAgent):  # a `RemoteAgent`, a `TemporalAgent`: it runs itself
-        if (
-            model is not None
-            or expires_in is not None
-            or response_schemas is not None
-            or policy is not None
-            or ledger is not None
-            or hooks is not None
-            or cassette is not None
-        ):
-            raise TypeError(
-                "model, expires_in, response_schemas, ledger, policy, hooks and cassette belong "
-                "to the agent where it runs; set them where it is served (a server, or workers)"
-            )
-        return agent, agent, False
-    if model is not None:
-        agent = agent.clone(model=model)
-    tape = cassette_from(cassette)
-    # A cassette that replays answers for the model, whatever the agent names.
-    replaying = tape is not None and not tape.records
-    offline = uses_default_model(agent) and not has_openai_credentials() and not replaying
-    adapter = OpenAIAgentsAdapter(
-        agent,
-        response_schemas=response_schemas,
-        expires_in=expires_in,
-        ledger=ledger,
-        policy=policy,
-        hooks=hooks,
-        run_config=_offline_config() if offline else None,
-        cassette=tape,
-    )
-    return agent, adapter, offline
-
-
 class _NothingAsked:
     """`chat.picker` before the agent asks anything: every use says so, clearly."""
 
@@ -371,34 +306,24 @@ class AgentChat(anywidget.AnyWidget):
         self,
         agent: Any,
         *,
-        model: Any = None,
         responder: Responder | None = None,
-        expires_in: float | timedelta | None = None,
-        response_schemas: Mapping[str, Mapping[str, Any]] | None = None,
         renderers: Mapping[str, str | pathlib.Path] | None = None,
-        adapter: AGUIAgent | None = None,
-        policy: Policy | None = None,
-        ledger: LedgerSpec = None,
-        hooks: RunHooks[Any] | None = None,
-        cassette: Cassette | str | os.PathLike[str] | None = None,
         _state: Mapping[str, Any] | None = None,
+        **options: Unpack[AgentOptions],
     ) -> None:
-        """`agent`: an `agents.Agent`; `model` replaces its model (e.g. `OfflineModel()`).
+        """`agent`: an `agents.Agent`, or an agent that already speaks AG-UI (an
+        `OpenAIAgentsAdapter`, a `RemoteAgent`, a `TemporalAgent`), which runs itself.
 
         `responder` answers interrupts with no human (see `interrupt_widget.responders`);
         without one, `INTERRUPT_WIDGET_RESPONDER` names it, else a person answers.
-        `expires_in`, `response_schemas` and `policy` (a `Policy` that settles the calls
-        its rules cover, shown as read-only cards) go to the adapter, `renderers` to the
-        picker.
-        `ledger` records the approved calls that ran (see `interrupt_widget.ledger.opening`): by
-        default the per-user file shared by every kernel of this user, so a call approved
-        twice (a stale save, a second chat on one conversation) runs once; a path, a
-        `postgresql://` URL, `"memory"` or a ledger object name another.
-        `hooks` (the SDK's `RunHooks`) go to every run, resumed ones included.
-        `cassette` (a `Cassette`, or a path for one; else `INTERRUPT_WIDGET_CASSETTE`'s)
-        records the model's answers once and replays them, so the chat runs with no key.
-        `adapter` replaces the `OpenAIAgentsAdapter` built from the agent. An `agent`
-        that already speaks AG-UI (a `RemoteAgent`) is its own adapter.
+        `renderers` go to the picker.
+        `options` (`model`, `run_config`, `expires_in`, `response_schemas`, `policy`,
+        `ledger`, `hooks`, `cassette`: see `AgentOptions`) go to the adapter made for an
+        `agents.Agent`, as for `AgentBatch` and `serve`; an agent that speaks AG-UI refuses
+        them (they belong where it runs). The `ledger` is by default the per-user file
+        shared by every kernel of this user, so a call approved twice (a stale save, a
+        second chat on one conversation) runs once. A `cassette` records the model's
+        answers once and replays them, so the chat runs with no key.
 
         With no OpenAI key set (nor one given to the SDK in code), an agent that names no
         model (nor do its handoffs) runs on `OfflineModel`, and the chat says so in its
@@ -407,13 +332,11 @@ class AgentChat(anywidget.AnyWidget):
         model is left as it is; a run that fails for want of a key says the offline way.
         """
         super().__init__()
-        agent, adapter, offline = _agent_and_adapter(
-            agent, adapter, model=model, expires_in=expires_in, response_schemas=response_schemas,
-            policy=policy, ledger=ledger, hooks=hooks, cassette=cassette,
-        )  # fmt: skip
-        self.offline_for_want_of_a_key = offline
+        resolved = resolve_agent(agent, **options)
+        adapter = resolved.runs_on
+        self.offline_for_want_of_a_key = resolved.offline
         """True when the chat runs the agent on `OfflineModel` because no key is set."""
-        self.agent = agent
+        self.agent = resolved.agent
         """The agent (or AG-UI agent) this chat runs."""
         self.responder: Responder | None = (
             responder if responder is not None else _responders.from_env()
@@ -926,21 +849,6 @@ DOUBT_LINE = (
     "result, or It did not run: run it now)"
 )
 """The status line while a call left in doubt waits for a person's word."""
-
-
-OFFLINE_FALLBACK_NOTE = (
-    "on the offline model: no OpenAI key is set and the agent names no model; set "
-    "OPENAI_API_KEY before building the chat to use a real one"
-)
-"""Said in the running line of a chat that runs its agent offline for want of a key."""
-
-
-def _offline_config() -> RunConfig:
-    # Every agent of the run names no model (`uses_default_model`), so the run's model,
-    # which the SDK puts before theirs, changes nothing else.
-    set_tracing_disabled(True)  # the trace exporter needs the network and a key
-    _log.warning("AgentChat: %s.", OFFLINE_FALLBACK_NOTE)
-    return RunConfig(model=OfflineModel())
 
 
 def _retrieve(task: asyncio.Task[ChatResult]) -> None:

@@ -24,13 +24,13 @@ import asyncio
 import logging
 import pathlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
 from typing import Any, Final, TypeVar
 
 import anywidget
 import traitlets
 from ag_ui.core import Interrupt
 
+from interrupt_widget import clock
 from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.agui.interrupts import DENIAL_REASON, verdict
 from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
@@ -168,7 +168,7 @@ class Inbox(anywidget.AnyWidget):
         no rule about people holds back from them (a role they lack, a run they started, an
         approval they gave already)."""
         person = current_identity() if who is None else as_identity_value(who)
-        now = datetime.now(UTC)
+        now = clock.now()
         return [w for w in self.waiting if refusal(w.interrupt.metadata, person, True, now) is None]
 
     def escalated(self, who: str | Identity | None = None) -> list[Waiting]:
@@ -343,7 +343,7 @@ class Inbox(anywidget.AnyWidget):
 
     def _refresh(self) -> None:
         """Send the items that changed since the last message, and the counts."""
-        person, now = current_identity(), datetime.now(UTC)  # once per refresh, not per item
+        person, now = current_identity(), clock.now()  # once per refresh, not per item
         current = {
             _item_id(n, w): self._item(n, w, for_viewer(w.interrupt.metadata, person, now))
             for n, w in self._waiting()

@@ -23,7 +23,6 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
@@ -31,10 +30,11 @@ import anywidget
 import traitlets
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
-from interrupt_widget.agui.answers import parse_instant
+from interrupt_widget import clock
 from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
+from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
 from interrupt_widget.open_questions import AnswersThrough, OpenQuestions, answer_words
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
@@ -338,7 +338,7 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
             when = self._questions.next_deadline()
             if self._timers or when is None:
                 return
-            delay = max((when - datetime.now(UTC)).total_seconds(), 0.0)
+            delay = max((when - clock.now()).total_seconds(), 0.0)
             self._timers.append((loop, loop.call_later(delay, self._on_expiry_timer)))
 
     def _on_expiry_timer(self) -> None:
