@@ -203,10 +203,16 @@ class TemporalAgent:
         update that runs it waits), then what its result adds, each said once."""
         follower = StreamFollower(input.run_id)
         performing = asyncio.ensure_future(self._outcome(input))
+        reading: asyncio.Future[StreamChunk] | None = None
         wait = STREAM_POLL
         try:
             while not performing.done():
-                news = follower.take(await self._streamed(input, follower))
+                # A read never holds up the result: whichever comes first is taken.
+                reading = asyncio.ensure_future(self._streamed(input, follower))
+                await asyncio.wait({performing, reading}, return_when=asyncio.FIRST_COMPLETED)
+                if not reading.done():
+                    break
+                news = follower.take(reading.result())
                 for event in news:
                     yield event_from_wire(event)
                 # Read often while the run says things, less while it is quiet (a tool, a
@@ -215,8 +221,9 @@ class TemporalAgent:
                 await asyncio.wait({performing}, timeout=wait)
             found = performing.result()
         finally:
-            if not performing.done():
-                performing.cancel()
+            for task in (performing, reading):
+                if task is not None and not task.done():
+                    task.cancel()
         for event in follower.rest(found):
             yield event_from_wire(event)
 
