@@ -13,6 +13,8 @@ durable timer: once every open one has passed, the workflow cancels them itself 
 again with backoff a bounded number of times; then they stay open, saying why).
 While interrupts are open the workflow sets the `InterruptWidgetWaiting` search
 attribute to "yes", so a new kernel's inbox finds it through visibility.
+A running run's events come in batches by signal from its segment and are read by query
+(`streaming.py`); they are dropped once the run ends, its result being the authority.
 """
 
 from __future__ import annotations
