@@ -14,6 +14,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -105,7 +106,9 @@ def test_a_temporal_question_with_no_kernel_is_listed_answered_and_told_to_a_web
     setup: tuple[JupyterServer, Receiver, str, Path], temporal_server: DevServer
 ) -> None:
     server, receiver, queue, runs = setup
-    thread = asyncio.run(ask(temporal_server.address, queue))
+    # The browser suite's playwright holds an event loop in this thread: ask from another one.
+    with ThreadPoolExecutor(1) as other:
+        thread = other.submit(asyncio.run, ask(temporal_server.address, queue)).result()
     deadline = time.monotonic() + 30
     while True:
         items = call(server, "questions").json()["items"]
