@@ -126,17 +126,18 @@ test-e2e: setup copilotkit-build
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
 ## installs (mostly waiting on downloads) run beside the checks and the JS tests; then the
-## tiers run in two lines side by side, the browser tests (the longest tier) beside Python,
-## faults and notebooks (each tier keeps about one core busy, and each takes its own free
-## ports, temporary folders and databases, so none reaches into another's).
+## tiers run in two lines side by side, the browser tests, the notebooks and the benches' smoke
+## run beside Python and faults, two lines of about the same length (each tier keeps about one
+## core busy, and each takes its own free ports, temporary folders and databases, so none
+## reaches into another's).
 test: setup
-	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js bench-smoke docs-build
+	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js docs-build
 	$(MAKE) --no-print-directory -j2 --output-sync=target browser-tiers python-tiers
 
 browser-tiers: setup
-	$(MAKE) --no-print-directory -j1 test-e2e
+	$(MAKE) --no-print-directory -j1 test-e2e test-nb bench-smoke
 python-tiers: setup
-	$(MAKE) --no-print-directory -j1 test-py test-faults test-nb
+	$(MAKE) --no-print-directory -j1 test-py test-faults
 
 ## The CopilotKit example (React and CopilotKit stay in examples/copilotkit, never in the widget).
 CK      := examples/copilotkit
