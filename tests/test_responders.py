@@ -11,9 +11,9 @@ from ag_ui.core import Interrupt
 
 from interrupt_widget import responders
 from interrupt_widget.agui.interrupts import approval_schema
+from interrupt_widget.asking.responders import CANCEL, ResponderError
 from interrupt_widget.decisions import decisions_for, load_decisions, save_decisions
 from interrupt_widget.policy.people import APPROVALS_KEY, Quorum
-from interrupt_widget.responders import CANCEL, ResponderError
 from interrupt_widget.testing import recording_comms
 from interrupt_widget.widgets.picker import InterruptPicker
 

@@ -29,26 +29,37 @@ from typing import Any, Protocol, TypeVar, Unpack, get_args
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
 
-from interrupt_widget import askers
-from interrupt_widget import responders as _responders
 from interrupt_widget.agui.messages import last_reply
 from interrupt_widget.agui.run_handle import AGUIAgent
+from interrupt_widget.asking import (
+    ConversationThread,
+    ExpiryAnswer,
+    HoldsLedger,
+    Offer,
+    Responder,
+    RunOutcome,
+    Step,
+    askers,
+    converse,
+    doubt_ledger,
+    doubts_to_offer,
+    noted,
+    settler,
+)
+from interrupt_widget.asking import (
+    responders as _responders,
+)
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
 from interrupt_widget.clock import utc_text
-from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import open_ledger
-from interrupt_widget.open_questions import ExpiryAnswer
 from interrupt_widget.recordings import decision_recorder
-from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.agent_options import AgentOptions, resolve_agent
-from interrupt_widget.sdk.settling import HoldsLedger, Offer, doubt_ledger, doubts_to_offer, settler
-from interrupt_widget.thread import ConversationThread, RunOutcome
 
 _T = TypeVar("_T")
 

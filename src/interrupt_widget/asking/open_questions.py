@@ -36,11 +36,11 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
+from interrupt_widget.asking.settling import Settler, settled_answer
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
 from interrupt_widget.policy.people import refusal
-from interrupt_widget.sdk.settling import Settler, settled_answer
 
 AnswerStatus = Literal["resolved", "cancelled"]
 """How an interrupt is answered: with a payload, or abandoned."""

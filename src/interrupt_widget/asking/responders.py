@@ -23,10 +23,10 @@ from ag_ui.core import Interrupt
 from interrupt_widget import clock
 from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
+from interrupt_widget.asking.open_questions import AnswersThrough
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
 from interrupt_widget.errors import AnswerRefused, ErrorCode, ResponderError
 from interrupt_widget.identity import Identity, answering_identity
-from interrupt_widget.open_questions import AnswersThrough
 from interrupt_widget.policy.people import refusal
 from interrupt_widget.recordings import replaying
 

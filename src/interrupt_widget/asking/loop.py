@@ -14,9 +14,9 @@ from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput
 
+from interrupt_widget.asking.settling import Offer
+from interrupt_widget.asking.thread import ConversationThread, RunOutcome
 from interrupt_widget.decisions import Decision, result_markers, settled_decisions, with_outcomes
-from interrupt_widget.sdk.settling import Offer
-from interrupt_widget.thread import ConversationThread, RunOutcome
 
 Step = RunAgentInput | list[ResumeEntry]
 """What a driver runs: a new run's input, or the answers that resume the paused one."""
