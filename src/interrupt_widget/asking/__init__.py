@@ -35,8 +35,8 @@ from interrupt_widget.asking.settling import (
     HoldsLedger,
     Offer,
     doubt_ledger,
-    doubts_to_offer,
-    settler,
+    doubts_of,
+    offer_to_settle,
 )
 from interrupt_widget.asking.thread import ConversationThread, OutcomeKind, RunOutcome
 
@@ -56,9 +56,9 @@ __all__ = [
     "askers",
     "converse",
     "doubt_ledger",
-    "doubts_to_offer",
+    "doubts_of",
     "last_markers",
     "noted",
+    "offer_to_settle",
     "responders",
-    "settler",
 ]

@@ -42,9 +42,9 @@ from interrupt_widget.asking import (
     askers,
     converse,
     doubt_ledger,
-    doubts_to_offer,
+    doubts_of,
     noted,
-    settler,
+    offer_to_settle,
 )
 from interrupt_widget.asking import (
     responders as _responders,
@@ -441,22 +441,18 @@ class AgentBatch:
 
     async def _doubts(self, row: BatchRow, asked: tuple[Interrupt, ...]) -> dict[str, Offer]:
         """The calls of `asked` the ledger holds in doubt, with what is known of each."""
-        ledger = doubt_ledger(self.adapter)
-        if ledger is None:
-            return {}
+        if doubt_ledger(self.adapter) is None:
+            return {}  # no read of a ledger, no thread
         thread_id, known = row.thread.thread_id, list(row.decisions)
-        return await asyncio.to_thread(doubts_to_offer, ledger, thread_id, asked, known)
+        return await asyncio.to_thread(doubts_of, self.adapter, thread_id, asked, known)
 
     def _answers(
         self, row: BatchRow, asked: tuple[Interrupt, ...], doubts: Mapping[str, Offer]
     ) -> asyncio.Future[list[ResumeEntry]]:
         """Ask `asked` of the row: its calls in doubt wait for a person, the rest for anyone."""
         answered = row.ask(asked, expires_in=self._expires_in, on_expiry=self._on_expiry)
-        ledger = doubt_ledger(self.adapter)
-        if doubts and ledger is not None:
-            settle = settler(ledger, row.thread.thread_id, dict(doubts))
-            row.offer_settling({k: o.text for k, o in doubts.items()}, settle)
-        elif self.responder is not None:  # only a person can say whether a call ran
+        offered = offer_to_settle(row, self.adapter, row.thread.thread_id, doubts)
+        if not offered and self.responder is not None:  # only a person says whether it ran
             self.responder.respond(row)
         return answered
 

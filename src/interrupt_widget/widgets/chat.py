@@ -54,11 +54,10 @@ from interrupt_widget.asking import (
     Step,
     askers,
     converse,
-    doubt_ledger,
-    doubts_to_offer,
+    doubts_of,
     last_markers,
     noted,
-    settler,
+    offer_to_settle,
 )
 from interrupt_widget.asking import (
     responders as _responders,
@@ -405,18 +404,12 @@ class AgentChat(anywidget.AnyWidget):
 
     def _doubts(self) -> dict[str, Offer]:
         """The open calls the ledger holds in doubt, with what is known (blocking: a read)."""
-        ledger = doubt_ledger(self._thread.adapter)
-        if ledger is None:
-            return {}
         thread = self._thread
-        return doubts_to_offer(ledger, thread.thread_id, thread.interrupts, self._decisions)
+        return doubts_of(thread.adapter, thread.thread_id, thread.interrupts, self._decisions)
 
     def _offer_settling(self, doubts: dict[str, Offer]) -> None:
         """Show `doubts` as "may have run" on their cards, each settled by a person's word."""
-        ledger = doubt_ledger(self._thread.adapter)
-        if ledger is not None:
-            settle = settler(ledger, self._thread.thread_id, doubts)
-            self._picker.offer_settling({k: o.text for k, o in doubts.items()}, settle)
+        offer_to_settle(self._picker, self._thread.adapter, self._thread.thread_id, doubts)
 
     @classmethod
     def remote(cls, url: str, *, token: str | None = None, **chat_options: Any) -> AgentChat:
