@@ -209,3 +209,26 @@ def lingering() -> OpenAIAgentsAdapter:
 
     agent = Agent(name="lingering", model=OfflineModel(), tools=[linger])
     return OpenAIAgentsAdapter(agent, ledger=None)
+
+
+WORD_DELAY = 0.1
+"""Seconds the slow talker takes per word of a reply."""
+
+
+class SlowModel(OfflineModel):
+    """The offline model writing its replies slowly: one word every `WORD_DELAY` seconds."""
+
+    async def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[Any]:  # type: ignore[override]
+        async for event in super().stream_response(*args, **kwargs):
+            if getattr(event, "type", "") == "response.output_text.delta":
+                await asyncio.sleep(WORD_DELAY)
+            yield event
+
+
+SLOW_TALKER = "temporal_agents:slow_talker"
+
+
+def slow_talker() -> OpenAIAgentsAdapter:
+    """An agent whose replies come a word every `WORD_DELAY` seconds ("reply with 20 words":
+    two seconds of writing), for time to first token."""
+    return OpenAIAgentsAdapter(Agent(name="slow", model=SlowModel()), ledger=None)

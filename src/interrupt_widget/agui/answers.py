@@ -12,7 +12,9 @@ that leaves extra fields open (another server's) keeps its own rule.
 
 `jsonschema` is imported on the first check, not with the kit: importing it builds its
 format checkers (an IRI grammar among them), over a second on a loaded machine, which
-`import interrupt_widget` would otherwise pay before anyone answers anything.
+`import interrupt_widget` would otherwise pay before anyone answers anything. Code that must
+not pay it at the first check (a Temporal workflow task, which has two seconds to yield) calls
+`prepare_checks()` first.
 """
 
 from __future__ import annotations
@@ -36,6 +38,13 @@ from interrupt_widget.errors import AnswerError, ErrorCode
 
 if TYPE_CHECKING:
     import jsonschema
+
+
+def prepare_checks() -> None:
+    """Import `jsonschema` now (and build its format checkers), so no answer check pays it."""
+    import jsonschema
+
+    jsonschema.FormatChecker()
 
 
 def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[AnswerError]:

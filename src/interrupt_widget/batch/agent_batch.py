@@ -185,6 +185,7 @@ class AgentBatch:
         self.name = name if name is not None else _agent_name(resolved.agent)
         """Part of every row's thread id."""
         self.concurrency = concurrency
+        """How many rows run at once, at most."""
         self.responder = responder if responder is not None else _responders.from_env()
         """Who answers every row's questions when no person should (None: a person does)."""
         self.renderers = dict(renderers or {})

@@ -4,8 +4,9 @@ It is an `AGUIAgent` like the kernel's adapter, so `AgentChat`, `AgentBatch`, `I
 `serve`, the responders and policies take it unchanged. A thread id is a workflow id:
 new input is an update that starts the conversation's workflow if it is not running
 (update-with-start), answers are an update whose id is the run's, so the same answer
-sent again (a retry) is the same update and runs nothing twice. The run's events come
-back when the worker's run ends (not token by token).
+sent again (a retry) is the same update and runs nothing twice. While the update waits,
+the run's events are read from the workflow as the worker's run says them (`streaming.py`),
+so a reply reads as it is written; the update's result is the authority.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from ag_ui.core import (
 from temporalio.client import (
     Client,
     WithStartWorkflowOperation,
+    WorkflowQueryFailedError,
+    WorkflowQueryRejectedError,
     WorkflowUpdateFailedError,
 )
 from temporalio.common import WorkflowIDConflictPolicy
@@ -45,18 +48,27 @@ from interrupt_widget.temporal.shapes import (
     OPEN_QUERY,
     RUN_UPDATE,
     STOP_SIGNAL,
+    STREAM_QUERY,
     WORKFLOW,
     Answer,
     ConversationStart,
     JsonDict,
     OpenConversation,
+    StreamChunk,
 )
+from interrupt_widget.temporal.streaming import StreamFollower
 
 CONNECT_TIMEOUT = 5.0
 """How long to try a Temporal address before saying it cannot be reached."""
 
 WORKER_SEEN_FOR = 10.0
 """How long a worker seen polling the task queue spares the next run the look."""
+
+STREAM_POLL = 0.03
+"""Seconds between two reads of a running run's events while it says things (each read is a
+query: nothing in the workflow's history); the wait grows to `STREAM_POLL_QUIET` while it
+says nothing."""
+STREAM_POLL_QUIET = 0.15
 
 
 async def connect(address: str, *, namespace: str = "default") -> Client:
@@ -187,6 +199,51 @@ class TemporalAgent:
             await client.get_workflow_handle(thread_id).signal(STOP_SIGNAL, run_id)
 
     async def _events(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+        """The run's events: as its segment says them (read from the workflow while the
+        update that runs it waits), then what its result adds, each said once."""
+        follower = StreamFollower(input.run_id)
+        performing = asyncio.ensure_future(self._outcome(input))
+        reading: asyncio.Future[StreamChunk] | None = None
+        wait = STREAM_POLL
+        try:
+            while not performing.done():
+                # A read never holds up the result: whichever comes first is taken.
+                reading = asyncio.ensure_future(self._streamed(input, follower))
+                await asyncio.wait({performing, reading}, return_when=asyncio.FIRST_COMPLETED)
+                if not reading.done():
+                    break
+                news = follower.take(reading.result())
+                for event in news:
+                    yield event_from_wire(event)
+                # Read often while the run says things, less while it is quiet (a tool, a
+                # model thinking): each read is a query the worker answers.
+                wait = STREAM_POLL if news else min(wait * 1.5, STREAM_POLL_QUIET)
+                await asyncio.wait({performing}, timeout=wait)
+            found = performing.result()
+        finally:
+            for task in (performing, reading):
+                if task is not None and not task.done():
+                    task.cancel()
+        for event in follower.rest(found):
+            yield event_from_wire(event)
+
+    async def _streamed(self, input: RunAgentInput, follower: StreamFollower) -> StreamChunk:
+        """What the workflow holds of the run's events past the follower's offset (nothing
+        until the client is ready, or the run has not begun)."""
+        client = self._client
+        if client is None or not self._prepared:
+            return StreamChunk()
+        handle = client.get_workflow_handle(input.thread_id)
+        try:
+            chunk: StreamChunk = await handle.query(
+                STREAM_QUERY, follower.read(), result_type=StreamChunk
+            )
+        except (RPCError, WorkflowQueryFailedError, WorkflowQueryRejectedError):
+            return StreamChunk()  # no workflow yet, or it is busy: the result says all anyway
+        return chunk
+
+    async def _outcome(self, input: RunAgentInput) -> list[JsonDict]:
+        """The run's events as its result says them, or the refusal the client reports."""
         try:
             found = await self._perform(input)
         except WorkflowUpdateFailedError as failure:
@@ -204,8 +261,7 @@ class TemporalAgent:
         except RPCError as down:
             message = f"the Temporal server at {self.address} failed the request: {down}"
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, message)
-        for event in found:
-            yield event_from_wire(event)
+        return found
 
     async def _held_messages(self, thread_id: str) -> list[JsonDict]:
         """A snapshot of the conversation as its workflow holds it, for a client whose answer
@@ -287,7 +343,7 @@ class TemporalAgent:
 
 
 class TemporalRunHandle:
-    """One run on a worker, as a `RunHandle`: its events once the worker's run ends; `stop()`
+    """One run on a worker, as a `RunHandle`: its events as the worker's run says them; `stop()`
     asks the workflow to end it at its next safe point, as the kernel's adapter would."""
 
     def __init__(self, agent: TemporalAgent, input: RunAgentInput) -> None:

@@ -13,6 +13,8 @@ durable timer: once every open one has passed, the workflow cancels them itself 
 again with backoff a bounded number of times; then they stay open, saying why).
 While interrupts are open the workflow sets the `InterruptWidgetWaiting` search
 attribute to "yes", so a new kernel's inbox finds it through visibility.
+A running run's events come in batches by signal from its segment and are read by query
+(`streaming.py`); they are dropped once the run ends, its result being the authority.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ from interrupt_widget.temporal.shapes import (
     RUN_UPDATE,
     SEGMENT_ACTIVITY,
     STOP_SIGNAL,
+    STREAM_QUERY,
+    STREAM_SIGNAL,
     WORKFLOW,
     Answer,
     Carried,
@@ -55,6 +59,9 @@ from interrupt_widget.temporal.shapes import (
     PausedState,
     SegmentRequest,
     SegmentResult,
+    StreamBatch,
+    StreamChunk,
+    StreamRead,
 )
 
 WAITING = SearchAttributeKey.for_keyword(WAITING_ATTRIBUTE)
@@ -99,6 +106,8 @@ class Conversation:
         """The run id a person asked to stop (it may come before its activity starts)."""
         self._problem: str | None = None
         """Why the open interrupts outlived their deadline (their expiry failed every try)."""
+        self._stream: StreamChunk | None = None
+        """The running run's events so far, as its segment sent them (`streaming.py`)."""
         if start.carried is not None:
             held = start.carried
             self._messages, self._interrupts = held.messages, held.interrupts
@@ -162,6 +171,31 @@ class Conversation:
             running=self._busy,
             problem=self._problem,
         )
+
+    @workflow.query(name=STREAM_QUERY)
+    def stream(self, read: StreamRead) -> StreamChunk:
+        """The running run's events from `read`'s offset on (of its attempt, else all)."""
+        held = self._stream
+        if held is None or read.run_id != self._running_run:
+            return StreamChunk()
+        offset = read.offset if read.attempt == held.attempt else 0
+        return StreamChunk(held.attempt, offset, held.events[offset:])
+
+    @workflow.signal(name=STREAM_SIGNAL)
+    def streamed(self, batch: StreamBatch) -> None:
+        """Keep a batch of the running run's events: a later attempt's start replaces an
+        earlier attempt's; what is held already, or comes late, is dropped."""
+        if self._running is None or batch.run_id != self._running_run:
+            return
+        held = self._stream
+        if held is None or batch.attempt > held.attempt:
+            if batch.offset != 0:
+                return
+            held = self._stream = StreamChunk(attempt=batch.attempt)
+        elif batch.attempt < held.attempt:
+            return
+        if batch.offset <= len(held.events):
+            held.events.extend(batch.events[len(held.events) - batch.offset :])
 
     # -- new input -----------------------------------------------------------------------------
 
@@ -289,7 +323,9 @@ class Conversation:
         start = self._start
         # Under a bounded policy, a run that ends in error is tried again as a failure is.
         bounded = retry.maximum_attempts > 0
-        request = SegmentRequest(start.agent, input, self._state, retry_errors=bounded)
+        request = SegmentRequest(
+            start.agent, input, self._state, retry_errors=bounded, stream=not bounded
+        )
         running = self._running = workflow.start_activity(
             SEGMENT_ACTIVITY,
             request,
@@ -315,7 +351,7 @@ class Conversation:
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
             return SegmentResult(events=_failed(input, code or ErrorCode.AGENT_FAILED, detail))
         finally:
-            self._running = None
+            self._running, self._stream = None, None
 
     def _fold(self, result: SegmentResult, taken: list[JsonDict]) -> None:
         """Keep what the run ended with, as the kernel's thread would (`thread._commit`)."""

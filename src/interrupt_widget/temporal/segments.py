@@ -7,13 +7,15 @@ whose worker died is a call in doubt, never a second run. Workers that may retry
 each other's activities therefore share one ledger (a file on one host, a
 `postgresql://` URL across hosts). The SDK's paused state travels back to the
 workflow too, so a worker whose ledger lacks it (another host) still resumes it.
+While it runs, the run's events go to the workflow in batches (`streaming.py`), so a
+client reads a reply as it is written; the activity's result stays the authority.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -27,11 +29,14 @@ from interrupt_widget.sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from interrupt_widget.sdk.paused_runs import Recording, state_key
 from interrupt_widget.temporal.shapes import (
     SEGMENT_ACTIVITY,
+    STREAM_SIGNAL,
     JsonDict,
     PausedState,
     SegmentRequest,
     SegmentResult,
+    StreamBatch,
 )
+from interrupt_widget.temporal.streaming import SegmentStream
 
 
 class Segments:
@@ -53,13 +58,16 @@ class Segments:
             )
         input = _run_input(request.input)
         await _restore(adapter, input, request.state)
-        beating = asyncio.ensure_future(_heartbeat())
+        stream = _stream(input) if request.stream else None
+        helpers = [asyncio.ensure_future(_heartbeat())]
+        if stream is not None:
+            helpers.append(asyncio.ensure_future(stream.run()))
         try:
-            events = await _events(adapter.run(input))
+            events = await _events(adapter.run(input), stream)
         finally:
-            beating.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await beating
+            for helper in helpers:
+                helper.cancel()
+            await asyncio.gather(*helpers, return_exceptions=True)
         _raise_to_retry(request, events)
         state = await _paused_state(adapter, input, events)
         return SegmentResult(events=events, state=state, edits=_edits(adapter, events))
@@ -85,14 +93,31 @@ def _raise_to_retry(request: SegmentRequest, events: list[JsonDict]) -> None:
         raise ApplicationError(str(last.get("message", "")), type=code)
 
 
-async def _events(run: AdapterRunHandle) -> list[JsonDict]:
+def _stream(input: RunAgentInput) -> SegmentStream:
+    """The run's events on their way to the workflow that started this segment, as they come."""
+    info = activity.info()
+    workflow = activity.client().get_workflow_handle(
+        info.workflow_id or input.thread_id, run_id=info.workflow_run_id
+    )
+
+    async def send(batch: StreamBatch) -> None:
+        await workflow.signal(STREAM_SIGNAL, batch, rpc_timeout=SEND_TIMEOUT)
+
+    return SegmentStream(send, input.run_id, info.attempt)
+
+
+SEND_TIMEOUT = timedelta(seconds=5)
+"""How long one batch of a run's events may take to reach the server before the next try."""
+
+
+async def _events(run: AdapterRunHandle, stream: SegmentStream | None) -> list[JsonDict]:
     """The run's events. Cancelled by the workflow (a person's Stop), the run is asked to end
     itself at its next safe point, as in the kernel (an approved call already running finishes
     first) and its closing events are kept; cancelled for any other reason (a heartbeat timed
     out, the worker shutting down), the run is cut off and the activity handed back: an
     approved call the SDK may have started keeps its claim, so the retry finds it in doubt
     rather than running it again (`held_calls`)."""
-    reading = asyncio.ensure_future(_read(run))
+    reading = asyncio.ensure_future(_read(run, stream))
     try:
         return await asyncio.shield(reading)
     except asyncio.CancelledError:
@@ -104,8 +129,13 @@ async def _events(run: AdapterRunHandle) -> list[JsonDict]:
         return await reading
 
 
-async def _read(run: AdapterRunHandle) -> list[JsonDict]:
-    return [to_wire(event) async for event in run]
+async def _read(run: AdapterRunHandle, stream: SegmentStream | None) -> list[JsonDict]:
+    events: list[JsonDict] = []
+    async for event in run:
+        events.append(to_wire(event))
+        if stream is not None:
+            stream.add(events[-1])
+    return events
 
 
 STOP_REACH = 0.3

@@ -21,6 +21,10 @@ STOP_SIGNAL: Final = "stop"
 """The signal that asks the run with the given run id to end cancelled (a person's Stop)."""
 OPEN_QUERY: Final = "open"
 """The query that reads the conversation: its messages and open interrupts."""
+STREAM_SIGNAL: Final = "stream"
+"""The signal a running segment sends its events by, in batches, as the run says them."""
+STREAM_QUERY: Final = "stream"
+"""The query that reads a running run's events from an offset, as they come."""
 
 
 @dataclass
@@ -82,6 +86,9 @@ class SegmentRequest:
     retry_errors: bool = False
     """A run that ends in RUN_ERROR fails the activity, to be tried again under its retry
     policy: an expiry, which nobody waits for, is retried rather than reported."""
+    stream: bool = False
+    """Send the run's events to the workflow as they come (someone reads them as they are
+    written); an expiry, which nobody reads, does not."""
 
 
 @dataclass
@@ -93,6 +100,38 @@ class SegmentResult:
     edits: dict[str, JsonDict] = field(default_factory=dict)
     """What a person may change in the calls it paused on, by tool name (`EditSpec`'s `fields`
     and `parameters`), so the workflow refuses an edit the worker would refuse."""
+
+
+@dataclass
+class StreamBatch:
+    """Events of a running run, sent by its segment as they are said: `events` are the
+    run's events from index `offset` on, in the attempt `attempt` of its activity (a retried
+    activity says its run again, from the start)."""
+
+    run_id: str
+    attempt: int
+    offset: int
+    events: list[JsonDict]
+
+
+@dataclass
+class StreamRead:
+    """Which events of a running run a client asks for: those of `attempt` from `offset` on."""
+
+    run_id: str
+    attempt: int = 0
+    offset: int = 0
+
+
+@dataclass
+class StreamChunk:
+    """A running run's events from `offset` on, in the attempt the workflow holds (`attempt`;
+    0: none yet, or the run is not running). When `attempt` differs from the one asked for,
+    `offset` is 0: the run was begun again, and these are its events from the start."""
+
+    attempt: int = 0
+    offset: int = 0
+    events: list[JsonDict] = field(default_factory=list)
 
 
 @dataclass

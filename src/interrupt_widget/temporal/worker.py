@@ -21,6 +21,7 @@ from agents import Agent
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
+from interrupt_widget.agui.answers import prepare_checks
 from interrupt_widget.errors import TargetError
 from interrupt_widget.http.targets import load_target
 from interrupt_widget.ledger.opening import LedgerSpec
@@ -82,6 +83,9 @@ def build_worker(
     last one (which holds it in memory) before any worker takes it: short, so the
     conversations of a worker that died move on within about that long.
     """
+    # The workflow's update validator checks answers: importing the checks inside a workflow
+    # task could take it past Temporal's two seconds to yield, and fail it.
+    prepare_checks()
     return Worker(
         client,
         task_queue=task_queue,
