@@ -44,9 +44,9 @@ from temporalio import workflow
 
 from interrupt_widget import AgentBatch, OfflineModel, OpenAIAgentsAdapter, Policy, approve
 from interrupt_widget.agui.run_handle import AGUIAgent
+from interrupt_widget.asking import ConversationThread
 from interrupt_widget.examples import bank_agent, read_journal
 from interrupt_widget.examples.bank import JOURNAL_ENV
-from interrupt_widget.thread import ConversationThread
 
 HERE = Path(__file__).resolve().parent
 APPROVING = "temporal:approving"

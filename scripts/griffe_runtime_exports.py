@@ -10,11 +10,25 @@ lives; where the source reading points elsewhere, the name is pointed there.
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import Any
 
 import griffe
 
 DOCUMENTED = ("interrupt_widget", "interrupt_widget.responders", "interrupt_widget.examples")
+"""By the path a user writes: `interrupt_widget.responders` is the asking package's module,
+imported from the root."""
+
+
+def _runtime(module_path: str) -> ModuleType:
+    """The module `module_path` names, as `from <parent> import <name>` gives it."""
+    try:
+        return importlib.import_module(module_path)
+    except ModuleNotFoundError:
+        parent, _, name = module_path.rpartition(".")
+        module = getattr(_runtime(parent), name)
+        assert isinstance(module, ModuleType), module_path
+        return module
 
 
 class RuntimeExports(griffe.Extension):
@@ -24,8 +38,8 @@ class RuntimeExports(griffe.Extension):
         if pkg.path != "interrupt_widget":
             return
         for module_path in DOCUMENTED:
-            module = importlib.import_module(module_path)
-            static = loader.modules_collection[module_path]
+            module = _runtime(module_path)
+            static = loader.modules_collection[module.__name__]
             for name in getattr(module, "__all__", ()):
                 value = getattr(module, name)
                 owner = getattr(value, "__module__", None)

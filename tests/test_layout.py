@@ -19,7 +19,6 @@ RANKS: dict[str, int] = {
     "errors": 0,
     "identity": 0,
     "shared_list": 0,
-    "askers": 0,
     "clock": 0,
     "agui": 1,
     "ledger": 2,
@@ -27,19 +26,16 @@ RANKS: dict[str, int] = {
     "policy": 4,
     "recordings": 4,
     "sdk": 5,
-    "thread": 6,
-    "open_questions": 6,
-    "responders": 7,
-    "conversation": 7,
-    "http": 8,
-    "batch": 8,
-    "widgets": 9,
-    "temporal": 9,
-    "examples": 10,
-    "lab": 10,
-    "testing": 10,
-    "__main__": 11,
-    "": 11,
+    "asking": 6,
+    "http": 7,
+    "batch": 7,
+    "widgets": 8,
+    "temporal": 8,
+    "examples": 9,
+    "lab": 9,
+    "testing": 9,
+    "__main__": 10,
+    "": 10,
 }
 """Where each part stands, lowest first: a module imports only from parts ranked below
 its own, or from its own package. `""` is the package root (`interrupt_widget/__init__.py`)."""
@@ -76,7 +72,7 @@ def imported(module: str, path: Path) -> Iterator[tuple[int, str]]:
             if source.split(".")[0] != PACKAGE:
                 continue
             for alias in node.names:
-                # `from interrupt_widget import responders` imports a module, not a name.
+                # `from interrupt_widget.asking import responders` imports a module, not a name.
                 submodule = f"{source}.{alias.name}"
                 yield node.lineno, submodule if submodule in MODULES else source
 

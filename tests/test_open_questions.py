@@ -13,8 +13,8 @@ import pytest
 from ag_ui.core import Interrupt, ResumeEntry
 
 from interrupt_widget.agui.interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON
+from interrupt_widget.asking.open_questions import EXPIRED_REASON, OpenQuestions
 from interrupt_widget.errors import AnswerRefused
-from interrupt_widget.open_questions import EXPIRED_REASON, OpenQuestions
 
 APPROVAL = {
     "type": "object",

@@ -115,8 +115,8 @@ def test_the_base_install_imports_without_the_serve_extra() -> None:
 
 
 def test_the_exceptions_a_user_catches_come_from_the_root() -> None:
-    from interrupt_widget.responders import ResponderError
-    from interrupt_widget.thread import InterruptsOpen, ThreadBusy
+    from interrupt_widget.asking.responders import ResponderError
+    from interrupt_widget.asking.thread import InterruptsOpen, ThreadBusy
     from interrupt_widget.widgets.chat import ChatRunError
     from interrupt_widget.widgets.picker import AnswerRefused
 
@@ -128,7 +128,8 @@ def test_the_exceptions_a_user_catches_come_from_the_root() -> None:
 
 
 def test_the_pre_release_names_are_gone() -> None:
-    from interrupt_widget import examples, thread
+    from interrupt_widget import examples
+    from interrupt_widget.asking import thread
 
     for module, name in (
         (thread, "AnswersRefused"),

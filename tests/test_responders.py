@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from ag_ui.core import Interrupt
 
-from interrupt_widget import responders
+from interrupt_widget import AnswerRefused, responders
 from interrupt_widget.agui.interrupts import approval_schema
+from interrupt_widget.asking.responders import CANCEL, ResponderError
 from interrupt_widget.decisions import decisions_for, load_decisions, save_decisions
 from interrupt_widget.policy.people import APPROVALS_KEY, Quorum
-from interrupt_widget.responders import CANCEL, ResponderError
 from interrupt_widget.testing import recording_comms
 from interrupt_widget.widgets.picker import InterruptPicker
 
@@ -287,3 +287,24 @@ def test_a_responder_the_rules_about_people_refuse_is_told_before_it_answers_any
     assert str(refused.value).startswith("responder approve_all could not answer pay")
     assert picker.answers == {}
     assert not picker.submitted
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"approved": True, "chosen_time": "next week"},  # does not fit the schema
+        {"chosen_label": "Tuesday"},  # no `approved`
+    ],
+)
+def test_a_responder_is_refused_for_the_reason_the_questions_give(payload: Any) -> None:
+    # One rule, in `asking.open_questions.answer_refusal`: the responder's check up front
+    # and the picker's own refusal say the same reason.
+    interrupt = approval("c1")
+    picker = picker_for(interrupt)
+    with pytest.raises(ResponderError) as refused:
+        responders.answers({"schedule_meeting": payload}).respond(picker)
+    with pytest.raises(AnswerRefused):
+        picker.resolve(payload, interrupt.id)
+    reason = picker.refused(interrupt.id).split(": ", 1)[1]
+    label = 'schedule_meeting with {"topic": "Q3 roadmap"} (interrupt approve-c1)'
+    assert str(refused.value) == f"responder answers could not answer {label}: {reason}"

@@ -21,16 +21,16 @@ from ag_ui.core import (
 from agents import set_tracing_disabled
 
 from interrupt_widget.agui.wire import messages_to_wire, to_wire
-from interrupt_widget.examples import meeting_agent
-from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
-from interrupt_widget.sdk.offline_model import OfflineModel
-from interrupt_widget.testing.stream_rules import assert_valid_thread
-from interrupt_widget.thread import (
+from interrupt_widget.asking.thread import (
     ConversationThread,
     InterruptsOpen,
     ResumeRefused,
     ThreadBusy,
 )
+from interrupt_widget.examples import meeting_agent
+from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
+from interrupt_widget.sdk.offline_model import OfflineModel
+from interrupt_widget.testing.stream_rules import assert_valid_thread
 
 set_tracing_disabled(True)
 
@@ -185,7 +185,7 @@ async def test_a_thread_resumes_from_saved_messages_in_a_fresh_process() -> None
         from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
         from interrupt_widget.examples import meeting_agent
         from interrupt_widget.sdk.offline_model import OfflineModel
-        from interrupt_widget.thread import ConversationThread
+        from interrupt_widget.asking.thread import ConversationThread
 
         async def main() -> None:
             set_tracing_disabled(True)

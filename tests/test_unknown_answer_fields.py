@@ -29,8 +29,8 @@ from ag_ui.core import (
 )
 
 from interrupt_widget import AgentBatch, AgentChat, Inbox, OpenAIAgentsAdapter, responders
+from interrupt_widget.asking.responders import ResponderError
 from interrupt_widget.errors import AnswerRefused
-from interrupt_widget.responders import ResponderError
 from interrupt_widget.testing import CommRecorder, batch_until, until
 from payment_agents import (
     PAY,

@@ -7,8 +7,8 @@ speaks the AG-UI protocol 1.0.
 
 from __future__ import annotations
 
-from . import responders
 from .agui.run_handle import AGUIAgent, RunHandle
+from .asking import responders
 from .batch.agent_batch import AgentBatch
 from .decisions import decisions_frame, load_decisions
 from .errors import (

@@ -30,13 +30,13 @@ pytest.importorskip("temporalio")
 from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
 
 from interrupt_widget import AgentChat, Inbox
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.cli import THREAD_GRACE
 from interrupt_widget.temporal.dev_server import DevServer
 from interrupt_widget.temporal.worker import SHUTDOWN_MARGIN
 from interrupt_widget.testing import recording_comms, until
-from interrupt_widget.thread import ConversationThread
 from payment_agents import RUNS_ENV, SEND, runs_in
 from temporal_agents import FAULTY, HOLD_ENV, SHARED_LEDGER_ENV
 
@@ -247,7 +247,7 @@ KERNEL = textwrap.dedent(
     """
     import asyncio, sys
     from interrupt_widget.temporal import TemporalAgent
-    from interrupt_widget.thread import ConversationThread
+    from interrupt_widget.asking.thread import ConversationThread
 
     async def main() -> None:
         agent = TemporalAgent(sys.argv[1], agent=sys.argv[2], task_queue=sys.argv[3])

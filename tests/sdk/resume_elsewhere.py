@@ -22,7 +22,7 @@ from observers import SUCCESS, Spans, shown_reply, watch
 
 from ending_agents import ending_agent
 from interrupt_widget import OpenAIAgentsAdapter
-from interrupt_widget.thread import ConversationThread
+from interrupt_widget.asking.thread import ConversationThread
 
 
 async def resume(case: dict[str, Any], ledger: str, spans: Spans) -> dict[str, Any]:

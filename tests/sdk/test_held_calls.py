@@ -11,10 +11,10 @@ from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent
 from agents import Agent, function_tool
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, SQLiteLedger
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import CallInDoubt, ErrorCode
 from interrupt_widget.ledger.doubt import settle_doubt
 from interrupt_widget.sdk import held_calls
-from interrupt_widget.thread import ConversationThread
 
 
 async def test_a_claim_cancelled_while_taken_is_dropped_and_the_next_run_may_claim_it(

@@ -64,8 +64,8 @@ from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter, asgi
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.messages import NOT_RUN_PREFIX, content_text
 from interrupt_widget.agui.wire import messages_to_wire, to_wire
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.testing import assert_valid_stream
-from interrupt_widget.thread import ConversationThread
 
 Answer = tuple[str, Any]
 """("approve", None), ("deny", None) or ("edit", {arguments})."""

@@ -21,10 +21,10 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from interrupt_widget import TemporalMisconfigured
 from interrupt_widget.__main__ import main
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal import WAITING_ATTRIBUTE, TemporalAgent, run_worker
 from interrupt_widget.temporal.dev_server import DevServer
-from interrupt_widget.thread import ConversationThread
 from payment_agents import SEND, runs_in
 from temporal_agents import PAYMENTS, worker_on_fresh_queue
 

@@ -19,13 +19,13 @@ from temporalio.client import Client, WithStartWorkflowOperation, WorkflowContin
 from temporalio.common import WorkflowIDConflictPolicy
 
 from interrupt_widget.agui.wire import to_wire
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer, free_port
 from interrupt_widget.temporal.shapes import RUN_UPDATE, WORKFLOW
 from interrupt_widget.testing import conversation_until
-from interrupt_widget.thread import ConversationThread
 from payment_agents import PAY, PAY_PROPOSAL, REFUSED_SEND, SEND, runs_in
 from temporal_agents import EXPIRING, FOUR_EYES, PAYMENTS, worker_on_fresh_queue
 

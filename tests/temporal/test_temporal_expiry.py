@@ -13,10 +13,10 @@ pytest.importorskip("temporalio")
 
 from ag_ui.core import ResumeEntry
 
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer
 from interrupt_widget.testing import conversation_until
-from interrupt_widget.thread import ConversationThread
 from payment_agents import SEND, runs_in
 from temporal_agents import (
     DENIED_WHEN_NOBODY_ANSWERS,

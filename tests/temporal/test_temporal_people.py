@@ -16,11 +16,11 @@ pytest.importorskip("temporalio")
 from ag_ui.core import ResumeEntry, RunAgentInput
 from temporalio.client import Client
 
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.identity import IDENTITY_KEY, Identity, as_identity
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.dev_server import DevServer
-from interrupt_widget.thread import ConversationThread
 from payment_agents import SEND, runs_in
 from temporal_agents import FINANCE_FOUR_EYES, worker_on_fresh_queue
 

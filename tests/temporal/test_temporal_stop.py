@@ -25,9 +25,9 @@ from ag_ui.core import (
 from temporalio.client import Client
 
 from interrupt_widget.agui.run_handle import RunHandle
+from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
 from interrupt_widget.temporal.dev_server import DevServer
-from interrupt_widget.thread import ConversationThread
 from payment_agents import RUNS_ENV, SEND, runs_in
 from temporal_agents import (
     FAULTY,

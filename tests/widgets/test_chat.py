@@ -27,12 +27,12 @@ from ag_ui.core import (
 from agents import set_tracing_disabled
 
 from interrupt_widget import responders
+from interrupt_widget.asking.responders import ResponderError
+from interrupt_widget.asking.thread import InterruptsOpen, ThreadBusy
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.examples import meeting_agent
-from interrupt_widget.responders import ResponderError
 from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.testing import CommRecorder, RecordingComm, recording_comms, until
-from interrupt_widget.thread import InterruptsOpen, ThreadBusy
 from interrupt_widget.widgets.chat import AgentChat, ChatRunError
 
 set_tracing_disabled(True)

@@ -29,26 +29,37 @@ from typing import Any, Protocol, TypeVar, Unpack, get_args
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
 
-from interrupt_widget import askers
-from interrupt_widget import responders as _responders
 from interrupt_widget.agui.messages import last_reply
 from interrupt_widget.agui.run_handle import AGUIAgent
+from interrupt_widget.asking import (
+    ConversationThread,
+    ExpiryAnswer,
+    HoldsLedger,
+    Offer,
+    Responder,
+    RunOutcome,
+    Step,
+    askers,
+    converse,
+    doubt_ledger,
+    doubts_of,
+    noted,
+    offer_to_settle,
+)
+from interrupt_widget.asking import (
+    responders as _responders,
+)
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
 from interrupt_widget.clock import utc_text
-from interrupt_widget.conversation import Step, converse, noted
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import open_ledger
-from interrupt_widget.open_questions import ExpiryAnswer
 from interrupt_widget.recordings import decision_recorder
-from interrupt_widget.responders import Responder
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.agent_options import AgentOptions, resolve_agent
-from interrupt_widget.sdk.settling import HoldsLedger, Offer, doubt_ledger, doubts_to_offer, settler
-from interrupt_widget.thread import ConversationThread, RunOutcome
 
 _T = TypeVar("_T")
 
@@ -431,22 +442,18 @@ class AgentBatch:
 
     async def _doubts(self, row: BatchRow, asked: tuple[Interrupt, ...]) -> dict[str, Offer]:
         """The calls of `asked` the ledger holds in doubt, with what is known of each."""
-        ledger = doubt_ledger(self.adapter)
-        if ledger is None:
-            return {}
+        if doubt_ledger(self.adapter) is None:
+            return {}  # no read of a ledger, no thread
         thread_id, known = row.thread.thread_id, list(row.decisions)
-        return await asyncio.to_thread(doubts_to_offer, ledger, thread_id, asked, known)
+        return await asyncio.to_thread(doubts_of, self.adapter, thread_id, asked, known)
 
     def _answers(
         self, row: BatchRow, asked: tuple[Interrupt, ...], doubts: Mapping[str, Offer]
     ) -> asyncio.Future[list[ResumeEntry]]:
         """Ask `asked` of the row: its calls in doubt wait for a person, the rest for anyone."""
         answered = row.ask(asked, expires_in=self._expires_in, on_expiry=self._on_expiry)
-        ledger = doubt_ledger(self.adapter)
-        if doubts and ledger is not None:
-            settle = settler(ledger, row.thread.thread_id, dict(doubts))
-            row.offer_settling({k: o.text for k, o in doubts.items()}, settle)
-        elif self.responder is not None:  # only a person can say whether a call ran
+        offered = offer_to_settle(row, self.adapter, row.thread.thread_id, doubts)
+        if not offered and self.responder is not None:  # only a person says whether it ran
             self.responder.respond(row)
         return answered
 

@@ -32,9 +32,8 @@ from ag_ui.core import Interrupt, ResumeEntry
 
 from interrupt_widget import clock
 from interrupt_widget.agui.interrupts import tool_arguments
+from interrupt_widget.asking import AnswersThrough, ConversationThread, ExpiryAnswer, OpenQuestions
 from interrupt_widget.decisions import Decision, decisions_for
-from interrupt_widget.open_questions import AnswersThrough, ExpiryAnswer, OpenQuestions
-from interrupt_widget.thread import ConversationThread
 
 RowStatus = Literal["pending", "running", "waiting", "done", "failed", "cancelled"]
 """Where a row is: not started, running, waiting for an answer, or how it ended."""

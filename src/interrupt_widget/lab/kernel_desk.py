@@ -20,8 +20,8 @@ import time
 from collections.abc import Mapping
 from typing import Any, Final
 
-from interrupt_widget import askers
 from interrupt_widget.agui.interrupts import verdict
+from interrupt_widget.asking import askers
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import identity_from_wire

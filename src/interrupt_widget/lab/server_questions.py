@@ -21,9 +21,9 @@ from typing import Any, Final, Literal, Protocol
 
 from interrupt_widget import clock
 from interrupt_widget.agui.wire import interrupt_from_wire
+from interrupt_widget.asking import answer_refusal
 from interrupt_widget.identity import Identity
 from interrupt_widget.lab.board import Board, Posted
-from interrupt_widget.open_questions import answer_refusal
 from interrupt_widget.widgets.inbox_sources import for_viewer
 
 OwnerState = Literal["running", "closed", "remote"]

@@ -24,12 +24,12 @@ from ag_ui.core import Message, RunAgentInput, RunErrorEvent
 
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name, verdict
 from interrupt_widget.agui.wire import interrupts_from_wire, message_from_wire
+from interrupt_widget.asking import OpenQuestions
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.lab.kernel_desk import SIDEBAR_BY
 from interrupt_widget.lab.server_questions import Verdict
-from interrupt_widget.open_questions import OpenQuestions
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.shapes import OpenConversation
 from interrupt_widget.widgets.inbox_sources import for_viewer, wire_item

@@ -36,8 +36,6 @@ from ag_ui.core import (
 from ipywidgets import widget_serialization
 from ipywidgets.widgets.widget import Widget
 
-from interrupt_widget import askers
-from interrupt_widget import responders as _responders
 from interrupt_widget.agui.call_agreement import check_saved
 from interrupt_widget.agui.interrupts import tool_name
 from interrupt_widget.agui.messages import last_reply
@@ -47,7 +45,23 @@ from interrupt_widget.agui.wire import (
     messages_to_wire,
     to_wire,
 )
-from interrupt_widget.conversation import Step, converse, last_markers, noted
+from interrupt_widget.asking import (
+    ConversationThread,
+    Offer,
+    OutcomeKind,
+    Responder,
+    RunOutcome,
+    Step,
+    askers,
+    converse,
+    doubts_of,
+    last_markers,
+    noted,
+    offer_to_settle,
+)
+from interrupt_widget.asking import (
+    responders as _responders,
+)
 from interrupt_widget.decisions import (
     Decision,
     decisions_for,
@@ -61,6 +75,7 @@ from interrupt_widget.errors import (
     ChatRunError,
     ErrorCode,
     InterruptsOpen,
+    ResponderError,
     ResumeRefused,
     ThreadBusy,
     UnattendedWait,
@@ -68,14 +83,7 @@ from interrupt_widget.errors import (
 from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.audit_log import with_answerers
 from interrupt_widget.recordings import decision_recorder
-from interrupt_widget.responders import Responder, ResponderError
 from interrupt_widget.sdk.agent_options import OFFLINE_FALLBACK_NOTE, AgentOptions, resolve_agent
-from interrupt_widget.sdk.settling import Offer, doubt_ledger, doubts_to_offer, settler
-from interrupt_widget.thread import (
-    ConversationThread,
-    OutcomeKind,
-    RunOutcome,
-)
 from interrupt_widget.widgets._bundle import CSS, ESM
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, WAYS_OUT, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
@@ -396,18 +404,12 @@ class AgentChat(anywidget.AnyWidget):
 
     def _doubts(self) -> dict[str, Offer]:
         """The open calls the ledger holds in doubt, with what is known (blocking: a read)."""
-        ledger = doubt_ledger(self._thread.adapter)
-        if ledger is None:
-            return {}
         thread = self._thread
-        return doubts_to_offer(ledger, thread.thread_id, thread.interrupts, self._decisions)
+        return doubts_of(thread.adapter, thread.thread_id, thread.interrupts, self._decisions)
 
     def _offer_settling(self, doubts: dict[str, Offer]) -> None:
         """Show `doubts` as "may have run" on their cards, each settled by a person's word."""
-        ledger = doubt_ledger(self._thread.adapter)
-        if ledger is not None:
-            settle = settler(ledger, self._thread.thread_id, doubts)
-            self._picker.offer_settling({k: o.text for k, o in doubts.items()}, settle)
+        offer_to_settle(self._picker, self._thread.adapter, self._thread.thread_id, doubts)
 
     @classmethod
     def remote(cls, url: str, *, token: str | None = None, **chat_options: Any) -> AgentChat:

@@ -17,11 +17,11 @@ from typing import Any, Final, Protocol
 
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.wire import to_wire
+from interrupt_widget.asking import AnswersThrough
 from interrupt_widget.batch.agent_batch import AgentBatch
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import Identity
-from interrupt_widget.open_questions import AnswersThrough
 from interrupt_widget.policy.people import escalates_to, refusal
 from interrupt_widget.widgets.chat import AgentChat
 

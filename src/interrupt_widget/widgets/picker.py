@@ -34,9 +34,9 @@ from interrupt_widget import clock
 from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
+from interrupt_widget.asking import AnswersThrough, OpenQuestions, answer_words
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
-from interrupt_widget.open_questions import AnswersThrough, OpenQuestions, answer_words
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way

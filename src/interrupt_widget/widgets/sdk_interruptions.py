@@ -20,9 +20,9 @@ from typing import Any, Final
 from ag_ui.core import Interrupt, ResumeEntry
 from agents import Agent, RunResult, RunResultStreaming, RunState, ToolApprovalItem
 
-from interrupt_widget import responders as _responders
 from interrupt_widget.agui.interrupts import parse_arguments, tool_call_interrupt
-from interrupt_widget.responders import Responder
+from interrupt_widget.asking import Responder
+from interrupt_widget.asking import responders as _responders
 from interrupt_widget.sdk.adapter import answer_fields, declared_edits
 from interrupt_widget.sdk.call_results import not_run_sentence
 from interrupt_widget.sdk.edits import check_edit

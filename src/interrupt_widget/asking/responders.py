@@ -21,13 +21,11 @@ from typing import Any, Protocol, runtime_checkable
 from ag_ui.core import Interrupt
 
 from interrupt_widget import clock
-from interrupt_widget.agui.answers import check_answer
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
+from interrupt_widget.asking.open_questions import AnswersThrough, answer_refusal
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
-from interrupt_widget.errors import AnswerRefused, ErrorCode, ResponderError
+from interrupt_widget.errors import AnswerRefused, ResponderError
 from interrupt_widget.identity import Identity, answering_identity
-from interrupt_widget.open_questions import AnswersThrough
-from interrupt_widget.policy.people import refusal
 from interrupt_widget.recordings import replaying
 
 __all__ = [
@@ -111,15 +109,11 @@ class _Policy:
 
 def _refusal(interrupt: Interrupt, payload: Any, who: Identity) -> str:
     """Why the picker would refuse this answer from `who` ("" if it would take it), checked
-    up front: the one answer check, then the call's rules about people."""
+    up front with the questions' own check (`answer_refusal`), so a refusal answers nothing."""
     if payload is CANCEL:
         return ""
-    problem = check_answer(interrupt, payload, interrupt.response_schema)
-    if problem is not None:
-        expired = problem.code is ErrorCode.INTERRUPT_EXPIRED
-        return problem.sentence("it") if expired else problem.reason
-    approved = isinstance(payload, Mapping) and payload.get("approved") is True
-    return refusal(interrupt.metadata, who, approved, clock.now()) or ""
+    found = answer_refusal(interrupt, tool_name(interrupt), payload, who, clock.now())
+    return "" if found is None else found.reason
 
 
 def _is_approval(interrupt: Interrupt) -> bool:

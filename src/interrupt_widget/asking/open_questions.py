@@ -36,11 +36,11 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
+from interrupt_widget.asking.settling import Settler, settled_answer
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
 from interrupt_widget.policy.people import refusal
-from interrupt_widget.sdk.settling import Settler, settled_answer
 
 AnswerStatus = Literal["resolved", "cancelled"]
 """How an interrupt is answered: with a payload, or abandoned."""
@@ -65,6 +65,9 @@ class Refusal:
     """What a form shows beside each field (or on the card, path ""); empty: nothing to."""
     not_allowed: bool = False
     """True when the call's rules about people refuse who answers, not the answer."""
+    reason: str = ""
+    """Why, without naming the question, as `answer_refusal` found it (a responder's error
+    names the question in its own words)."""
 
 
 def answer_refusal(
@@ -72,13 +75,16 @@ def answer_refusal(
 ) -> Refusal | None:
     """Why `who`'s resolved `payload` for `interrupt` (named `label`) is refused at `now`:
     the one answer check (`check_answer`), then the call's rules about people; None when
-    it may go on. Every view of the questions asks this, here or across the server."""
+    it may go on. Every view of the questions asks this, here or across the server, and a
+    responder before it answers anything."""
     problem = check_answer(interrupt, payload, interrupt.response_schema)
     if problem is not None:
-        return Refusal(problem.sentence(label), tuple(problem.errors))
+        return Refusal(problem.sentence(label), tuple(problem.errors), reason=problem.reason)
     approved = isinstance(payload, Mapping) and payload.get("approved") is True
     reason = refusal(interrupt.metadata, who, approved, now)
-    return None if reason is None else Refusal(f"{label}: {reason}", not_allowed=True)
+    return (
+        None if reason is None else Refusal(f"{label}: {reason}", not_allowed=True, reason=reason)
+    )
 
 
 class OpenQuestions:

@@ -14,7 +14,7 @@ ledger; a remote agent's calls are settled where it is served.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -31,9 +31,12 @@ from interrupt_widget.ledger.once_only import CallLedger
 __all__ = [
     "Approval",
     "Offer",
+    "OffersSettling",
     "Settler",
     "doubt_ledger",
+    "doubts_of",
     "doubts_to_offer",
+    "offer_to_settle",
     "settled_answer",
     "settler",
 ]
@@ -100,6 +103,38 @@ def doubts_to_offer(
         if approval is not None:
             offered[interrupt.id] = Offer(doubt_text(approval), approval)
     return offered
+
+
+def doubts_of(
+    agent: object,
+    thread_id: str,
+    interrupts: Iterable[Interrupt],
+    decisions: Sequence[Decision],
+) -> dict[str, Offer]:
+    """`doubts_to_offer` for `agent`'s ledger; none when no ledger of its can be settled
+    here. Blocking (a read of the ledger)."""
+    ledger = doubt_ledger(agent)
+    return {} if ledger is None else doubts_to_offer(ledger, thread_id, interrupts, decisions)
+
+
+class OffersSettling(Protocol):
+    """A view of open questions that can show calls in doubt (a picker, a batch row)."""
+
+    def offer_settling(self, doubts: Mapping[str, str], settler: Settler) -> None: ...
+
+
+def offer_to_settle(
+    view: OffersSettling, agent: object, thread_id: str, offers: Mapping[str, Offer]
+) -> bool:
+    """Show `offers` on `view` as "may have run", each settled by a person's word recorded
+    in `agent`'s ledger; False, showing nothing, with no offer or no such ledger. The one
+    way a chat and a batch row offer their calls in doubt."""
+    ledger = doubt_ledger(agent)
+    if not offers or ledger is None:
+        return False
+    shown = {interrupt_id: offer.text for interrupt_id, offer in offers.items()}
+    view.offer_settling(shown, settler(ledger, thread_id, dict(offers)))
+    return True
 
 
 def doubt_text(approval: Approval) -> str:

@@ -3,8 +3,10 @@
 `AgentChat` and `AgentBatch` differ in how they run a segment (a status line in a cell, a
 place among a batch's concurrent rows), how they ask (a picker in the cell, a row in the
 inbox) and what they keep between segments (a batch saves each question for a later run);
-the order of the steps, the offers to settle a call left in doubt, and the bookkeeping of
-the decisions each run made are the same for every driver, and live here once.
+the order of the steps and the bookkeeping of the decisions each run made are the same for
+every driver, and live here once. A batch row asks again inside the loop for a call left in
+doubt (`settles`, `doubts`); a chat's awaited run raises instead and offers the call after
+it; both offer it through `settling.offer_to_settle`.
 """
 
 from __future__ import annotations
@@ -14,9 +16,9 @@ from typing import Any
 
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput
 
+from interrupt_widget.asking.settling import Offer
+from interrupt_widget.asking.thread import ConversationThread, RunOutcome
 from interrupt_widget.decisions import Decision, result_markers, settled_decisions, with_outcomes
-from interrupt_widget.sdk.settling import Offer
-from interrupt_widget.thread import ConversationThread, RunOutcome
 
 Step = RunAgentInput | list[ResumeEntry]
 """What a driver runs: a new run's input, or the answers that resume the paused one."""

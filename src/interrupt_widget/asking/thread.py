@@ -1,4 +1,4 @@
-"""The in-kernel conversation loop: AG-UI messages, open interrupts, one task per run.
+"""The in-kernel conversation: AG-UI messages, open interrupts, one task per run.
 
 A `ConversationThread` holds everything a later run needs, as plain AG-UI data:
 the messages (replaced by each run's MESSAGES_SNAPSHOT) and the interrupts the
