@@ -10,6 +10,7 @@ class ChatOnPage:
     """One view of an ``AgentChat``: transcript, inline picker, status line, prompt box."""
 
     def __init__(self, output: Locator) -> None:
+        self._output = output
         self.root = output.locator(".iw-chat")
         self.picker = PickerOnPage(self.root.locator(".iw-chat-picker"))
         """The picker the chat shows while a run waits for an answer."""
@@ -26,6 +27,19 @@ class ChatOnPage:
         """Type a message into the prompt box and press Enter."""
         self.prompt.fill(text)
         self.prompt.press("Enter")
+
+    def send(self, text: str) -> None:
+        """Type a message into the prompt box and click Send."""
+        self.prompt.fill(text)
+        self.root.get_by_role("button", name="Send", exact=True).click()
+
+    @property
+    def stop_button(self) -> Locator:
+        return self.root.get_by_role("button", name="Stop", exact=True)
+
+    def in_status(self, status: str) -> Locator:
+        """The chat itself, found only while its status (``data-status``) is ``status``."""
+        return self._output.locator(f".iw-chat[data-status='{status}']")
 
     @property
     def agent_messages(self) -> Locator:

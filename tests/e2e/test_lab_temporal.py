@@ -8,6 +8,7 @@ shows an `AgentChat` on a `TemporalAgent`.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import pytest
@@ -44,5 +45,78 @@ def test_a_temporal_runs_picker_is_answered_with_a_click_and_the_call_runs_once(
         kernel.wait_for("chat.status", lambda status: status == "done")
         transfers = kernel.eval("read_journal(journal)")
         assert [(t["amount"], t["to_account"]) for t in transfers] == [(120.0, "ACME-1")]
+    finally:
+        kernel.execute("worker.kill()\nworker.wait()\nserver.stop()")
+
+
+WORD = 0.1
+"""Seconds the slow talker (`temporal_agents:slow_talker`) takes per word."""
+
+
+def _reply_while(chat: ChatOnPage, index: int, words: int) -> tuple[str, str]:
+    """The chat's status and its `index`-th agent message, read together from the DOM, once
+    that message has at least `words` words (within 30 s: the first run also waits for the
+    worker to poll)."""
+    read = """(chat, index) => [
+        chat.dataset.status,
+        chat.querySelectorAll(".iw-chat-msg[data-kind='assistant'] .iw-chat-text")[index]
+            ?.textContent ?? "",
+    ]"""
+    deadline = time.monotonic() + 30
+    while True:
+        status, text = chat.root.evaluate(read, index)
+        if len(text.split()) >= words or time.monotonic() > deadline:
+            return status, text
+        time.sleep(0.02)
+
+
+def test_a_temporal_reply_streams_into_the_page_and_stop_ends_it_within_a_second(
+    open_in_lab: OpenNotebook,
+) -> None:
+    """Tokens reach the page while the worker still writes, and Stop ends a long reply on the
+    worker within about a second (asserted under 3 s, for a loaded machine)."""
+    notebook = open_in_lab("chat_temporal_slow.ipynb")
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(0))
+    kernel = notebook.kernel()
+    try:
+        words = 60  # six seconds of writing
+        sent = time.monotonic()
+        chat.send(f"reply with {words} words")
+        status, partial = _reply_while(chat, 0, 3)
+        seen = time.monotonic() - sent
+        assert status == "running", (status, partial)
+        assert 3 <= len(partial.split()) < words, partial
+        kernel.wait_for("chat.status", lambda s: s == "done", timeout=60)
+        reply = kernel.eval("chat.text")
+        assert len(reply.split()) == words
+        expect(chat.agent_messages.first).to_contain_text(reply)
+        expect(chat.in_status("done")).to_have_count(1)
+        print(
+            f"\n{len(partial.split())} of {words} words on the page {seen:.2f} s after Send, "
+            f"the reply whole {time.monotonic() - sent:.2f} s after"
+        )
+
+        chat.send("reply with 400 words")  # forty seconds of writing
+        status, partial = _reply_while(chat, 1, 3)
+        assert status == "running", (status, partial)
+        clicked = time.monotonic()
+        chat.stop_button.click()
+        chat.in_status("cancelled").wait_for(timeout=30_000)
+        took = time.monotonic() - clicked
+        assert kernel.eval("chat.status") == "cancelled"
+        print(f"Stop to the cancelled status on the page: {took:.2f} s")
+        assert took < 3.0, took
+        # The worker's run ended there: nothing more arrives, and the next message is
+        # answered at once, not after the rest of the forty seconds.
+        _, stopped = _reply_while(chat, 1, 0)
+        assert 3 <= len(stopped.split()) < 400
+        time.sleep(10 * WORD)
+        assert _reply_while(chat, 1, 0)[1] == stopped
+        again = time.monotonic()
+        chat.send("reply with 3 words")
+        kernel.wait_for("chat.status", lambda s: s == "done", timeout=30)
+        expect(chat.agent_messages.nth(2)).to_contain_text(kernel.eval("chat.text"))
+        print(f"the next reply whole {time.monotonic() - again:.2f} s after Send")
     finally:
         kernel.execute("worker.kill()\nworker.wait()\nserver.stop()")
