@@ -26,6 +26,7 @@ from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import identity_from_wire
 from interrupt_widget.lab.board import Board, Owner, Queued
+from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, outcome_to_wire
 from interrupt_widget.widgets.inbox_sources import QuestionSource, source_of, wire_item
 
 BOARD_ENV: Final = "INTERRUPT_WIDGET_BOARD"
@@ -136,12 +137,7 @@ class KernelDesk:
 
 
 def _result(ok: bool, verdict: str = "", *, error: str = "", errors: Any = ()) -> dict[str, Any]:
-    return {
-        "ok": ok,
-        "verdict": verdict,
-        "error": error,
-        "errors": [{"path": e.path, "message": e.message} for e in errors],
-    }
+    return outcome_to_wire(AnswerOutcome("", ok, verdict, error, list(errors)))
 
 
 def _asked_by(waiting: Waiting) -> str | None:

@@ -37,6 +37,7 @@ from interrupt_widget.lab.board import Board
 from interrupt_widget.lab.kernel_desk import BOARD_ENV, SERVER_ENV
 from interrupt_widget.lab.server_questions import ServerQuestions
 from interrupt_widget.lab.webhooks import Webhooks
+from interrupt_widget.widgets.inbox_protocol import outcome_to_wire
 
 if TYPE_CHECKING:
     from interrupt_widget.lab.temporal_questions import TemporalQuestions
@@ -168,7 +169,7 @@ class AnswerHandler(_Door):
             return
         payload = body.get("payload") if status == "resolved" else None
         verdicts = await self.questions.answer(self.person(), ids, status, payload)
-        self.finish(json.dumps({"results": [v.to_wire() for v in verdicts]}))
+        self.finish(json.dumps({"results": [outcome_to_wire(v) for v in verdicts]}))
 
 
 class SettleHandler(_Door):
@@ -185,7 +186,7 @@ class SettleHandler(_Door):
             self.refuse(400, ErrorCode.INVALID_INPUT, "output must be a string")
             return
         verdict = await self.questions.settle(self.person(), question, ran, output)
-        self.finish(json.dumps({"results": [verdict.to_wire()]}))
+        self.finish(json.dumps({"results": [outcome_to_wire(verdict)]}))
 
 
 class OpenHandler(JupyterHandler):

@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Final, Literal, Protocol
 
@@ -24,6 +24,7 @@ from interrupt_widget.agui.wire import interrupt_from_wire
 from interrupt_widget.asking import answer_refusal
 from interrupt_widget.identity import Identity
 from interrupt_widget.lab.board import Board, Posted
+from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, outcome_from_wire
 from interrupt_widget.widgets.inbox_sources import for_viewer
 
 OwnerState = Literal["running", "closed", "remote"]
@@ -38,26 +39,6 @@ CLOSED_NOTE: Final = (
 )
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """What one question got: the inbox's answer result."""
-
-    id: str
-    ok: bool
-    verdict: str = ""
-    error: str = ""
-    errors: Sequence[Mapping[str, str]] = ()
-
-    def to_wire(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "ok": self.ok,
-            "verdict": self.verdict,
-            "error": self.error,
-            "errors": list(self.errors),
-        }
-
-
 class QuestionsElsewhere(Protocol):
     """Questions no kernel posts (Temporal conversations), held by the server itself."""
 
@@ -70,7 +51,7 @@ class QuestionsElsewhere(Protocol):
 
     async def answer(
         self, person: Identity, question: str, status: str, payload: Any
-    ) -> Verdict: ...
+    ) -> AnswerOutcome: ...
 
 
 class ServerQuestions:
@@ -163,7 +144,7 @@ class ServerQuestions:
 
     async def answer(
         self, person: Identity, ids: Sequence[str], status: str, payload: Any
-    ) -> list[Verdict]:
+    ) -> list[AnswerOutcome]:
         """`person`'s answer to each of `ids` (one bulk answer is one answer per question)."""
         posted = await self._posted()
         verdicts = await asyncio.gather(
@@ -173,7 +154,7 @@ class ServerQuestions:
 
     async def settle(
         self, person: Identity, question: str, ran: bool, output: str | None
-    ) -> Verdict:
+    ) -> AnswerOutcome:
         """`person`'s word on a call in doubt: it ran (`output` its result) or it did not."""
         found = (await self._posted()).get(question)
         refused = self._unanswerable(found, question)
@@ -185,7 +166,7 @@ class ServerQuestions:
 
     async def _answer_one(
         self, person: Identity, found: Posted | None, question: str, status: str, payload: Any
-    ) -> Verdict:
+    ) -> AnswerOutcome:
         if self.elsewhere is not None and self.elsewhere.holds(question):
             return await self.elsewhere.answer(person, question, status, payload)
         refused = self._unanswerable(found, question)
@@ -197,40 +178,35 @@ class ServerQuestions:
             label = str(found.item.get("tool") or interrupt.reason)
             early = answer_refusal(interrupt, label, payload, person, clock.now())
             if early is not None:
-                errors = [{"path": e.path, "message": e.message} for e in early.problems]
-                return Verdict(question, False, error=early.message, errors=errors)
+                return AnswerOutcome(
+                    question, False, error=early.message, errors=list(early.problems)
+                )
         body = {"status": status, "payload": payload, "identity": person.to_wire()}
         return await self._deliver(found, "answer", body)
 
-    def _unanswerable(self, found: Posted | None, question: str) -> Verdict | None:
+    def _unanswerable(self, found: Posted | None, question: str) -> AnswerOutcome | None:
         if found is None:
-            return Verdict(
+            return AnswerOutcome(
                 question,
                 False,
                 error=f"unknown question {question!r}: answered elsewhere, finished, or never "
                 "asked; nothing was changed",
             )
         if self._state(found, set(self._running())) == "closed":
-            return Verdict(question, False, error=f"{found.item.get('tool')}: {CLOSED_NOTE}")
+            return AnswerOutcome(question, False, error=f"{found.item.get('tool')}: {CLOSED_NOTE}")
         return None
 
-    async def _deliver(self, found: Posted, kind: str, body: dict[str, Any]) -> Verdict:
+    async def _deliver(self, found: Posted, kind: str, body: dict[str, Any]) -> AnswerOutcome:
         """Queue an answer for the kernel that asked and wait for its verdict."""
         seq = await asyncio.to_thread(self.board.queue, found.id, found.owner.id, kind, body)
         deadline = time.monotonic() + self.answer_timeout
         while True:
             state, result = await asyncio.to_thread(self.board.outcome, seq)
             if result is not None:
-                return Verdict(
-                    found.id,
-                    bool(result.get("ok")),
-                    str(result.get("verdict", "")),
-                    str(result.get("error", "")),
-                    list(result.get("errors", [])),
-                )
+                return replace(outcome_from_wire(result), id=found.id)
             late = state == "queued" and time.monotonic() >= deadline
             if late and await asyncio.to_thread(self.board.withdraw, seq):
-                return Verdict(found.id, False, error=self._busy(found))
+                return AnswerOutcome(found.id, False, error=self._busy(found))
             await asyncio.sleep(POLL)
 
     def _busy(self, found: Posted) -> str:

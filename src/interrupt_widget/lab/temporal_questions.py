@@ -29,9 +29,9 @@ from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.lab.kernel_desk import SIDEBAR_BY
-from interrupt_widget.lab.server_questions import Verdict
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.shapes import OpenConversation
+from interrupt_widget.widgets.inbox_protocol import AnswerOutcome
 from interrupt_widget.widgets.inbox_sources import for_viewer, wire_item
 
 PREFIX: Final = "temporal/"
@@ -162,12 +162,14 @@ class TemporalQuestions:
                 found.append(item)
         return found
 
-    async def answer(self, person: Identity, question: str, status: str, payload: Any) -> Verdict:
+    async def answer(
+        self, person: Identity, question: str, status: str, payload: Any
+    ) -> AnswerOutcome:
         """`person`'s answer to one Temporal question, through the conversation's questions."""
         thread_id, _, interrupt_id = question.removeprefix(PREFIX).rpartition("/")
         held = self._held.get(thread_id)
         if held is None:
-            return Verdict(question, False, error=f"unknown question {question!r}: answered "
+            return AnswerOutcome(question, False, error=f"unknown question {question!r}: answered "
                            "elsewhere, finished, or never asked; nothing was changed")  # fmt: skip
         by = f"{SIDEBAR_BY}{person.name}"
         try:
@@ -176,13 +178,12 @@ class TemporalQuestions:
             else:
                 held.questions.answer(interrupt_id, "resolved", payload, by=by, identity=person)
         except AnswerRefused as exc:
-            errors = [{"path": e.path, "message": e.message} for e in exc.errors]
-            return Verdict(question, False, error=str(exc), errors=errors)
+            return AnswerOutcome(question, False, error=str(exc), errors=list(exc.errors))
         if held.questions.entries is not None:  # this answer completed the set: it was sent
             problem = await asyncio.wait_for(asyncio.shield(held.submitted), 30)
             if problem:
-                return Verdict(question, False, error=problem)
-        return Verdict(question, True, verdict(status, payload, by))
+                return AnswerOutcome(question, False, error=problem)
+        return AnswerOutcome(question, True, verdict(status, payload, by))
 
 
 def _identity_of(entries: list[Any]) -> Any:

@@ -73,6 +73,8 @@ __all__ = [
     "Settle",
     "answer_result_to_wire",
     "delta_to_wire",
+    "outcome_from_wire",
+    "outcome_to_wire",
     "parse_front_end_message",
     "snapshot_to_wire",
 ]
@@ -194,17 +196,34 @@ def answer_result_to_wire(request_id: str, outcomes: list[AnswerOutcome]) -> dic
     return {
         "type": "answer_result",
         "requestId": request_id,
-        "results": [
-            {
-                "id": o.id,
-                "ok": o.ok,
-                "verdict": o.verdict,
-                "error": o.error,
-                "errors": errors_to_wire(o.errors),
-            }
-            for o in outcomes
-        ],
+        "results": [outcome_to_wire(o) for o in outcomes],
     }
+
+
+def outcome_to_wire(outcome: AnswerOutcome) -> dict[str, Any]:
+    """What one item got, as every list of questions (the inbox, the server's sidebar) says it."""
+    return {
+        "id": outcome.id,
+        "ok": outcome.ok,
+        "verdict": outcome.verdict,
+        "error": outcome.error,
+        "errors": errors_to_wire(outcome.errors),
+    }
+
+
+def outcome_from_wire(value: Mapping[str, Any]) -> AnswerOutcome:
+    """An outcome read back (from the server's board, where a kernel wrote it)."""
+    errors = [
+        AnswerError(str(e.get("path", "")), str(e.get("message", "")))
+        for e in value.get("errors", [])
+    ]
+    return AnswerOutcome(
+        str(value.get("id", "")),
+        value.get("ok") is True,
+        str(value.get("verdict", "")),
+        str(value.get("error", "")),
+        errors,
+    )
 
 
 def snapshot_to_wire(items: list[dict[str, Any]]) -> dict[str, Any]:
