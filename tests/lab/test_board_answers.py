@@ -65,6 +65,15 @@ async def waiting_chat(tmp_path: Path, policy: Policy | None = None) -> tuple[Ag
     return chat, handle
 
 
+async def posted(board: Board, tmp_path: Path) -> tuple[AgentChat, Any, Desk]:
+    """A chat waiting on its question, and its kernel's desk having posted it once."""
+    chat, handle = await waiting_chat(tmp_path)
+    desk = Desk(board)
+    desk.desk.adopt(chat, None)
+    await desk.desk.tick()
+    return chat, handle, desk
+
+
 async def test_a_question_is_listed_and_an_answer_from_the_board_runs_it_once(
     recorder: CommRecorder, board: Board, tmp_path: Path
 ) -> None:
@@ -145,10 +154,7 @@ def test_a_notebook_named_by_its_whole_path_is_listed_relative_to_the_servers_ro
 async def test_a_bad_answer_is_refused_before_it_reaches_the_kernel_and_nothing_runs(
     recorder: CommRecorder, board: Board, tmp_path: Path
 ) -> None:
-    chat, handle = await waiting_chat(tmp_path)
-    desk = Desk(board)
-    desk.desk.adopt(chat, None)
-    await desk.desk.tick()
+    chat, handle, _desk = await posted(board, tmp_path)
     [item] = (await questions(board).listing_for(ANN))["items"]
     nasty: list[Any] = [
         {"approved": "yes"},
@@ -174,10 +180,7 @@ async def test_a_bad_answer_is_refused_before_it_reaches_the_kernel_and_nothing_
 async def test_an_answer_its_kernel_does_not_take_in_time_is_withdrawn_and_never_applies(
     recorder: CommRecorder, board: Board, tmp_path: Path
 ) -> None:
-    chat, handle = await waiting_chat(tmp_path)
-    desk = Desk(board)
-    desk.desk.adopt(chat, None)
-    await desk.desk.tick()  # posted, then the kernel is busy: no tick takes the answer
+    chat, handle, desk = await posted(board, tmp_path)  # then the kernel is busy: no tick
     [item] = (await questions(board).listing_for(ANN))["items"]
     slow = ServerQuestions(board, "lab-a", lambda: ("k1",), answer_timeout=0.3)
     [verdict] = await slow.answer(ANN, [item["id"]], "resolved", {"approved": True})
@@ -194,10 +197,7 @@ async def test_an_answer_its_kernel_does_not_take_in_time_is_withdrawn_and_never
 async def test_a_closed_notebook_stays_listed_as_such_and_its_answers_are_refused(
     recorder: CommRecorder, board: Board, tmp_path: Path
 ) -> None:
-    chat, handle = await waiting_chat(tmp_path)
-    desk = Desk(board)
-    desk.desk.adopt(chat, None)
-    await desk.desk.tick()
+    chat, handle, _desk = await posted(board, tmp_path)
     stopped = questions(board, running=())  # the server runs no kernel k1 any more
     [item] = (await stopped.listing_for(ANN))["items"]
     assert (item["where"]["state"], item["where"]["note"]) == ("closed", CLOSED_NOTE)
