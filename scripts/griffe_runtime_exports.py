@@ -20,13 +20,13 @@ DOCUMENTED = ("interrupt_widget", "interrupt_widget.responders", "interrupt_widg
 imported from the root."""
 
 
-def _runtime(module_path: str) -> ModuleType:
+def runtime_module(module_path: str) -> ModuleType:
     """The module `module_path` names, as `from <parent> import <name>` gives it."""
     try:
         return importlib.import_module(module_path)
     except ModuleNotFoundError:
         parent, _, name = module_path.rpartition(".")
-        module = getattr(_runtime(parent), name)
+        module = getattr(runtime_module(parent), name)
         assert isinstance(module, ModuleType), module_path
         return module
 
@@ -38,7 +38,7 @@ class RuntimeExports(griffe.Extension):
         if pkg.path != "interrupt_widget":
             return
         for module_path in DOCUMENTED:
-            module = _runtime(module_path)
+            module = runtime_module(module_path)
             static = loader.modules_collection[module.__name__]
             for name in getattr(module, "__all__", ()):
                 value = getattr(module, name)

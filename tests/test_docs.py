@@ -8,14 +8,16 @@ place in the reference, and the notebooks the site renders load nothing from els
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
+import sys
 from pathlib import Path
-from types import ModuleType
 
 import griffe
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from griffe_runtime_exports import runtime_module
 
 ROOT = Path(__file__).resolve().parent.parent
 REFERENCE = ROOT / "docs" / "reference"
@@ -40,19 +42,8 @@ def package() -> griffe.Module:
     return loaded
 
 
-def _runtime(module_path: str) -> ModuleType:
-    """The module `module_path` names, as `from <parent> import <name>` gives it."""
-    try:
-        return importlib.import_module(module_path)
-    except ModuleNotFoundError:
-        parent, _, name = module_path.rpartition(".")
-        module = getattr(_runtime(parent), name)
-        assert isinstance(module, ModuleType), module_path
-        return module
-
-
 def _public_names(module_path: str) -> list[str]:
-    module = _runtime(module_path)
+    module = runtime_module(module_path)
     return [
         name
         for name in module.__all__
@@ -76,7 +67,7 @@ def _undocumented(obj: griffe.Object | griffe.Alias, path: str) -> list[str]:
 def test_every_public_name_and_member_has_a_docstring(
     package: griffe.Module, module_path: str
 ) -> None:
-    real = _runtime(module_path).__name__
+    real = runtime_module(module_path).__name__
     static = package if real == "interrupt_widget" else package[real.split(".", 1)[1]]
     assert static.docstring, module_path
     missing: list[str] = []

@@ -171,6 +171,19 @@ async def events(agent: TemporalAgent, input: RunAgentInput) -> list[Any]:
     return [event async for event in agent.run(input)]
 
 
+async def approved_into_the_tool(workers: Workers, agent: TemporalAgent) -> tuple[int, AgentChat]:
+    """A chat's call approved with the workers gated inside the tool; the runs before it."""
+    since = len(runs_in(workers.runs))
+    with recording_comms():
+        chat = AgentChat(agent)
+    chat.send(SEND)
+    await until(chat, lambda: chat.status == "waiting")
+    workers.gate("mid")
+    assert chat.picker is not None
+    chat.picker.resolve(APPROVE, by="user")
+    return since, chat
+
+
 async def test_a_worker_killed_after_the_approval_before_the_tool_runs_it_once_elsewhere(
     workers: Workers, agent: TemporalAgent
 ) -> None:
@@ -192,14 +205,7 @@ async def test_a_worker_killed_after_the_approval_before_the_tool_runs_it_once_e
 async def test_a_worker_killed_inside_the_tool_leaves_the_call_in_doubt_settled_from_the_card(
     workers: Workers, agent: TemporalAgent
 ) -> None:
-    since = len(runs_in(workers.runs))
-    with recording_comms():
-        chat = AgentChat(agent)
-    chat.send(SEND)
-    await until(chat, lambda: chat.status == "waiting")
-    workers.gate("mid")
-    assert chat.picker is not None
-    chat.picker.resolve(APPROVE, by="user")
+    since, chat = await approved_into_the_tool(workers, agent)
     held = await workers.arrived("mid")
     workers.kill(held, "mid")
     await until(chat, lambda: bool(chat.picker.doubts), names=("status_line",), timeout=30)
@@ -370,14 +376,7 @@ async def test_a_worker_stopped_inside_the_tool_never_runs_it_twice_and_a_person
     """The retry of a run whose worker stopped mid-tool (its shutdown cancelling the run past
     the graceful time, or a kill -9) finds the call in doubt within seconds and runs nothing;
     "it ran" records the given result and nothing runs again, "it did not run" runs it once."""
-    since = len(runs_in(workers.runs))
-    with recording_comms():
-        chat = AgentChat(agent)
-    chat.send(SEND)
-    await until(chat, lambda: chat.status == "waiting")
-    workers.gate("mid")
-    assert chat.picker is not None
-    chat.picker.resolve(APPROVE, by="user")
+    since, chat = await approved_into_the_tool(workers, agent)
     held = await workers.arrived("mid")  # the tool wrote its run, and holds
     began = time.monotonic()
     cut_short(workers, held, how)
