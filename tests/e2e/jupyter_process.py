@@ -201,9 +201,14 @@ class JupyterServer:
         return sessions
 
     def shutdown_kernels(self) -> None:
-        """End every session and its kernel, so the next test starts on a quiet machine."""
+        """End every session and every kernel (those of no notebook too), so the next test
+        starts on a quiet machine."""
         for session in self.notebook_sessions():
             self.api("DELETE", f"/api/sessions/{session['id']}")
+        for kernel in self.api("GET", "/api/kernels"):
+            gone = self._client.request("DELETE", f"/api/kernels/{kernel['id']}")
+            if gone.status_code != 404:  # 404: it ended on its own meanwhile
+                gone.raise_for_status()
 
     def stop(self, *, keep_dir: bool = False) -> None:
         """Shut the server down (API first, then its process group) and remove its dirs."""

@@ -10,6 +10,8 @@ users do; the kernel is a real one the server started for a notebook path.
 from __future__ import annotations
 
 import json
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +21,8 @@ import httpx
 import pytest
 from jupyter_process import JupyterServer
 from server_kernel import ServerKernel
+
+from payment_agents import runs_in
 
 TESTS = Path(__file__).parent.parent
 TOKENS = {"tok-ann": "ann", "tok-bob": "bob"}
@@ -189,3 +193,33 @@ def test_a_long_poll_answers_when_the_board_changes_or_says_unchanged(
     same = call(server, "tok-ann", "GET", "questions", params={"rev": rev, "wait": "0.5"}).json()
     assert same == {"rev": rev, "unchanged": True}
     assert time.monotonic() - started >= 0.5
+
+
+def test_a_kernel_shut_down_or_killed_takes_its_question_off_the_list(
+    server: JupyterServer, tmp_path: Path
+) -> None:
+    ask = (
+        "import pathlib\nfrom interrupt_widget import AgentChat\n"
+        "from payment_agents import payment_agent\n"
+        f"chat = AgentChat(payment_agent(pathlib.Path({str(tmp_path / 'runs.jsonl')!r})))\n"
+        "handle = chat.send('send_money amount=5000 to=Bob')"
+    )
+    leaving = ServerKernel(server, "leaving.ipynb")
+    leaving.run(ask)
+    assert len(waiting_items(server, "tok-ann", 1)["items"]) == 1
+    leaving.close()
+    server.api("DELETE", f"/api/kernels/{leaving.id}")  # a clean shutdown, as the menu does
+    assert waiting_items(server, "tok-ann", 0)["items"] == []
+
+    # Killed: it cannot take its question off, and the server restarts it under the same id
+    # with none of its runs; the server takes the question off, or an answer would be lost.
+    killed = ServerKernel(server, "killed.ipynb")
+    killed.run(ask)
+    assert len(waiting_items(server, "tok-ann", 1)["items"]) == 1
+    pid = killed.eval("__import__('os').getpid()")
+    killed.close()
+    os.kill(pid, signal.SIGKILL)
+    assert waiting_items(server, "tok-ann", 0, timeout=30)["items"] == []
+    assert killed.id in [k["id"] for k in server.api("GET", "/api/kernels")]  # restarted
+    assert not runs_in(tmp_path / "runs.jsonl")
+    server.api("DELETE", f"/api/kernels/{killed.id}")

@@ -210,6 +210,30 @@ async def test_a_closed_notebook_stays_listed_as_such_and_its_answers_are_refuse
     await handle
 
 
+async def test_a_kernel_closed_for_long_or_shutting_down_takes_its_questions_off_the_list(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat, handle, desk = await posted(board, tmp_path)
+    kept = ServerQuestions(board, "lab-a", lambda: (), closed_kept=3600)
+    assert len((await kept.listing_for(ANN))["items"]) == 1  # died a moment ago: listed
+    forgetting = ServerQuestions(board, "lab-a", lambda: (), closed_kept=0)
+    rev = board.rev()
+    assert (await forgetting.listing_for(ANN))["items"] == []
+    assert board.listing() == (rev + 1, [])  # off the board, and the sidebars told
+    await desk.desk.tick()  # no heartbeat due yet: nothing posted again
+    assert (await questions(board).listing_for(ANN))["items"] == []
+    desk.desk.heartbeat = 0  # alive after all (a long cell ended): its heartbeat lists it again
+    await desk.desk.tick()
+    assert len((await questions(board).listing_for(ANN))["items"]) == 1
+    rev = board.rev()
+    await desk.desk.tick()  # posted again as it was: no sidebar is woken for nothing
+    assert board.rev() == rev
+    desk.desk.leave()  # what a kernel shutting down does at exit
+    assert (await questions(board).listing_for(ANN))["items"] == []
+    chat.picker.cancel()  # type: ignore[union-attr]
+    await handle
+
+
 async def test_four_eyes_across_two_servers_sharing_one_board(
     recorder: CommRecorder, board: Board, tmp_path: Path
 ) -> None:

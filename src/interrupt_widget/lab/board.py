@@ -136,8 +136,8 @@ class Board:
         remove: list[str],
     ) -> None:
         """`owner` is alive and waits on these questions: `{id: (item, cell id, asked by)}`
-        added or changed, and `remove` answered or gone. Bumps the revision when any
-        question changed."""
+        added or changed (or posted again), and `remove` answered or gone. Bumps the
+        revision when any question changed."""
         now = time.time()
         with self._db.connect() as db:
             db.execute(
@@ -149,19 +149,26 @@ class Board:
                 ),
                 (owner.id, owner.label, owner.path, owner.server, now),
             )
+            changed = 0
             for question in remove:
-                db.execute(self._sql("DELETE FROM iw_board_questions WHERE id = ?"), (question,))
+                changed += db.execute(
+                    self._sql("DELETE FROM iw_board_questions WHERE id = ?"), (question,)
+                ).rowcount
             for question, (item, cell_id, asked_by) in upsert.items():
-                db.execute(
+                # A row posted again as it was (a heartbeat) changes nothing, and wakes no one.
+                changed += db.execute(
                     self._sql(
                         "INSERT INTO iw_board_questions (id, owner, item, cell_id, asked_by, "
                         "posted) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
                         "item = excluded.item, cell_id = excluded.cell_id, "
-                        "asked_by = excluded.asked_by"
+                        "asked_by = excluded.asked_by WHERE iw_board_questions.item <> "
+                        "excluded.item OR COALESCE(iw_board_questions.cell_id, '') <> "
+                        "COALESCE(excluded.cell_id, '') OR COALESCE(iw_board_questions.asked_by, "
+                        "'') <> COALESCE(excluded.asked_by, '')"
                     ),
                     (question, owner.id, json.dumps(item), cell_id, asked_by, now),
-                )
-            if upsert or remove:
+                ).rowcount
+            if changed:
                 db.execute("UPDATE iw_board_rev SET rev = rev + 1 WHERE one = 1")
 
     def leave(self, owner_id: str) -> None:

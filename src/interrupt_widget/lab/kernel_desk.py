@@ -14,6 +14,7 @@ click in the cell, and the verdict goes back to the board.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import logging
 import os
 import time
@@ -46,9 +47,10 @@ _log = logging.getLogger(__name__)
 class KernelDesk:
     """This kernel's questions on the board and the answers to them (see the module docs)."""
 
-    def __init__(self, board: Board, owner: Owner) -> None:
+    def __init__(self, board: Board, owner: Owner, *, heartbeat: float = HEARTBEAT) -> None:
         self.board = board
         self.owner = owner
+        self.heartbeat = heartbeat
         self._askers: list[tuple[QuestionSource, str | None]] = []
         self._posted: dict[str, tuple[dict[str, Any], str | None, str | None]] = {}
         self._where: dict[str, tuple[QuestionSource, Waiting]] = {}
@@ -83,10 +85,13 @@ class KernelDesk:
     async def tick(self) -> None:
         """Post what changed, then take the answers queued for this kernel."""
         current = self._collect()
-        upsert = {k: v for k, v in current.items() if self._posted.get(k) != v}
-        remove = [k for k in self._posted if k not in current]
         now = time.monotonic()
-        if upsert or remove or now - self._beat > HEARTBEAT:
+        beat = now - self._beat > self.heartbeat
+        # A heartbeat posts every question again: a server that took them off while this
+        # kernel was silent (a long cell) lists them again.
+        upsert = {k: v for k, v in current.items() if beat or self._posted.get(k) != v}
+        remove = [k for k in self._posted if k not in current]
+        if upsert or remove or beat:
             await asyncio.to_thread(self.board.post, self.owner, upsert, remove)
             self._posted, self._beat = current, now
         for queued in await asyncio.to_thread(self.board.queued_for, self.owner.id):
@@ -105,6 +110,16 @@ class KernelDesk:
                 where[question] = (source, waiting)
         self._where = where
         return found
+
+    def leave(self) -> None:
+        """Take this kernel's questions off the board: it is shutting down, and an answer
+        given there could no longer reach its run. (A kernel that dies without exiting
+        leaves them listed as closed until the server forgets them.)"""
+        try:
+            self.board.leave(self.owner.id)
+        except Exception:  # leaving is a courtesy: it must never fail the kernel's exit
+            _log.warning("could not take this kernel's questions off %s", self.board.where,
+                         exc_info=True)  # fmt: skip
 
     def apply(self, queued: Queued) -> dict[str, Any]:
         """Give one queued answer to the view that asked; its verdict for the board."""
@@ -196,6 +211,7 @@ def _adopt(asker: object) -> None:
         if owner is None:
             return
         _desk = KernelDesk(Board(os.environ[BOARD_ENV]), owner)
+        atexit.register(_desk.leave)
     _desk.adopt(asker, current_cell_id())
     _desk.start(loop)
 

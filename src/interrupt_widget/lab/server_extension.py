@@ -16,6 +16,7 @@ its board to its kernels in their environment, so every kernel it starts posts t
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import socket
@@ -35,7 +36,7 @@ from interrupt_widget.errors import ErrorCode
 from interrupt_widget.identity import Identity, identity_in, login_identity
 from interrupt_widget.lab.board import Board
 from interrupt_widget.lab.kernel_desk import BOARD_ENV, SERVER_ENV
-from interrupt_widget.lab.server_questions import ServerQuestions
+from interrupt_widget.lab.server_questions import CLOSED_KEPT, ServerQuestions
 from interrupt_widget.lab.webhooks import Webhooks
 from interrupt_widget.widgets.inbox_protocol import outcome_to_wire
 
@@ -80,6 +81,11 @@ class InterruptWidget(Configurable):
     ).tag(config=True)
     answer_timeout = Float(
         5.0, help="Seconds a kernel has to take an answer given in the sidebar."
+    ).tag(config=True)
+    closed_kept = Float(
+        CLOSED_KEPT,
+        help="Seconds the questions of a kernel that died (without shutting down) stay listed "
+        "as closed before they leave the list.",
     ).tag(config=True)
 
 
@@ -221,6 +227,7 @@ def load(serverapp: Any) -> None:
         server,
         lambda: kernels.list_kernel_ids(),
         answer_timeout=config.answer_timeout,
+        closed_kept=config.closed_kept,
         elsewhere=elsewhere,
         root_dir=serverapp.root_dir,
     )
@@ -235,6 +242,7 @@ def load(serverapp: Any) -> None:
             (url_path_join(base, ROUTE, "open"), OpenHandler),
         ],
     )
+    _forget_restarted_kernels(serverapp, board)
     if config.webhooks:
         link = config.public_url or serverapp.connection_url
         hooks = Webhooks(questions, config.webhooks, link, sensitive=set(config.sensitive_tools))
@@ -242,6 +250,28 @@ def load(serverapp: Any) -> None:
     if elsewhere is not None:
         IOLoop.current().spawn_callback(elsewhere.run)
     serverapp.log.info("interrupt-widget: questions on the board at %s", board.where)
+
+
+KERNEL_ACTIONS: Final = "https://events.jupyter.org/jupyter_server/kernel_actions/v1"
+
+
+def _forget_restarted_kernels(serverapp: Any, board: Board) -> None:
+    """Take a kernel's questions off the board once the server restarted or shut it down.
+
+    A kernel that exits takes its own off; one that died (killed, out of memory) cannot, and
+    the server restarts it under the same id, so it would look alive while the runs that
+    asked are gone and no answer could reach them."""
+
+    async def on_action(logger: Any, schema_id: str, data: dict[str, Any]) -> None:
+        kernel = data.get("kernel_id")
+        if data.get("action") in ("restart", "shutdown") and isinstance(kernel, str):
+            try:
+                await asyncio.to_thread(board.leave, kernel)
+            except Exception:  # the board is a view: a kernel's restart must not fail on it
+                serverapp.log.warning("interrupt-widget: the board %s cannot be reached",
+                                      board.where, exc_info=True)  # fmt: skip
+
+    serverapp.event_logger.add_listener(schema_id=KERNEL_ACTIONS, listener=on_action)
 
 
 def _temporal(named: list[dict[str, Any]]) -> TemporalQuestions:

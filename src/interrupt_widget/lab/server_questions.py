@@ -31,6 +31,9 @@ OwnerState = Literal["running", "closed", "remote"]
 
 GONE_AFTER: Final = 30.0
 """Seconds without a word from another server's kernel after which it counts as gone."""
+CLOSED_KEPT: Final = 600.0
+"""Seconds a stopped kernel's questions stay listed as closed (from its last word) before
+the server takes them off the board. A kernel that shuts down takes its own off at once."""
 POLL: Final = 0.05
 """Seconds between two looks at the board while an answer or a change is awaited."""
 CLOSED_NOTE: Final = (
@@ -64,17 +67,20 @@ class ServerQuestions:
         running_kernels: Callable[[], Iterable[str]],
         *,
         answer_timeout: float = 5.0,
+        closed_kept: float = CLOSED_KEPT,
         elsewhere: QuestionsElsewhere | None = None,
         root_dir: str | None = None,
     ) -> None:
         """`server`: this server's name on the board; `running_kernels`: the ids of the
         kernels this server runs now (a kernel of its own that is not among them stopped);
         `elsewhere`: questions no kernel holds (Temporal conversations), listed beside;
-        `root_dir`: the server's contents root, which a kernel's notebook path is read against."""
+        `root_dir`: the server's contents root, which a kernel's notebook path is read against;
+        `closed_kept`: seconds a kernel that died keeps its questions listed as closed."""
         self.board = board
         self.server = server
         self._running = running_kernels
         self.answer_timeout = answer_timeout
+        self.closed_kept = closed_kept
         self.elsewhere = elsewhere
         self._root = None if root_dir is None else os.path.realpath(root_dir)
 
@@ -99,12 +105,26 @@ class ServerQuestions:
         """The sidebar's list for `person`: `{"rev", "me", "items"}`."""
         rev, posted = await asyncio.to_thread(self.board.listing)
         running = set(self._running())
+        if await self._forget_long_closed(posted, running):
+            rev, posted = await asyncio.to_thread(self.board.listing)
         now = clock.now()
         items = [self._item(p, self._state(p, running), person, now) for p in posted]
         if self.elsewhere is not None:
             items += self.elsewhere.items(person, now)
             rev += self.elsewhere.generation
         return {"rev": rev, "me": person.to_wire(), "items": items}
+
+    async def _forget_long_closed(self, posted: list[Posted], running: set[str]) -> bool:
+        """Take off the board the questions of kernels closed for longer than `closed_kept`
+        (a kernel that died cannot take them off itself); whether there were any."""
+        stale = {
+            p.owner.id
+            for p in posted
+            if self._state(p, running) == "closed" and time.time() - p.seen > self.closed_kept
+        }
+        for owner in stale:
+            await asyncio.to_thread(self.board.leave, owner)
+        return bool(stale)
 
     def _state(self, posted: Posted, running: set[str]) -> OwnerState:
         if posted.owner.server == self.server:
