@@ -250,6 +250,26 @@ describe("the mounted inbox", () => {
     }
   });
 
+  it("does not count a call whose kernel stopped: it is listed, but waits for no one", () => {
+    document.title = "Notebook";
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
+    try {
+      const where = { label: "old.ipynb", path: "old.ipynb", cellId: null, source: "kernel" as const };
+      const closed = { ...item(1), where: { ...where, state: "closed" as const, note: "its notebook is closed" } };
+      const running = { ...item(2), where: { ...where, state: "running" as const, note: "" } };
+      const model = mount([closed]);
+      expect(lines()).toEqual(["INV-1"]);
+      expect(el.querySelector(".iw-item")?.classList.contains("iw-closed")).toBe(true);
+      expect(document.title).toBe("Notebook");
+      model.emit("msg:custom", { type: "delta", upsert: [running], remove: [] });
+      expect(document.title).toBe("(1 waiting) Notebook");
+      model.emit("msg:custom", { type: "delta", upsert: [], remove: [running.id] });
+      expect(document.title).toBe("Notebook");
+    } finally {
+      delete (document as { hidden?: boolean }).hidden;
+    }
+  });
+
   it("marks the title while a call escalated to this person waits, even with the page in view", () => {
     document.title = "Notebook";
     const escalated = item(4, "transfer_funds", { mayAnswer: false, escalatesToMe: true });

@@ -56,6 +56,9 @@ export interface InboxOptions {
   rules?: boolean;
   /** Receives what the host may do to the mounted inbox. */
   controls?(controls: InboxControls): void;
+  /** How much of the page this inbox speaks for in the tab's title: the sidebar, listing every
+   * question on the server, outranks a cell's inbox (0, the default); see page_title.ts. */
+  titleRank?: number;
 }
 
 /** What a host may do to a mounted inbox. */
@@ -69,7 +72,7 @@ export function mountInbox(el: HTMLElement, model: AnyModel<InboxModel>, options
   const viewId = newViewId();
   let state: InboxState = initialState(Date.now());
   const notifying = (): boolean => model.get("notify") === true;
-  const signals = createNotices(notifying);
+  const signals = createNotices(notifying, options.titleRank);
   const clock = ticker(() => dispatch({ type: "tick", now: Date.now() }));
   const waiting = replies<ItemResult[]>();
   const inbox: Mounted = { model, viewId, state: () => state, dispatch };

@@ -3,6 +3,7 @@
 // opted-in desktop notification names each new call, and each call escalated or overdue,
 // once.
 
+import { pageTitle } from "./page_title";
 import { escalatedToMe, overdue } from "./people";
 import type { Item } from "./protocol";
 import type { InboxState, InboxView } from "./state";
@@ -18,9 +19,10 @@ function plural(n: number, one: string, many: string): string {
   return `${n} ${n > 1 ? many : one}`;
 }
 
-/** `notifying()` says whether the person asked for desktop notifications. */
-export function createNotices(notifying: () => boolean): Notices {
-  const title = { base: document.title, marked: false };
+/** `notifying()` says whether the person asked for desktop notifications; `titleRank`: how
+ * much of the page this inbox speaks for in the tab's title (see page_title.ts). */
+export function createNotices(notifying: () => boolean, titleRank = 0): Notices {
+  const title = pageTitle(titleRank);
   /** Calls already announced as escalated or overdue, so each is announced once. */
   const announced = new Set<string>();
 
@@ -37,32 +39,20 @@ export function createNotices(notifying: () => boolean): Notices {
     for (const i of found) announced.add(i.id);
     return found;
   };
-  const restore = (): void => {
-    if (!title.marked) return;
-    document.title = title.base;
-    title.marked = false;
-  };
 
   return {
     signal(before, view, state) {
       if (typeof document === "undefined") return;
       if (!((document.hidden && view.waiting > 0) || view.escalatedToMe + view.overdue > 0)) {
-        restore();
+        title.clear();
         return;
       }
-      if (!title.marked) title.base = document.title;
-      const parts = [
-        `${view.waiting} waiting`,
-        ...(view.escalatedToMe ? [`${view.escalatedToMe} escalated to you`] : []),
-        ...(view.overdue ? [`${view.overdue} overdue`] : []),
-      ];
-      document.title = `(${parts.join(", ")}) ${title.base}`;
-      title.marked = true;
+      title.mark(view);
       const fresh = Object.values(state.items).filter((i) => !before.includes(i.id));
       announce(`${plural(fresh.length, "new call", "new calls")} waiting`, fresh);
       const again = due(state);
       announce(`${plural(again.length, "call", "calls")} still waiting for you`, again);
     },
-    restore,
+    restore: () => title.clear(),
   };
 }

@@ -262,7 +262,8 @@ export function viewOf(state: InboxState): InboxView {
   return {
     rows,
     tools: [...new Set(Object.values(state.items).map((i) => i.tool))].sort(),
-    waiting: Object.keys(state.items).length,
+    // A call whose kernel stopped is listed (so a person learns why) but waits for no one.
+    waiting: all.filter((i) => i.where?.state !== "closed").length,
     selected: Object.keys(state.selected).length,
     countsLine: LINE.filter((s) => count(s))
       .map((s) => `${count(s)} ${s}`)

@@ -312,6 +312,7 @@ function drawLine(found: Line, row: RowView, actions: InboxActions): HTMLElement
     found.root.classList.toggle("iw-refused", Boolean(row.error));
     found.root.classList.toggle("iw-in-doubt", Boolean(row.item.doubt));
     found.root.classList.toggle("iw-escalated", row.note === "Escalated to you");
+    found.root.classList.toggle("iw-closed", row.item.where?.state === "closed");
   }
   return found.root;
 }

@@ -40,6 +40,7 @@ export class QuestionsPanel extends Widget {
     this.unmount = mountInbox(inbox, model as never, {
       open,
       rules: false,
+      titleRank: 1,
       controls: (controls) => {
         this.controls = controls;
       },
