@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ import pytest
 from jupyter_process import JupyterServer
 from server_kernel import ServerKernel
 
+from interrupt_widget.widgets._bundle import STATIC
 from payment_agents import runs_in
 
 TESTS = Path(__file__).parent.parent
@@ -223,3 +225,22 @@ def test_a_kernel_shut_down_or_killed_takes_its_question_off_the_list(
     assert killed.id in [k["id"] for k in server.api("GET", "/api/kernels")]  # restarted
     assert not runs_in(tmp_path / "runs.jsonl")
     server.api("DELETE", f"/api/kernels/{killed.id}")
+
+
+def test_the_server_serves_the_widgets_code_which_its_kernels_widgets_load_from_it(
+    server: JupyterServer,
+) -> None:
+    kernel = ServerKernel(server, "served.ipynb")
+    try:
+        kernel.run("from interrupt_widget import Inbox\nesm = Inbox()._esm")
+        module = kernel.eval("esm")
+    finally:
+        kernel.close()
+    [path] = re.findall(r'"(/interrupt-widget/static/inbox\.js\?v=[0-9a-f]+)"', module)
+    bundle = httpx.get(f"http://127.0.0.1:{server.port}{path}", timeout=30)  # no token: public
+    assert bundle.status_code == 200
+    assert bundle.text == (STATIC / "inbox.js").read_text(encoding="utf-8")
+    assert "max-age" in bundle.headers["Cache-Control"]  # the digest in the URL names it
+    for outside in ("../__init__.py", "..%2F__init__.py", "%2E%2E/lab/board.py", "nope.js"):
+        url = f"http://127.0.0.1:{server.port}/interrupt-widget/static/{outside}"
+        assert httpx.get(url, timeout=30).status_code in (403, 404), outside

@@ -17,8 +17,9 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from interrupt_widget.examples import meeting_agent
 from interrupt_widget.sdk.offline_model import OfflineModel
 from interrupt_widget.testing import CommRecorder, until
-from interrupt_widget.widgets._bundle import ESM
+from interrupt_widget.widgets._bundle import CSS, ESM, INBOX_CSS, SERVED_AT_ENV
 from interrupt_widget.widgets.chat import AgentChat, error_line
+from interrupt_widget.widgets.inbox import Inbox
 from interrupt_widget.widgets.picker import AnswerRefused, InterruptPicker
 
 BOOK = "Book a call with Alice about the Q3 roadmap"
@@ -184,3 +185,28 @@ def test_the_chats_picker_carries_a_loader_of_the_chats_module_not_a_copy(
     assert chat.get_state()["_esm"] == ESM.read_text(encoding="utf-8")
     alone = InterruptPicker([question("q1")])
     assert alone.get_state()["_esm"] == ESM.read_text(encoding="utf-8")
+
+
+def test_on_a_server_that_serves_the_bundle_no_widget_carries_it(
+    recorder: CommRecorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The kit's server extension serves the bundle and says where: an executed notebook then
+    # saves a few lines per widget, not ~60 KB, and the widget still draws where it opens.
+    monkeypatch.setenv(SERVED_AT_ENV, "/user/ann/interrupt-widget/static/")
+    chat = AgentChat(meeting_agent(OfflineModel()))
+    inbox = Inbox(chat)
+    alone = InterruptPicker([question("q1")])
+    states = [w.get_state() for w in (chat, chat._picker, inbox, alone)]
+    saved = sum(len(s["_esm"]) + len(s["_css"]) for s in states)
+    assert saved < 4_000, saved
+    styles = [CSS, CSS, INBOX_CSS, CSS]
+    for state, css in zip(states, styles, strict=True):
+        assert f'"/user/ann/interrupt-widget/static/{css.name}?v=' in state["_css"]
+        assert ESM.read_text(encoding="utf-8") not in state["_esm"]
+    assert '"/user/ann/interrupt-widget/static/widget.js?v=' in states[0]["_esm"]
+    assert '"/user/ann/interrupt-widget/static/inbox.js?v=' in states[2]["_esm"]
+    assert json.dumps(chat.model_id) in states[1]["_esm"]  # the chat's picker draws with the chat's
+    monkeypatch.delenv(SERVED_AT_ENV)
+    assert AgentChat(meeting_agent(OfflineModel())).get_state()["_esm"] == ESM.read_text(
+        encoding="utf-8"
+    )

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from jupyter_server.auth.identity import User
-from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.base.handlers import APIHandler, FileFindHandler, JupyterHandler
 from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.escape import url_escape
@@ -38,6 +38,7 @@ from interrupt_widget.lab.board import Board
 from interrupt_widget.lab.kernel_desk import BOARD_ENV, SERVER_ENV
 from interrupt_widget.lab.server_questions import CLOSED_KEPT, ServerQuestions
 from interrupt_widget.lab.webhooks import Webhooks
+from interrupt_widget.widgets._bundle import SERVED_AT_ENV, STATIC
 from interrupt_widget.widgets.inbox_protocol import outcome_to_wire
 
 if TYPE_CHECKING:
@@ -206,6 +207,15 @@ class OpenHandler(JupyterHandler):
         self.redirect(f"{lab}?{ROUTE}={url_escape(question, plus=False)}")
 
 
+class BundleHandler(FileFindHandler):
+    """`{base}interrupt-widget/static/<file>`: the widgets' code, which the kernels' widgets
+    load from here rather than carry (see `interrupt_widget.widgets._bundle.served`). Public,
+    as JupyterLab's own code is; a `?v=` digest in the URL makes it cacheable for good."""
+
+    # Its own cache of found files: the base class keeps one by file name for all its users.
+    _static_paths: dict[str, str] = {}  # noqa: RUF012 (a class-wide cache, as on the base)
+
+
 def _anonymous(user: User) -> bool:
     """Whether `user` is one jupyter_server makes up for a shared token or password."""
     name = user.username
@@ -240,8 +250,10 @@ def load(serverapp: Any) -> None:
             (url_path_join(base, ROUTE, "answer"), AnswerHandler, shared),
             (url_path_join(base, ROUTE, "settle"), SettleHandler, shared),
             (url_path_join(base, ROUTE, "open"), OpenHandler),
+            (url_path_join(base, ROUTE, "static", "(.*)"), BundleHandler, {"path": str(STATIC)}),
         ],
     )
+    os.environ[SERVED_AT_ENV] = url_path_join(base, ROUTE, "static/")
     _forget_restarted_kernels(serverapp, board)
     if config.webhooks:
         link = config.public_url or serverapp.connection_url

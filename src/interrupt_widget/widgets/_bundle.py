@@ -7,15 +7,19 @@ time to the document's head would not reach.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import os
 import pathlib
 
 from interrupt_widget.widgets.attendance import attached_to_wire
 
-_STATIC = pathlib.Path(__file__).parents[1] / "static"
-ESM = _STATIC / "widget.js"
+STATIC = pathlib.Path(__file__).parents[1] / "static"
+"""The built front end's files."""
+ESM = STATIC / "widget.js"
 """The bundle esbuild writes from `js/widget.ts`."""
-CSS = _STATIC / "widget.css"
+CSS = STATIC / "widget.css"
 """The stylesheets `js/widget.ts` imports, written beside the bundle."""
 
 
@@ -50,7 +54,49 @@ def owned_module(owner_model_id: str) -> str:
     return _OWNED % (json.dumps(owner_model_id), json.dumps(attached_to_wire()))
 
 
-INBOX_ESM = _STATIC / "inbox.js"
+SERVED_AT_ENV = "INTERRUPT_WIDGET_STATIC_URL"
+"""The URL path (from the server's root) where the Jupyter server serves these files: set
+for its kernels by the kit's server extension, which serves them."""
+
+_SERVED = """\
+// This widget's code is served by the Jupyter server (the kit's server extension), so a saved
+// notebook keeps these lines, not the whole bundle.
+let module;
+try {
+  module = await import(new URL(%s, document.baseURI).href);
+} catch (error) {
+  const said = "interrupt-widget: this widget's code is served by the kit's Jupyter server " +
+    "extension, which this page cannot reach (" + error + "); open the notebook on a server " +
+    "where interrupt-widget is installed, and run it again to see it live.";
+  module = { default: { render({ el }) { el.textContent = said; } } };
+}
+export default module.default;
+"""
+
+
+@functools.cache
+def _version(path: pathlib.Path) -> str:
+    """A short digest of `path`'s content: a new bundle is a new URL, never a stale cache."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+
+
+def served(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
+    """`_esm` and `_css` that load `esm` and `css` from the Jupyter server, when this kernel's
+    server serves them (see `SERVED_AT_ENV`); `{}` elsewhere (the files themselves are sent).
+
+    An executed notebook saves each widget's `_esm` and `_css` (the bundle, ~60 KB); these
+    few lines are what it saves instead, and the widget still draws wherever the notebook
+    opens on a server with the kit, with or without a kernel.
+    """
+    at = os.environ.get(SERVED_AT_ENV)
+    if not at:
+        return {}
+    url = f"{at}{esm.name}?v={_version(esm)}"
+    css_url = json.dumps(f"{at}{css.name}?v={_version(css)}")
+    return {"_esm": _SERVED % json.dumps(url), "_css": f"@import url({css_url});\n"}
+
+
+INBOX_ESM = STATIC / "inbox.js"
 """The inbox's own bundle, from `js/inbox/widget.ts`: a page with no inbox never loads it."""
-INBOX_CSS = _STATIC / "inbox.css"
+INBOX_CSS = STATIC / "inbox.css"
 """The inbox's stylesheet (the picker card's rules included), beside its bundle."""

@@ -84,7 +84,7 @@ from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.audit_log import with_answerers
 from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.sdk.agent_options import OFFLINE_FALLBACK_NOTE, AgentOptions, resolve_agent
-from interrupt_widget.widgets._bundle import CSS, ESM
+from interrupt_widget.widgets._bundle import CSS, ESM, served
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, WAYS_OUT, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.chat_protocol import (
@@ -339,7 +339,7 @@ class AgentChat(anywidget.AnyWidget):
         default model would only fail with "Missing credentials". An agent that names a
         model is left as it is; a run that fails for want of a key says the offline way.
         """
-        super().__init__()
+        super().__init__(**served(ESM, CSS))
         resolved = resolve_agent(agent, **options)
         adapter = resolved.runs_on
         self.offline_for_want_of_a_key = resolved.offline

@@ -45,7 +45,7 @@ from interrupt_widget.policy.remembered import (
     RememberedRules,
     RuleOp,
 )
-from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM
+from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM, served
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
 from interrupt_widget.widgets.inbox_protocol import (
@@ -140,6 +140,7 @@ class Inbox(anywidget.AnyWidget):
                 given.update(source.renderers)
         given.update(renderers or {})
         super().__init__(
+            **served(INBOX_ESM, INBOX_CSS),
             notify=notify,
             renderers={str(k): renderer_source(v) for k, v in given.items()},
             remind_after=remind_after,

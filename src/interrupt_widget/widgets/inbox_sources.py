@@ -108,7 +108,7 @@ class ChatSource:
 
     def counts(self) -> dict[str, int]:
         picker = self.chat.picker
-        status = "waiting" if picker is not None and picker.doubts else self.chat.status
+        status = "waiting" if picker and picker.doubts else self.chat.status
         mapped = {"idle": "pending", "error": "failed"}.get(status, status)
         return {mapped: 1}
 

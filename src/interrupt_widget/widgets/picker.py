@@ -37,7 +37,7 @@ from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
 from interrupt_widget.asking import AnswersThrough, OpenQuestions, answer_words
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
-from interrupt_widget.widgets._bundle import CSS, ESM, owned_module
+from interrupt_widget.widgets._bundle import CSS, ESM, owned_module, served
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
@@ -131,7 +131,9 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
         self._signed = signed
         self._failure = ""
         self._questions = self._ask(parsed, messages, expire=True)
-        module = {} if owner is None else {"_esm": owned_module(owner.model_id)}
+        module = served(ESM, CSS)
+        if owner is not None:
+            module["_esm"] = owned_module(owner.model_id)
         # Passed to the constructor so the opening message already carries them.
         super().__init__(
             **module,
