@@ -9,6 +9,8 @@ widget. Users import from `interrupt_widget` (`responders` is public there).
 - `open_questions.py`: `OpenQuestions`, checking, recording, expiring and submitting
   answers once; `AnswersThrough`, what a view of them offers an answerer; the words a
   view shows for an answer and for a refusal.
+- `expiry.py`: `ExpiryTimer`, the one timer a view keeps to give its questions their
+  default answers on time.
 - `thread.py`: `ConversationThread`, the in-kernel conversation: messages, open
   interrupts, one task per run, and `RunOutcome`, how a run ended.
 - `loop.py`: `converse`, the run-ask-resume loop every driver uses, and `noted`, the
@@ -22,6 +24,7 @@ widget. Users import from `interrupt_widget` (`responders` is public there).
 from __future__ import annotations
 
 from interrupt_widget.asking import askers, responders
+from interrupt_widget.asking.expiry import ExpiryTimer
 from interrupt_widget.asking.loop import Step, converse, last_markers, noted
 from interrupt_widget.asking.open_questions import (
     AnswersThrough,
@@ -44,6 +47,7 @@ __all__ = [
     "AnswersThrough",
     "ConversationThread",
     "ExpiryAnswer",
+    "ExpiryTimer",
     "HoldsLedger",
     "Offer",
     "OpenQuestions",

@@ -7,8 +7,8 @@ make too; allowed by the call's rules about people), records it once with who
 gave it, keeps each interrupt's last refusal for the views, expires what nobody
 answered in time, settles calls in doubt through a `Settler`, and submits the
 resume entries exactly once. It holds no widget and no timer: the picker and a
-batch row are views of it, each with its own waiting and timer plumbing
-(`next_deadline()` says when to call `expire()`).
+batch row are views of it, each with its own waiting, and each with an
+`ExpiryTimer` (`asking/expiry.py`) that calls `expire()` when `next_deadline()` comes.
 
 Answers may arrive from the kernel's comm thread and from the event loop at
 once, so every change holds one re-entrant lock; the views hear of changes
