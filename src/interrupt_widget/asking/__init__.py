@@ -32,9 +32,11 @@ from interrupt_widget.asking.open_questions import (
     OpenQuestions,
     answer_refusal,
     answer_words,
+    in_doubt_refusal,
 )
 from interrupt_widget.asking.responders import Responder
 from interrupt_widget.asking.settling import (
+    SETTLE_ON_ITS_CARD,
     HoldsLedger,
     Offer,
     doubt_ledger,
@@ -44,6 +46,7 @@ from interrupt_widget.asking.settling import (
 from interrupt_widget.asking.thread import ConversationThread, OutcomeKind, RunOutcome
 
 __all__ = [
+    "SETTLE_ON_ITS_CARD",
     "AnswersThrough",
     "ConversationThread",
     "ExpiryAnswer",
@@ -61,6 +64,7 @@ __all__ = [
     "converse",
     "doubt_ledger",
     "doubts_of",
+    "in_doubt_refusal",
     "last_markers",
     "noted",
     "offer_to_settle",

@@ -36,7 +36,7 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
-from interrupt_widget.asking.settling import Settler, settled_answer
+from interrupt_widget.asking.settling import SETTLE_ON_ITS_CARD, Settler, settled_answer
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
@@ -404,11 +404,7 @@ class OpenQuestions:
         interrupt = self._target(interrupt_id)
         label = self._names[interrupt.id]
         if interrupt.id in self._doubts:
-            raise self._refuse(
-                f"{label} may have run already (its run ended before recording a result): "
-                f"say whether it did with settle({interrupt.id!r}, ran=True, output=...) "
-                f"or settle({interrupt.id!r}, ran=False); nothing was changed"
-            )
+            raise self._refuse(in_doubt_refusal(label, interrupt.id))
         earlier = self._recorded.get(interrupt.id)
         if earlier is not None and earlier["by"] == ANSWERED_BY_EXPIRY:
             deadline = self._deadline_text(interrupt.id)
@@ -513,6 +509,17 @@ def _deadlines(
         elif expires_in is not None:
             deadlines[interrupt.id] = datetime.fromtimestamp(since, UTC) + expires_in
     return deadlines
+
+
+def in_doubt_refusal(label: str, interrupt_id: str) -> str:
+    """Why an answer to a call in doubt (named `label`) is refused, from every entry (the
+    picker, a batch row, the inbox, a responder, the sidebar): only a person's word on
+    whether it ran settles it."""
+    return (
+        f"{label} may have run already (its run ended before recording a result): "
+        f"{SETTLE_ON_ITS_CARD}, or from Python with settle({interrupt_id!r}, ran=True, "
+        f"output=...) or settle({interrupt_id!r}, ran=False); nothing was answered"
+    )
 
 
 def _check_by(by: object) -> None:

@@ -46,6 +46,7 @@ from interrupt_widget.agui.wire import (
     to_wire,
 )
 from interrupt_widget.asking import (
+    SETTLE_ON_ITS_CARD,
     ConversationThread,
     Offer,
     OutcomeKind,
@@ -846,10 +847,7 @@ class AgentChat(anywidget.AnyWidget):
         return loop
 
 
-DOUBT_LINE = (
-    "A call may have run already: say on its card whether it did (It ran: record this "
-    "result, or It did not run: run it now)"
-)
+DOUBT_LINE = f"A call may have run already: {SETTLE_ON_ITS_CARD}"
 """The status line while a call left in doubt waits for a person's word."""
 
 
