@@ -602,6 +602,7 @@ class AgentChat(anywidget.AnyWidget):
         runs_before = len(self._thread.runs)
         self._doing = "running the agent"
         try:
+            # No `settles`: a call in doubt ends the awaited run, and is offered below.
             outcome = await converse(
                 first,
                 run=self._step,
