@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ag_ui.core import Interrupt
 
 from crash_agent import billing_agent, claimed_by_the_dead, runs_of
 from crash_batch import billing_batch
 from interrupt_widget import AgentBatch, AgentChat, Inbox, SQLiteLedger, responders
+from interrupt_widget.asking import in_doubt_refusal
 from interrupt_widget.errors import AnswerRefused, ChatRunError
 from interrupt_widget.testing import CommRecorder, batch_until, until
-from interrupt_widget.widgets.inbox import MAY_HAVE_RUN
 
 SCRIPT = Path(__file__).parents[1] / "crash_batch.py"
 
@@ -71,12 +72,14 @@ async def test_a_rerun_after_a_crash_after_the_effect_records_the_given_result(
     [waiting] = batch.waiting()
     assert "may have run" in waiting.doubt
     assert "Approved by responder approve_all" in waiting.doubt  # from the ledger's notes
-    with pytest.raises(AnswerRefused, match="may have run already"):
+    said = f"row 0: {in_doubt_refusal('send_invoice', waiting.interrupt.id)}"
+    with pytest.raises(AnswerRefused) as refused:
         row.resolve({"approved": True})
+    assert str(refused.value) == said
     with pytest.raises(AnswerRefused, match="may have run already"):
         row.cancel()
-    assert batch.inbox.approve() == {"0": f"refused: {MAY_HAVE_RUN}"}  # bulk passes it by
-    assert batch.inbox.cancel() == {"0": f"refused: {MAY_HAVE_RUN}"}
+    assert batch.inbox.approve() == {"0": f"refused: {said}"}  # bulk passes it by
+    assert batch.inbox.cancel() == {"0": f"refused: {said}"}
 
     row.settle(waiting.interrupt.id, ran=True, output="Invoice INV-7 sent to ACME.", by="user")
     [result] = await batch
@@ -207,9 +210,8 @@ async def test_a_call_settled_elsewhere_meanwhile_is_not_overwritten(
     assert runs_of(tmp_path / "runs") == []
 
 
-async def test_an_inbox_over_a_chat_settles_the_chat_s_call_in_doubt(
-    tmp_path: Path, recorder: CommRecorder
-) -> None:
+async def _chat_in_doubt(tmp_path: Path) -> tuple[AgentChat, Inbox, Interrupt]:
+    """A chat whose approval, given here, found its call in doubt, and an inbox over it."""
     chat = AgentChat(billing_agent(tmp_path / "runs"), ledger=str(tmp_path / "calls.db"))
     chat.send("Please send_invoice customer=ACME")
     await until(chat, lambda: chat.status == "waiting")
@@ -221,9 +223,38 @@ async def test_an_inbox_over_a_chat_settles_the_chat_s_call_in_doubt(
     assert chat.last_run is not None
     with pytest.raises(ChatRunError, match="may have run"):
         await chat.last_run
+    return chat, inbox, interrupt
+
+
+async def test_an_answer_to_a_call_in_doubt_is_refused_in_the_same_words_everywhere(
+    tmp_path: Path, recorder: CommRecorder
+) -> None:
+    chat, inbox, interrupt = await _chat_in_doubt(tmp_path)
+    said = in_doubt_refusal("send_invoice", interrupt.id)
+    assert "may have run already" in said
+    assert "say on its card whether it did" in said
+    assert said.endswith("nothing was answered")
+    with pytest.raises(AnswerRefused) as from_the_card:
+        chat.picker.resolve({"approved": True}, by="user")
+    with pytest.raises(AnswerRefused) as cancelled:
+        chat.picker.cancel(by="user")
+    assert str(from_the_card.value) == str(cancelled.value) == said
+    refused = {chat.thread.thread_id: f"refused: {said}"}
+    assert inbox.approve() == refused  # a bulk answer passes it by, in the same words
+    assert inbox.cancel() == refused
+    assert list(chat.picker.doubts) == [interrupt.id]  # still waiting for a person's word
+    assert chat.picker.answers == {}
+    assert runs_of(tmp_path / "runs") == []
+
+
+async def test_an_inbox_over_a_chat_settles_the_chat_s_call_in_doubt(
+    tmp_path: Path, recorder: CommRecorder
+) -> None:
+    chat, inbox, interrupt = await _chat_in_doubt(tmp_path)
     [waiting] = inbox.waiting
     assert "may have run" in waiting.doubt
-    assert inbox.approve() == {chat.thread.thread_id: f"refused: {MAY_HAVE_RUN}"}
+    said = in_doubt_refusal("send_invoice", interrupt.id)
+    assert inbox.approve() == {chat.thread.thread_id: f"refused: {said}"}
     channel = recorder.of(inbox)
     channel.deliver({"type": "hello"})
     [snapshot] = [m for m in channel.custom_messages() if m["type"] == "snapshot"]

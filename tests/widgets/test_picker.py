@@ -497,8 +497,10 @@ async def test_time_running_out_cancels_on_the_running_loop() -> None:
 
 async def test_a_timer_firing_after_an_answer_changes_nothing() -> None:
     widget, _ = make(meeting(expiresAt=in_seconds(60)))
+    timer = widget._expiry
     widget.resolve(APPROVED)
-    widget._on_expiry_timer()  # as if the timer fired late, racing the answer
+    assert not timer.armed
+    timer._fire()  # as if the timer fired late, racing the answer
     assert widget.status == "submitted"
     assert widget.answers["int-1"]["by"] == "python"
 
@@ -570,9 +572,9 @@ def test_by_must_say_who_answered() -> None:
 
 async def test_closing_stops_the_expiry_timer() -> None:
     widget, _ = make(meeting(expiresAt=in_seconds(60)))
-    assert widget._timers
+    assert widget._expiry.armed
     widget.close()
-    assert widget._timers == []
+    assert not widget._expiry.armed
 
 
 def test_the_shipped_meeting_renderer_loads_by_path() -> None:

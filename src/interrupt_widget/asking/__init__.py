@@ -9,6 +9,8 @@ widget. Users import from `interrupt_widget` (`responders` is public there).
 - `open_questions.py`: `OpenQuestions`, checking, recording, expiring and submitting
   answers once; `AnswersThrough`, what a view of them offers an answerer; the words a
   view shows for an answer and for a refusal.
+- `expiry.py`: `ExpiryTimer`, the one timer a view keeps to give its questions their
+  default answers on time.
 - `thread.py`: `ConversationThread`, the in-kernel conversation: messages, open
   interrupts, one task per run, and `RunOutcome`, how a run ended.
 - `loop.py`: `converse`, the run-ask-resume loop every driver uses, and `noted`, the
@@ -22,6 +24,7 @@ widget. Users import from `interrupt_widget` (`responders` is public there).
 from __future__ import annotations
 
 from interrupt_widget.asking import askers, responders
+from interrupt_widget.asking.expiry import ExpiryTimer
 from interrupt_widget.asking.loop import Step, converse, last_markers, noted
 from interrupt_widget.asking.open_questions import (
     AnswersThrough,
@@ -29,9 +32,11 @@ from interrupt_widget.asking.open_questions import (
     OpenQuestions,
     answer_refusal,
     answer_words,
+    in_doubt_refusal,
 )
 from interrupt_widget.asking.responders import Responder
 from interrupt_widget.asking.settling import (
+    SETTLE_ON_ITS_CARD,
     HoldsLedger,
     Offer,
     doubt_ledger,
@@ -41,9 +46,11 @@ from interrupt_widget.asking.settling import (
 from interrupt_widget.asking.thread import ConversationThread, OutcomeKind, RunOutcome
 
 __all__ = [
+    "SETTLE_ON_ITS_CARD",
     "AnswersThrough",
     "ConversationThread",
     "ExpiryAnswer",
+    "ExpiryTimer",
     "HoldsLedger",
     "Offer",
     "OpenQuestions",
@@ -57,6 +64,7 @@ __all__ = [
     "converse",
     "doubt_ledger",
     "doubts_of",
+    "in_doubt_refusal",
     "last_markers",
     "noted",
     "offer_to_settle",

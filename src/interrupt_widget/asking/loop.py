@@ -4,9 +4,15 @@
 place among a batch's concurrent rows), how they ask (a picker in the cell, a row in the
 inbox) and what they keep between segments (a batch saves each question for a later run);
 the order of the steps and the bookkeeping of the decisions each run made are the same for
-every driver, and live here once. A batch row asks again inside the loop for a call left in
-doubt (`settles`, `doubts`); a chat's awaited run raises instead and offers the call after
-it; both offer it through `settling.offer_to_settle`.
+every driver, and live here once.
+
+A call left in doubt is where the two part. A batch row asks again inside the loop
+(`settles`, `doubts`), so the row's run goes on once a person settles the call. A chat
+passes neither: its awaited run ends with the error (`ChatRunError`, code
+`call_in_doubt`), as the code awaiting it is told; after the loop the chat asks again for
+whatever a failed resume left open (those in doubt offered to settle, nothing expiring by
+itself), and a person's word starts its next run. Both offer a call in doubt through
+`settling.offer_to_settle`.
 """
 
 from __future__ import annotations
@@ -47,8 +53,8 @@ async def converse(
     an earlier run, asked again: `asked_again`). Each question a run ends with is kept
     (`keep`, unless it was asked again) and asked (`ask`), and the answers resume the run
     (`run`). A run that ended in an error the driver `settles` (a call left in doubt) asks
-    its `open_interrupts` again, with the calls in doubt offered to settle (`doubts`); with
-    no such call, the error stands.
+    its `open_interrupts` again (read only then), with the calls in doubt offered to settle
+    (`doubts`); with no such call, the error stands.
     """
     outcome = first if isinstance(first, RunOutcome) else await run(first)
     again = asked_again

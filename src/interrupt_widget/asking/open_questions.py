@@ -7,8 +7,8 @@ make too; allowed by the call's rules about people), records it once with who
 gave it, keeps each interrupt's last refusal for the views, expires what nobody
 answered in time, settles calls in doubt through a `Settler`, and submits the
 resume entries exactly once. It holds no widget and no timer: the picker and a
-batch row are views of it, each with its own waiting and timer plumbing
-(`next_deadline()` says when to call `expire()`).
+batch row are views of it, each with its own waiting, and each with an
+`ExpiryTimer` (`asking/expiry.py`) that calls `expire()` when `next_deadline()` comes.
 
 Answers may arrive from the kernel's comm thread and from the event loop at
 once, so every change holds one re-entrant lock; the views hear of changes
@@ -36,7 +36,7 @@ from interrupt_widget.agui.interrupts import (
     tool_name,
     verdict,
 )
-from interrupt_widget.asking.settling import Settler, settled_answer
+from interrupt_widget.asking.settling import SETTLE_ON_ITS_CARD, Settler, settled_answer
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
@@ -404,11 +404,7 @@ class OpenQuestions:
         interrupt = self._target(interrupt_id)
         label = self._names[interrupt.id]
         if interrupt.id in self._doubts:
-            raise self._refuse(
-                f"{label} may have run already (its run ended before recording a result): "
-                f"say whether it did with settle({interrupt.id!r}, ran=True, output=...) "
-                f"or settle({interrupt.id!r}, ran=False); nothing was changed"
-            )
+            raise self._refuse(in_doubt_refusal(label, interrupt.id))
         earlier = self._recorded.get(interrupt.id)
         if earlier is not None and earlier["by"] == ANSWERED_BY_EXPIRY:
             deadline = self._deadline_text(interrupt.id)
@@ -513,6 +509,17 @@ def _deadlines(
         elif expires_in is not None:
             deadlines[interrupt.id] = datetime.fromtimestamp(since, UTC) + expires_in
     return deadlines
+
+
+def in_doubt_refusal(label: str, interrupt_id: str) -> str:
+    """Why an answer to a call in doubt (named `label`) is refused, from every entry (the
+    picker, a batch row, the inbox, a responder, the sidebar): only a person's word on
+    whether it ran settles it."""
+    return (
+        f"{label} may have run already (its run ended before recording a result): "
+        f"{SETTLE_ON_ITS_CARD}, or from Python with settle({interrupt_id!r}, ran=True, "
+        f"output=...) or settle({interrupt_id!r}, ran=False); nothing was answered"
+    )
 
 
 def _check_by(by: object) -> None:

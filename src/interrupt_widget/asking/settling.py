@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 from ag_ui.core import Interrupt
 
@@ -29,6 +29,7 @@ from interrupt_widget.ledger.doubt import DoubtLedger, doubted, settle_doubt
 from interrupt_widget.ledger.once_only import CallLedger
 
 __all__ = [
+    "SETTLE_ON_ITS_CARD",
     "Approval",
     "Offer",
     "OffersSettling",
@@ -135,6 +136,12 @@ def offer_to_settle(
     shown = {interrupt_id: offer.text for interrupt_id, offer in offers.items()}
     view.offer_settling(shown, settler(ledger, thread_id, dict(offers)))
     return True
+
+
+SETTLE_ON_ITS_CARD: Final = (
+    "say on its card whether it did (It ran: record this result, or It did not run: run it now)"
+)
+"""How a person settles a call in doubt, in the words of its card's two answers."""
 
 
 def doubt_text(approval: Approval) -> str:

@@ -30,9 +30,14 @@ from typing import Any, Literal
 
 from ag_ui.core import Interrupt, ResumeEntry
 
-from interrupt_widget import clock
 from interrupt_widget.agui.interrupts import tool_arguments
-from interrupt_widget.asking import AnswersThrough, ConversationThread, ExpiryAnswer, OpenQuestions
+from interrupt_widget.asking import (
+    AnswersThrough,
+    ConversationThread,
+    ExpiryAnswer,
+    ExpiryTimer,
+    OpenQuestions,
+)
 from interrupt_widget.decisions import Decision, decisions_for
 
 RowStatus = Literal["pending", "running", "waiting", "done", "failed", "cancelled"]
@@ -96,7 +101,7 @@ class BatchRow(AnswersThrough):
         self._on_change = on_change
         self._questions = OpenQuestions((), prefix=self._prefix)
         self._answered: asyncio.Future[list[ResumeEntry]] | None = None
-        self._timer: asyncio.TimerHandle | None = None
+        self._expiry = ExpiryTimer(self._questions)
 
     @property
     def _prefix(self) -> str:
@@ -141,7 +146,7 @@ class BatchRow(AnswersThrough):
     ) -> asyncio.Future[list[ResumeEntry]]:
         """Start waiting for answers to `interrupts`; the future gets the resume entries."""
         loop = asyncio.get_running_loop()
-        self._stop_timer()
+        self._expiry.stop()
         self._questions.withdraw()
         self._answered = loop.create_future()
         self._questions = OpenQuestions(
@@ -152,8 +157,9 @@ class BatchRow(AnswersThrough):
             on_expiry=on_expiry,
             prefix=self._prefix,
         )
+        self._expiry = ExpiryTimer(self._questions, on_expired=self._expired)
         self.status = "waiting"
-        self._arm(loop)
+        self._expiry.arm(loop)
         self._on_change(self)
         return self._answered
 
@@ -174,7 +180,7 @@ class BatchRow(AnswersThrough):
         self._on_change(self)  # the batch, and the inbox that lists the row
 
     def _submitted(self, entries: list[ResumeEntry]) -> None:
-        self._stop_timer()
+        self._expiry.stop()
         questions = self._questions
         self.decisions.extend(decisions_for(questions.interrupts, questions.records))
         self.status = "running"
@@ -182,23 +188,9 @@ class BatchRow(AnswersThrough):
         if answered is not None and not answered.done():
             answered.set_result(entries)
 
-    def _arm(self, loop: asyncio.AbstractEventLoop) -> None:
-        """A timer for the next question to expire, if any."""
-        when = self._questions.next_deadline()
-        if when is not None:
-            delay = max((when - clock.now()).total_seconds(), 0.0)
-            self._timer = loop.call_later(delay, self._expire)
-
-    def _expire(self) -> None:
-        self._timer = None
-        try:
-            self._questions.expire()
-        finally:
-            self._changed()
-        if self._timer is None and self.status == "waiting":
-            self._arm(asyncio.get_running_loop())
-
-    def _stop_timer(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+    def _expired(self) -> None:
+        """After the timer gave answers by expiry: the row's views hear of it, and a row no
+        longer waiting (its run ended meanwhile) sets no timer for its next deadline."""
+        self._changed()
+        if self.status != "waiting":
+            self._expiry.stop()

@@ -46,6 +46,7 @@ from interrupt_widget.agui.wire import (
     to_wire,
 )
 from interrupt_widget.asking import (
+    SETTLE_ON_ITS_CARD,
     ConversationThread,
     Offer,
     OutcomeKind,
@@ -601,6 +602,7 @@ class AgentChat(anywidget.AnyWidget):
         runs_before = len(self._thread.runs)
         self._doing = "running the agent"
         try:
+            # No `settles`: a call in doubt ends the awaited run, and is offered below.
             outcome = await converse(
                 first,
                 run=self._step,
@@ -846,10 +848,7 @@ class AgentChat(anywidget.AnyWidget):
         return loop
 
 
-DOUBT_LINE = (
-    "A call may have run already: say on its card whether it did (It ran: record this "
-    "result, or It did not run: run it now)"
-)
+DOUBT_LINE = f"A call may have run already: {SETTLE_ON_ITS_CARD}"
 """The status line while a call left in doubt waits for a person's word."""
 
 

@@ -9,8 +9,9 @@ line, and the others are answered.
 
 A call left in doubt (approved, its run ended before recording a result, so it
 may have run) shows as such, and only a person's word settles it (`settle`
-from its card: it ran, with its result, or it did not, so it runs now); bulk
-answers and remembered rules pass it by, saying so.
+from its card: it ran, with its result, or it did not, so it runs now). Its
+row or picker refuses any other answer, as it does from every entry, so a bulk
+answer passes it by with that refusal on its line; remembered rules skip it.
 
 The list reaches the front end as messages (`inbox_protocol.py`): the whole list
 when a view asks, then only what changed, merged into at most one message every
@@ -72,12 +73,6 @@ _log = logging.getLogger(__name__)
 
 FLUSH_SECONDS: Final = 0.1
 """The longest a change waits before it goes to the front end, merged with the others."""
-
-MAY_HAVE_RUN: Final = (
-    "may have run already: say on its card whether it did (It ran: record this result, "
-    "or It did not run: run it now); not answered"
-)
-"""Why a bulk answer passes a call in doubt by."""
 
 _T = TypeVar("_T")
 
@@ -282,9 +277,6 @@ class Inbox(anywidget.AnyWidget):
         outcomes = []
         for n, waiting in targets:
             item = _item_id(n, waiting)
-            if waiting.doubt:  # only a person's word on whether it ran settles it
-                outcomes.append((waiting, AnswerOutcome(item, False, "", MAY_HAVE_RUN)))
-                continue
             answerer = self._sources[n].answerer(waiting.key)
             try:
                 if status == "cancelled":

@@ -30,11 +30,10 @@ import anywidget
 import traitlets
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
-from interrupt_widget import clock
 from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
-from interrupt_widget.asking import AnswersThrough, OpenQuestions, answer_words
+from interrupt_widget.asking import AnswersThrough, ExpiryTimer, OpenQuestions, answer_words
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module, served
@@ -143,7 +142,6 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
         )
         self._on_submit = on_submit
         self._waiters: list[tuple[asyncio.AbstractEventLoop, _EntriesFuture]] = []
-        self._timers: list[tuple[asyncio.AbstractEventLoop, asyncio.TimerHandle]] = []
         self._attendance = Attendance()
         self._begin()
         self.on_msg(self._on_front_end_message)
@@ -170,7 +168,7 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
         """
         parsed = _checked(interrupts)
         with self._lock:
-            self._stop_timers()
+            self._expiry.stop()
             self._questions.withdraw()
             self._questions = self._ask(parsed, messages, expire=expire)
             self._failure = ""
@@ -202,14 +200,16 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
         return questions
 
     def _begin(self) -> None:
-        """Start asking (under the lock, or before anyone else can call)."""
+        """Start asking (under the lock, or before anyone else can call), with one expiry
+        timer for these questions."""
+        self._expiry = ExpiryTimer(self._questions)
         if self._questions.interrupts:
             self._attendance.asking()
         else:
             self._attendance.answered()
         # With no running loop, expiry is still checked on each answer and in wait().
         with contextlib.suppress(RuntimeError):
-            self._arm_expiry(asyncio.get_running_loop())
+            self._expiry.arm(asyncio.get_running_loop())
 
     # -- answering ---------------------------------------------------------------------------
 
@@ -240,7 +240,8 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
                     "that uses that state.",
                 )
             )
-        self._arm_expiry(loop)
+        with self._lock:
+            self._expiry.arm(loop)
         self._questions.expire()
         with self._lock:
             entries = self._questions.entries
@@ -271,10 +272,9 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
 
     def close(self) -> None:
         """Close the widget's views and stop its expiry timers."""
-        lock = getattr(self, "_lock", None)  # None when __init__ refused its arguments
-        if lock is not None:
-            with lock:
-                self._stop_timers()
+        if getattr(self, "_expiry", None) is not None:  # None when __init__ refused its arguments
+            with self._lock:
+                self._expiry.stop()
         super().close()
 
     # -- reading -----------------------------------------------------------------------------
@@ -320,7 +320,7 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
         """Deliver a submission, outside the lock: the callback, then the waiters."""
         with self._lock:
             self._attendance.answered()
-            self._stop_timers()
+            self._expiry.stop()
         if self._on_submit is not None:
             try:
                 self._on_submit(list(entries))
@@ -333,27 +333,6 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
             waiters, self._waiters = self._waiters, []
         for loop, future in waiters:
             _call_soon(loop, _fulfil, future, list(entries))
-
-    def _arm_expiry(self, loop: asyncio.AbstractEventLoop) -> None:
-        """One timer, on the first loop seen, for the next question to expire."""
-        with self._lock:
-            when = self._questions.next_deadline()
-            if self._timers or when is None:
-                return
-            delay = max((when - clock.now()).total_seconds(), 0.0)
-            self._timers.append((loop, loop.call_later(delay, self._on_expiry_timer)))
-
-    def _on_expiry_timer(self) -> None:
-        with self._lock:
-            self._timers.clear()
-        self._questions.expire()
-        with contextlib.suppress(RuntimeError):  # the next question's deadline, if any
-            self._arm_expiry(asyncio.get_running_loop())
-
-    def _stop_timers(self) -> None:
-        timers, self._timers = self._timers, []
-        for loop, timer in timers:
-            _call_soon(loop, timer.cancel)
 
     def _on_front_end_message(self, _widget: object, content: Any, _buffers: object) -> None:
         try:
