@@ -114,6 +114,30 @@ def test_the_base_install_imports_without_the_serve_extra() -> None:
     assert "serve" in done.stdout
 
 
+def test_a_worker_or_a_script_imports_no_notebook_stack_until_a_widget_is_used() -> None:
+    # A Temporal worker or a served agent imports the kit and never draws a widget: the
+    # widgets (anywidget, ipywidgets, IPython) and the HTTP side load on first use, and a
+    # batch still shows as its inbox (whose unattended check an awaited batch relies on).
+    code = (
+        "import sys\n"
+        "import interrupt_widget as iw\n"
+        "heavy = ('anywidget', 'ipywidgets', 'IPython', 'interrupt_widget.http')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "from interrupt_widget.examples import bank_agent\n"
+        "batch = iw.AgentBatch(bank_agent(), [{'n': 1}], prompt='hi')\n"
+        "print(type(batch.inbox).__name__, isinstance(batch.inbox, iw.Inbox))\n"
+        "print(iw.serve.__name__, 'AgentChat' in dir(iw))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "[]",
+        "Inbox True",
+        "serve True",
+    ]
+    assert not hasattr(interrupt_widget, "no_such_name")
+
+
 def test_the_exceptions_a_user_catches_come_from_the_root() -> None:
     from interrupt_widget.asking.responders import ResponderError
     from interrupt_widget.asking.thread import InterruptsOpen, ThreadBusy

@@ -7,9 +7,12 @@ speaks the AG-UI protocol 1.0.
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .agui.run_handle import AGUIAgent, RunHandle
 from .asking import responders
-from .batch.agent_batch import AgentBatch
+from .batch.agent_batch import AgentBatch, show_batches_with
 from .decisions import decisions_frame, load_decisions
 from .errors import (
     AdapterError,
@@ -42,7 +45,6 @@ from .errors import (
     UnattendedWait,
     WorkersRefused,
 )
-from .http import AGUIClient, RemoteAgent, asgi_app, serve
 from .identity import Identity, as_identity, current_identity, set_identity
 from .ledger.postgres import PostgresLedger
 from .ledger.sqlite import SQLiteLedger
@@ -56,11 +58,53 @@ from .sdk.model_choice import default_model
 from .sdk.offline_model import OfflineModel
 from .sdk.response_schema import with_response_schema
 from .sdk.tool_answers import resume_payload
-from .widgets.chat import AgentChat
-from .widgets.inbox import Inbox
-from .widgets.picker import InterruptPicker
 from .widgets.renderers import MEETING_TIME
-from .widgets.sdk_interruptions import answer_interruptions
+
+if TYPE_CHECKING:
+    from .http import AGUIClient, RemoteAgent, asgi_app, serve
+    from .widgets.chat import AgentChat
+    from .widgets.inbox import Inbox
+    from .widgets.picker import InterruptPicker
+    from .widgets.sdk_interruptions import answer_interruptions
+
+_ON_FIRST_USE = {
+    "AgentChat": ".widgets.chat",
+    "Inbox": ".widgets.inbox",
+    "InterruptPicker": ".widgets.picker",
+    "answer_interruptions": ".widgets.sdk_interruptions",
+    "AGUIClient": ".http",
+    "RemoteAgent": ".http",
+    "asgi_app": ".http",
+    "serve": ".http",
+}
+"""Names loaded when first used: the notebook widgets (anywidget, ipywidgets, IPython) and the
+HTTP side (httpx, the server), so a Temporal worker, a served agent or a script that only
+runs a batch never imports them."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _ON_FIRST_USE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_ON_FIRST_USE})
+
+
+def _inbox_of(batch: AgentBatch) -> Inbox:
+    # A batch shows as its inbox (and awaiting it checks that someone can answer), from the
+    # first batch on; importing the inbox makes it every later batch's view itself.
+    from .widgets.inbox import Inbox
+
+    return Inbox(batch)
+
+
+show_batches_with(_inbox_of)
+
 
 __version__ = "0.1.0"
 
