@@ -35,3 +35,23 @@ export const button = (text: string, cls = "", onclick?: Listener, type = "butto
 
 /** Shows or hides `el` with the class every stylesheet of the kit hides. */
 export const hide = (el: Element, hidden: boolean): boolean => el.classList.toggle("iw-hidden", hidden);
+
+/** `url` when it is an absolute http(s) URL (the only kind made a link), else null. */
+export function webUrl(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A link that opens `url` in a new tab, away from the page (`rel=noopener`), its label as text;
+ * any other kind of URL (`javascript:`, `data:`...) stays text, in a span that links nowhere.
+ */
+export function outLink(label: string, url: string, cls = ""): HTMLElement {
+  const href = webUrl(url);
+  if (href === null) return h("span", { class: cls, title: "not an http(s) link" }, `${label}: ${url}`);
+  return h("a", { class: cls, href, target: "_blank", rel: "noopener noreferrer" }, label);
+}

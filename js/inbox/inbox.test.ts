@@ -351,6 +351,22 @@ describe("the mounted inbox", () => {
     expect(typeof model.last().viewId).toBe("string");
   });
 
+  it("links an opened card to its conversation's runs, and only to an http(s) URL", () => {
+    const ui = "https://temporal.example/namespaces/default/workflows?query=WorkflowId%3D%22INV-1%22";
+    mount([item(1, "transfer_funds", { runLink: ui }), item(2, "transfer_funds", { runLink: "javascript:alert(1)" })]);
+    const list = el.querySelector<HTMLElement>(".iw-list");
+    const open = (keys: string[]): HTMLElement | null => {
+      for (const k of keys) list?.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+      return el.querySelector<HTMLElement>(".iw-card .iw-run-link");
+    };
+    const first = open(["j", "e"]);
+    expect(first?.querySelector("a")?.getAttribute("href")).toBe(ui);
+    expect(first?.querySelector("a")?.getAttribute("rel")).toContain("noopener");
+    const second = open(["Escape", "j", "e"]);
+    expect(el.querySelector(".iw-card")?.getAttribute("data-interrupt-id")).toBe(item(2).interrupt.id);
+    expect(second?.querySelector("a, [href]")).toBeNull();
+  });
+
   it("draws the counts and progress, filters by tool, cancels, opens and closes, and forgets a rule", () => {
     const model = mount([item(1), item(2), item(3, "check_balance")]);
     model.set("counts", { waiting: 2, done: 1, total: 4 });

@@ -37,6 +37,8 @@ export interface Item {
   error: string;
   /** What is known of an approved call that may have run (settled, not answered), or "". */
   doubt?: string;
+  /** Where its conversation's runs can be seen (a Temporal Web UI), when known. */
+  runLink?: string;
   /** Whether the inbox's person may answer it now (Python reads the call's rules about people). */
   mayAnswer?: boolean;
   /** Whether its question escalates (or has) to the inbox's person. */

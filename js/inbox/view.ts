@@ -64,6 +64,7 @@ export function cardOf(item: Item, state: InboxState, renderers: Record<string, 
     remaining: expires,
     renderer: renderers[item.tool] ?? renderers[item.interrupt.reason] ?? null,
     doubt: item.doubt || null,
+    runLink: item.runLink || null,
   };
 }
 

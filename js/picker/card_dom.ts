@@ -2,7 +2,7 @@
 // (or a custom renderer) and the buttons. The picker adds the read-only summary once
 // decided (view.ts); the inbox lets an answered call go.
 
-import { button, h, hide } from "../dom";
+import { button, h, hide, outLink } from "../dom";
 import { str } from "../json";
 import { approvalsOf, needsSeveral } from "./approvals";
 import { collect, denial, initialValues } from "./collect";
@@ -166,6 +166,21 @@ function approvalsPart(): Part & { root: HTMLElement } {
   };
 }
 
+/** "Open in Temporal": the conversation's runs where they are kept, redrawn when the link changes. */
+function runLinkPart(): Part {
+  const root = h("span", "iw-run-link iw-hidden");
+  let drawn: string | null = null;
+  return {
+    root,
+    update({ runLink }: CardView): void {
+      if (runLink === drawn) return;
+      drawn = runLink;
+      hide(root, runLink === null);
+      root.replaceChildren(...(runLink === null ? [] : [outLink("Open in Temporal", runLink)]));
+    },
+  };
+}
+
 function countdownText(card: CardView, done: boolean): string {
   if (done || card.remaining === null) return "";
   if (card.remaining <= 0) return "Expired: it can only be cancelled";
@@ -179,6 +194,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
   const approvals = approvalsPart();
   const answer = answerForm(ctx, card, titleId);
   const doubt = doubtPart(ctx, id);
+  const link = runLinkPart();
   const root = h(
     "section",
     { class: "iw-card", "data-interrupt-id": id, "aria-labelledby": titleId },
@@ -187,6 +203,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
       "iw-head",
       h("h3", { class: "iw-title", id: titleId }, card.title),
       card.title !== interrupt.reason && h("span", "iw-reason", interrupt.reason),
+      link.root,
       countdown,
     ),
     card.message && h("p", "iw-message", card.message),
@@ -205,7 +222,7 @@ export function buildCard(ctx: CardContext, card: CardView): Card {
       const decided = phase === "decided";
       root.classList.toggle("iw-decided", decided);
       root.setAttribute("data-phase", phase);
-      for (const part of [answer, doubt, approvals]) part.update(view, decided || closed);
+      for (const part of [answer, doubt, approvals, link]) part.update(view, decided || closed);
       countdown.textContent = countdownText(view, decided || closed);
     },
     destroy(): void {

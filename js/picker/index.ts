@@ -40,6 +40,7 @@ const DEFAULTS: ModelState = {
   renderers: {},
   calls: {},
   doubts: {},
+  run_link: "",
 };
 const TRAITS = Object.keys(DEFAULTS) as Array<keyof ModelState>;
 

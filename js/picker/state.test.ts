@@ -21,6 +21,7 @@ const model = (extra: Partial<ModelState> = {}): ModelState => ({
   renderers: {},
   calls: { a: { name: "pay", arguments: { amount: 5, to: { iban: "X" } } } },
   doubts: {},
+  run_link: "",
   ...extra,
 });
 const T0 = Date.parse("2026-12-02T10:00:00Z");

@@ -8,7 +8,7 @@ import type { AnswerRecord, FieldError, PickerModel, PickerStatus, WireInterrupt
 
 export type ModelState = Pick<
   PickerModel,
-  "interrupts" | "answers" | "status" | "error" | "errors" | "renderers" | "calls" | "doubts"
+  "interrupts" | "answers" | "status" | "error" | "errors" | "renderers" | "calls" | "doubts" | "run_link"
 >;
 
 export interface PickerState {
@@ -54,6 +54,9 @@ export interface CardView {
   renderer: string | null;
   /** What is known of an approved call that may have run, or null: it is settled, not answered. */
   doubt: string | null;
+  /** Where the conversation's runs can be seen, as Python sent it (drawn as a link only when
+   * http(s): `card_dom.ts`), or null. */
+  runLink: string | null;
 }
 
 export interface PickerView {
@@ -179,6 +182,7 @@ function cardOf(state: PickerState, interrupt: WireInterrupt): CardView {
     remaining,
     renderer: model.renderers[title] ?? model.renderers[interrupt.reason] ?? null,
     doubt: model.doubts?.[id] ?? null,
+    runLink: model.run_link || null,
   };
 }
 

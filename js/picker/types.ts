@@ -84,6 +84,9 @@ export interface PickerModel {
   /** interruptId -> what is known of an approved call that may have run (its run ended
    * before recording a result); answered with a settle message, not an answer. */
   doubts: Record<string, string>;
+  /** Where the conversation's runs can be seen (a Temporal Web UI), or "": the conversation's,
+   * never an interrupt's. A card makes it a link only when it is an http(s) URL. */
+  run_link: string;
 }
 
 /** Which tool an interrupt asks about, with which arguments (left out when it carries none). */

@@ -34,6 +34,7 @@ export class FakeModel {
       renderers: {},
       calls: kitCalls(interrupts),
       doubts: {},
+      run_link: "",
       ...extra,
     };
   }

@@ -151,6 +151,11 @@ class ErrorCode(StrEnum):
     NO_WORKER = "no_worker"
     """No worker polls the task queue the run names (none started, or the queue's name is
     wrong): nothing was sent; start a worker for it, or fix the name."""
+    LEDGER_NOT_SHARED = "ledger_not_shared"
+    """A conversation's run reached a Temporal worker whose call ledger is not the one its
+    earlier runs (or an earlier try of this run) used: a call claimed there could run twice
+    here, so nothing ran. The message names both ledgers; give every worker of the task
+    queue the same one."""
 
 
 class AdapterError(Exception):

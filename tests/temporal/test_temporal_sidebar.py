@@ -58,11 +58,13 @@ async def test_a_waiting_temporal_conversation_is_listed_and_answered_with_no_ke
     await until(chat, lambda: chat.status == "waiting")
 
     # The server holds no chat: it finds the question through Temporal's visibility alone.
-    sidebar = TemporalQuestions(
-        [TemporalAgent(temporal_server.address, agent=PAYMENTS, task_queue=queue[1])]
+    found_by = TemporalAgent(
+        temporal_server.address, agent=PAYMENTS, task_queue=queue[1], ui_url="http://h:8233"
     )
+    sidebar = TemporalQuestions([found_by])
     [item] = await listed(sidebar, 1)
     assert item["tool"] == "send_money"
+    assert item["runLink"] == found_by.run_link(chat.thread.thread_id)  # the card's link
     assert item["where"]["source"] == "temporal"
     assert item["mayAnswer"] is True
     question = str(item["id"])

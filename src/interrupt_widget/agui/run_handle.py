@@ -86,6 +86,21 @@ class EventIteratorHandle:
             await self._events.aclose()
 
 
+@runtime_checkable
+class LinksRuns(Protocol):
+    """An AG-UI agent whose runs can be looked at elsewhere (a `TemporalAgent` given its Web
+    UI): a card links to the conversation there."""
+
+    def run_link(self, thread_id: str) -> str | None:
+        """Where the runs of the conversation `thread_id` can be seen, or None."""
+        ...
+
+
+def run_link_of(agent: object, thread_id: str) -> str:
+    """The link to the runs of `thread_id` when `agent` gives one, else ""."""
+    return (agent.run_link(thread_id) if isinstance(agent, LinksRuns) else None) or ""
+
+
 def as_run_handle(run: RunHandle | AsyncIterator[BaseEvent]) -> RunHandle:
     """`run` itself when it is a handle, else a `EventIteratorHandle` around it."""
     return run if isinstance(run, RunHandle) else EventIteratorHandle(run)

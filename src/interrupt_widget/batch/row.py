@@ -31,6 +31,7 @@ from typing import Any, Literal
 from ag_ui.core import Interrupt, ResumeEntry
 
 from interrupt_widget.agui.interrupts import tool_arguments
+from interrupt_widget.agui.run_handle import run_link_of
 from interrupt_widget.asking import (
     AnswersThrough,
     ConversationThread,
@@ -65,6 +66,8 @@ class Waiting:
     doubt: str = ""
     """What is known of its approved call when that call may have run (it is settled, not
     answered: `BatchRow.settle`), or empty."""
+    run_link: str = ""
+    """Where its conversation's runs can be seen (a `TemporalAgent`'s Web UI), or empty."""
 
 
 class BatchRow(AnswersThrough):
@@ -121,6 +124,7 @@ class BatchRow(AnswersThrough):
         """This row's open questions."""
         questions = self._questions
         names, doubts = questions.names, questions.doubts
+        link = run_link_of(self.thread.adapter, self.thread.thread_id)
         return [
             Waiting(
                 key=self.key,
@@ -131,6 +135,7 @@ class BatchRow(AnswersThrough):
                 expires_at=questions.deadline(i.id),
                 error=self.refused(i.id),
                 doubt=doubts.get(i.id, ""),
+                run_link=link,
             )
             for i in questions.open_interrupts
         ]

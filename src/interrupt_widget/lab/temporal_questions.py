@@ -147,6 +147,7 @@ class TemporalQuestions:
                     since=held.since,
                     expires_at=interrupt.expires_at,
                     error="" if refused is None else refused.message,
+                    run_link=held.agent.run_link(thread_id) or "",
                 )
                 item = wire_item(f"{PREFIX}{thread_id}/{interrupt.id}", waiting)
                 item.update(for_viewer(interrupt.metadata, person, now))

@@ -9,8 +9,11 @@ shared core's (`interrupt_widget.ledger.once_only`); this module holds only the 
 
 from __future__ import annotations
 
+import os
+import socket
 import threading
 import time
+import uuid
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, ClassVar
@@ -53,6 +56,7 @@ class MemoryLedger(NotingLedger):
         self._notes: dict[Key, Note] = {}
         self._entries_lock = threading.Lock()
         self._pruned_at = time.time()
+        self._name = uuid.uuid4().hex[:8]
 
     def prune(self, older_than: timedelta | float) -> int:
         """Forget calls that finished more than `older_than` ago; how many were forgotten."""
@@ -76,6 +80,11 @@ class MemoryLedger(NotingLedger):
 
     def __repr__(self) -> str:
         return "MemoryLedger(in memory)"
+
+    @property
+    def place(self) -> str:
+        """This ledger's memory, in this process: no other ledger shares it."""
+        return f"the memory of process {os.getpid()} on {socket.gethostname()} ({self._name})"
 
     # -- hooks -------------------------------------------------------------------------------
 

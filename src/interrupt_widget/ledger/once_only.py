@@ -41,7 +41,7 @@ from concurrent.futures import Future
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, ClassVar, Final, Protocol, TypedDict
+from typing import Any, ClassVar, Final, Protocol, TypedDict, runtime_checkable
 
 from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 
@@ -145,6 +145,28 @@ class CallLedger(Protocol):
         `LedgerUnavailable` when the record cannot be read.
         """
         ...
+
+
+@runtime_checkable
+class PlacedLedger(Protocol):
+    """A ledger that says where it keeps its records (`ledger_place`)."""
+
+    @property
+    def place(self) -> str:
+        """Where the records are: the same text in every process that shares them, and a
+        different one in a process that does not."""
+        ...
+
+
+def ledger_place(ledger: object) -> str:
+    """Where `ledger` keeps its records, for telling processes that share a ledger from
+    processes that do not: a SQLite file's resolved path and host, a PostgreSQL database's
+    host, port and name (never its user or password), the memory of one process. A ledger
+    that does not say (`PlacedLedger`) is named by its class."""
+    if isinstance(ledger, PlacedLedger):
+        return ledger.place
+    kind = type(ledger)
+    return f"a {kind.__module__}.{kind.__qualname__} (it does not say where it keeps its records)"
 
 
 class Waiting(TypedDict, total=False):

@@ -215,6 +215,11 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
     def __repr__(self) -> str:
         return f"PostgresLedger({self._where})"
 
+    @property
+    def place(self) -> str:
+        """The database's host, port and name (never its user or password)."""
+        return f"the PostgreSQL database {self._where}"
+
     # -- hooks -------------------------------------------------------------------------------
 
     def _ping(self) -> None:

@@ -197,6 +197,12 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def __repr__(self) -> str:
         return f"SQLiteLedger({str(self.path)!r})"
 
+    @property
+    def place(self) -> str:
+        """The file, its path resolved, on this host: another host's file of that name is
+        another ledger."""
+        return f"the SQLite file {os.path.realpath(self.path)} on {self._host}"
+
     # -- hooks -------------------------------------------------------------------------------
 
     @contextlib.contextmanager

@@ -108,11 +108,14 @@ class Conversation:
         """Why the open interrupts outlived their deadline (their expiry failed every try)."""
         self._stream: StreamChunk | None = None
         """The running run's events so far, as its segment sent them (`streaming.py`)."""
+        self._ledger: str | None = None
+        """Where the ledger of this conversation's runs keeps its records, as its first run's
+        worker said (`ledger_place`): a worker whose ledger is elsewhere refuses a run."""
         if start.carried is not None:
             held = start.carried
             self._messages, self._interrupts = held.messages, held.interrupts
             self._state, self._edits, self._answered = held.state, held.edits, set(held.answered)
-            self._problem = held.problem
+            self._problem, self._ledger = held.problem, held.ledger
 
     @workflow.run
     async def run(self, start: ConversationStart) -> None:
@@ -154,6 +157,7 @@ class Conversation:
             edits=self._edits,
             answered=sorted(self._answered),
             problem=self._problem,
+            ledger=self._ledger,
         )
         workflow.continue_as_new(
             dataclasses.replace(self._start, carried=carried),
@@ -324,7 +328,12 @@ class Conversation:
         # Under a bounded policy, a run that ends in error is tried again as a failure is.
         bounded = retry.maximum_attempts > 0
         request = SegmentRequest(
-            start.agent, input, self._state, retry_errors=bounded, stream=not bounded
+            start.agent,
+            input,
+            self._state,
+            retry_errors=bounded,
+            stream=not bounded,
+            ledger=self._ledger,
         )
         running = self._running = workflow.start_activity(
             SEGMENT_ACTIVITY,
@@ -342,6 +351,7 @@ class Conversation:
             running.cancel()
         try:
             result: SegmentResult = await running
+            self._ledger = self._ledger or result.ledger
             return result
         except ActivityError as failure:
             if isinstance(failure.cause, CancelledError):

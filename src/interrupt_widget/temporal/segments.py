@@ -5,8 +5,10 @@ another. The adapter's ledger is what makes that safe: an approved call is claim
 there before the SDK runs it, so a retry replays a recorded result, and a claim
 whose worker died is a call in doubt, never a second run. Workers that may retry
 each other's activities therefore share one ledger (a file on one host, a
-`postgresql://` URL across hosts). The SDK's paused state travels back to the
-workflow too, so a worker whose ledger lacks it (another host) still resumes it.
+`postgresql://` URL across hosts); a run that reaches a worker whose ledger is not the
+one the conversation's earlier runs, or the run's earlier try, used ends at once with
+`ledger_not_shared`, and nothing runs. The SDK's paused state travels back to the
+workflow too, so a resume whose ledger no longer holds it (pruned) still runs.
 While it runs, the run's events go to the workflow in batches (`streaming.py`), so a
 client reads a reply as it is written; the activity's result stays the authority.
 """
@@ -25,6 +27,7 @@ from temporalio.exceptions import ApplicationError
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
+from interrupt_widget.ledger.once_only import ledger_place
 from interrupt_widget.sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from interrupt_widget.sdk.paused_runs import Recording, state_key
 from interrupt_widget.temporal.shapes import (
@@ -56,10 +59,12 @@ class Segments:
                 type=str(ErrorCode.INVALID_INPUT),
                 non_retryable=True,
             )
+        place = ledger_place(adapter.ledger)
+        _require_same_ledger(request, place)
         input = _run_input(request.input)
         await _restore(adapter, input, request.state)
         stream = _stream(input) if request.stream else None
-        helpers = [asyncio.ensure_future(_heartbeat())]
+        helpers = [asyncio.ensure_future(_heartbeat(place))]
         if stream is not None:
             helpers.append(asyncio.ensure_future(stream.run()))
         try:
@@ -70,7 +75,31 @@ class Segments:
             await asyncio.gather(*helpers, return_exceptions=True)
         _raise_to_retry(request, events)
         state = await _paused_state(adapter, input, events)
-        return SegmentResult(events=events, state=state, edits=_edits(adapter, events))
+        edits = _edits(adapter, events)
+        return SegmentResult(events=events, state=state, edits=edits, ledger=place)
+
+
+def _require_same_ledger(request: SegmentRequest, place: str) -> None:
+    """Refuse a run whose conversation's earlier runs, or whose own earlier try (its last
+    heartbeat says where), used a ledger other than this worker's: a call claimed there is
+    unknown here and could run twice. Nothing runs; the run ends saying so, at once."""
+    tried = activity.info().heartbeat_details
+    if request.ledger is not None:
+        earlier, whose = request.ledger, "this conversation's earlier runs used"
+    elif tried:
+        earlier, whose = str(tried[0]), "an earlier try of this run, on another worker, used"
+    else:
+        return
+    if earlier == place:
+        return
+    raise ApplicationError(
+        f"this worker's call ledger is {place}, but {whose} {earlier}: a call approved there "
+        "could run twice here, so nothing ran. Give every worker on task queue "
+        f"{activity.info().task_queue!r} the same ledger (one SQLite file on one host, or one "
+        "postgresql:// URL across hosts)",
+        type=str(ErrorCode.LEDGER_NOT_SHARED),
+        non_retryable=True,
+    )
 
 
 def _run_input(wire: JsonDict) -> RunAgentInput:
@@ -144,13 +173,14 @@ a running activity's heartbeat this often (`build_worker`), and the server's ans
 carries the workflow's cancel."""
 
 
-async def _heartbeat() -> None:
+async def _heartbeat(place: str) -> None:
     """Tell the server this worker lives, often enough that each heartbeat the worker may send
-    (one per `STOP_REACH`, or per 0.8 of the heartbeat timeout) has news to carry."""
+    (one per `STOP_REACH`, or per 0.8 of the heartbeat timeout) has news to carry. Each says
+    where this worker's ledger is: a try of the run on another worker reads it."""
     timeout = activity.info().heartbeat_timeout
     every = min(timeout.total_seconds() / 3 if timeout else 5.0, STOP_REACH / 3)
     while True:
-        activity.heartbeat()
+        activity.heartbeat(place)
         await asyncio.sleep(every)
 
 

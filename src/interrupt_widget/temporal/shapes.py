@@ -62,6 +62,7 @@ class Carried:
     edits: dict[str, JsonDict]
     answered: list[str]
     problem: str | None = None
+    ledger: str | None = None
 
 
 @dataclass
@@ -89,6 +90,9 @@ class SegmentRequest:
     stream: bool = False
     """Send the run's events to the workflow as they come (someone reads them as they are
     written); an expiry, which nobody reads, does not."""
+    ledger: str | None = None
+    """Where the ledger of the conversation's earlier runs keeps its records (`ledger_place`),
+    None before its first run: a worker whose ledger is elsewhere refuses the run."""
 
 
 @dataclass
@@ -100,6 +104,8 @@ class SegmentResult:
     edits: dict[str, JsonDict] = field(default_factory=dict)
     """What a person may change in the calls it paused on, by tool name (`EditSpec`'s `fields`
     and `parameters`), so the workflow refuses an edit the worker would refuse."""
+    ledger: str | None = None
+    """Where the ledger this run used keeps its records (`ledger_place`)."""
 
 
 @dataclass

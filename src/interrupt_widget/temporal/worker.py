@@ -119,7 +119,8 @@ async def run_worker(
     `agents`: the target names (`package.module:attribute`) the `TemporalAgent`s name; each is
     loaded here, so the worker runs the same agent a kernel would. `ledger`: where approved
     calls are claimed and recorded (by default the per-user SQLite file): give every worker
-    that may retry another's runs the same one.
+    that may retry another's runs the same one (a run that reaches a worker on another ledger
+    ends with `ledger_not_shared`).
     """
     names = [agents] if isinstance(agents, str) else list(agents)
     adapters = {name: adapter_for(name, ledger=ledger) for name in names}

@@ -39,6 +39,7 @@ from ipywidgets.widgets.widget import Widget
 from interrupt_widget.agui.call_agreement import check_saved
 from interrupt_widget.agui.interrupts import tool_name
 from interrupt_widget.agui.messages import last_reply
+from interrupt_widget.agui.run_handle import run_link_of
 from interrupt_widget.agui.wire import (
     interrupts_from_wire,
     message_from_wire,
@@ -367,6 +368,7 @@ class AgentChat(anywidget.AnyWidget):
             owner=self,
             signed=True,  # who answered goes with each answer, so the run's trace says it
         )
+        self._picker.run_link = run_link_of(adapter, self._thread.thread_id)
         self._decisions: list[Decision] = [Decision(**d) for d in state.get("decisions", ())]
         self._recorder = decision_recorder()  # INTERRUPT_WIDGET_RECORD: the decisions kept
         self._recorded_as = self._recorder.join() if self._recorder is not None else 0

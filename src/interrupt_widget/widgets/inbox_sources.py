@@ -88,6 +88,7 @@ class ChatSource:
                     expires_at=interrupt.expires_at,
                     error=picker.refused(interrupt.id),
                     doubt=str(picker.doubts.get(interrupt.id) or ""),
+                    run_link=picker.run_link,
                 )
             )
         return found
@@ -134,6 +135,7 @@ def wire_item(item_id: str, waiting: Waiting) -> dict[str, Any]:
         "expiresAt": waiting.expires_at,
         "error": waiting.error,
         "doubt": waiting.doubt,
+        "runLink": waiting.run_link,
     }
 
 

@@ -105,6 +105,10 @@ class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
     doubts = traitlets.Dict().tag(sync=True)
     """`{interruptId: what is known}`: approved calls left in doubt (their run ended before
     recording a result, so they may have run). Each is answered with `settle`, not `resolve`."""
+    run_link = traitlets.Unicode("").tag(sync=True)
+    """Where the conversation's runs can be seen (a `TemporalAgent`'s Web UI), or empty. It
+    is the conversation's, not a question's: no interrupt carries it, so the checks of a
+    saved question never see it. A card draws it as a link only when it is http(s)."""
 
     def __init__(
         self,
