@@ -9,7 +9,9 @@ anywidget model's `_esm` and `_css` replaced by a trivial module (`TRIVIAL_ESM`,
 stylesheet): what the notebook would weigh if each widget carried next to no code. The
 difference is what the kit's code costs the saved file. A third figure puts the whole
 bundle back into every anywidget model, as each widget carried it before a chat's picker
-took a loader of its chat's module in its place.
+took a loader of its chat's module in its place. A fourth executes the notebook again as a
+kernel of a Jupyter server with the kit's extension runs it (which serves the bundle, so
+each widget carries a loader of it: `SERVED_AT_ENV` set).
 
     .venv/bin/python bench/notebook_size.py                        # notebook 03
     .venv/bin/python bench/notebook_size.py notebooks/*.ipynb        # each tutorial
@@ -29,7 +31,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
-from interrupt_widget.widgets._bundle import CSS, ESM
+from interrupt_widget.widgets._bundle import CSS, ESM, SERVED_AT_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "notebooks" / "01_quickstart.ipynb"
@@ -40,8 +42,9 @@ TRIVIAL_ESM = 'export default { render({ el }) { el.textContent = "widget"; } };
 """The baseline's module: an anywidget that draws one word."""
 
 
-def execute(path: Path) -> nbformat.NotebookNode:
-    """`path` executed as `make test-nb` runs it, with its widget state stored."""
+def execute(path: Path, *, served: bool = False) -> nbformat.NotebookNode:
+    """`path` executed as `make test-nb` runs it, with its widget state stored; `served`: as
+    a kernel of a server that serves the bundle runs it."""
     recorded = path.with_suffix(".decisions.json")
     responder = f"replay:{recorded}" if recorded.exists() else "approve_all"
     notebook = nbformat.read(path, as_version=4)
@@ -53,6 +56,8 @@ def execute(path: Path) -> nbformat.NotebookNode:
             INTERRUPT_WIDGET_RESPONDER=responder,
             INTERRUPT_WIDGET_LEDGER=str(Path(ledgers) / "calls.db"),
         )
+        if served:
+            os.environ[SERVED_AT_ENV] = "interrupt-widget/static/"
         try:
             where = {"metadata": {"path": str(path.parent)}}
             client = NotebookClient(notebook, timeout=300, resources=where)
@@ -88,6 +93,7 @@ def report(path: Path) -> None:
     size = saved_size(executed)
     baseline = saved_size(with_modules(executed, TRIVIAL_ESM, ""))
     copied = saved_size(with_modules(executed, ESM.read_text("utf-8"), CSS.read_text("utf-8")))
+    on_server = saved_size(execute(path, served=True))
     states = [m.get("state", {}) for m in models(executed).values()]
     kinds = Counter(str(s.get("kind") or s.get("_model_name", "?")) for s in states)
     code = Counter(len(s["_esm"]) + len(s["_css"]) for s in states if "_esm" in s)
@@ -97,6 +103,7 @@ def report(path: Path) -> None:
     print(f"  _esm + _css per anywidget model: {per_model}")
     for label, value in (
         ("saved, executed", size),
+        ("saved, on a server with the kit", on_server),
         ("the bundle in every anywidget model", copied),
         ("baseline: a trivial module in each", baseline),
     ):

@@ -42,7 +42,7 @@ _NOT_INHERITED = frozenset(
         "JUPYTER_CONFIG_PATH",
         "INTERRUPT_WIDGET_BOARD",
         "INTERRUPT_WIDGET_SERVER",
-        "INTERRUPT_WIDGET_STATIC_URL",
+        "INTERRUPT_WIDGET_BUNDLE_PATH",
     }
 )
 """No real model, no headless responder (a person clicks here), no user's Jupyter paths."""

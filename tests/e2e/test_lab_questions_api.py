@@ -236,8 +236,8 @@ def test_the_server_serves_the_widgets_code_which_its_kernels_widgets_load_from_
         module = kernel.eval("esm")
     finally:
         kernel.close()
-    [path] = re.findall(r'"(/interrupt-widget/static/inbox\.js\?v=[0-9a-f]+)"', module)
-    bundle = httpx.get(f"http://127.0.0.1:{server.port}{path}", timeout=30)  # no token: public
+    [path] = re.findall(r'"(interrupt-widget/static/inbox\.js\?v=[0-9a-f]+)"', module)
+    bundle = httpx.get(f"http://127.0.0.1:{server.port}/{path}", timeout=30)  # no token: public
     assert bundle.status_code == 200
     assert bundle.text == (STATIC / "inbox.js").read_text(encoding="utf-8")
     assert "max-age" in bundle.headers["Cache-Control"]  # the digest in the URL names it

@@ -253,7 +253,7 @@ def load(serverapp: Any) -> None:
             (url_path_join(base, ROUTE, "static", "(.*)"), BundleHandler, {"path": str(STATIC)}),
         ],
     )
-    os.environ[SERVED_AT_ENV] = url_path_join(base, ROUTE, "static/")
+    os.environ[SERVED_AT_ENV] = f"{ROUTE}/static/"  # under the base URL, as the page reads it
     _forget_restarted_kernels(serverapp, board)
     if config.webhooks:
         link = config.public_url or serverapp.connection_url

@@ -54,16 +54,30 @@ def owned_module(owner_model_id: str) -> str:
     return _OWNED % (json.dumps(owner_model_id), json.dumps(attached_to_wire()))
 
 
-SERVED_AT_ENV = "INTERRUPT_WIDGET_STATIC_URL"
-"""The URL path (from the server's root) where the Jupyter server serves these files: set
-for its kernels by the kit's server extension, which serves them."""
+SERVED_AT_ENV = "INTERRUPT_WIDGET_BUNDLE_PATH"
+"""Where the Jupyter server serves these files, under its base URL (`interrupt-widget/static/`):
+set for its kernels by the kit's server extension, which serves them. Set it by hand to
+execute a notebook elsewhere (nbconvert, papermill) that will be opened on such a server."""
 
 _SERVED = """\
-// This widget's code is served by the Jupyter server (the kit's server extension), so a saved
-// notebook keeps these lines, not the whole bundle.
+// This widget's code and styles are served by the Jupyter server (the kit's server extension),
+// so a saved notebook keeps these lines, not the whole bundle. They resolve against the page's
+// own Jupyter base URL: the notebook draws on any server with the kit (JupyterHub's too).
+let base = "/";
+try {
+  base = JSON.parse(document.getElementById("jupyter-config-data").textContent).baseUrl || "/";
+} catch {}
+const at = (path) => new URL(base + path, document.baseURI).href;
+const STYLES = %s;
+if (!document.querySelector(`link[data-interrupt-widget="${STYLES}"]`)) {
+  const link = Object.assign(document.createElement("link"), { rel: "stylesheet" });
+  link.href = at(STYLES);
+  link.dataset.interruptWidget = STYLES;
+  document.head.append(link);
+}
 let module;
 try {
-  module = await import(new URL(%s, document.baseURI).href);
+  module = await import(at(%s));
 } catch (error) {
   const said = "interrupt-widget: this widget's code is served by the kit's Jupyter server " +
     "extension, which this page cannot reach (" + error + "); open the notebook on a server " +
@@ -81,7 +95,7 @@ def _version(path: pathlib.Path) -> str:
 
 
 def served(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
-    """`_esm` and `_css` that load `esm` and `css` from the Jupyter server, when this kernel's
+    """`_esm` and `_css` that load `esm` and `css` from the Jupyter server when this kernel's
     server serves them (see `SERVED_AT_ENV`); `{}` elsewhere (the files themselves are sent).
 
     An executed notebook saves each widget's `_esm` and `_css` (the bundle, ~60 KB); these
@@ -91,9 +105,10 @@ def served(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
     at = os.environ.get(SERVED_AT_ENV)
     if not at:
         return {}
-    url = f"{at}{esm.name}?v={_version(esm)}"
-    css_url = json.dumps(f"{at}{css.name}?v={_version(css)}")
-    return {"_esm": _SERVED % json.dumps(url), "_css": f"@import url({css_url});\n"}
+    code, styles = (json.dumps(f"{at}{f.name}?v={_version(f)}") for f in (esm, css))
+    # The loader links the stylesheet itself: anywidget's own `_css` would read a relative
+    # path against the page's address, not the server's base URL.
+    return {"_esm": _SERVED % (styles, code), "_css": ""}
 
 
 INBOX_ESM = STATIC / "inbox.js"
