@@ -105,8 +105,9 @@ def rows(count: int, tag: str) -> list[str]:
 class Workers:
     """`count` `python -m interrupt_widget worker` processes on one queue and one ledger."""
 
-    def __init__(self, address: str, folder: Path, count: int) -> None:
+    def __init__(self, address: str, folder: Path, count: int, *, sandboxed: bool = False) -> None:
         self.queue = f"bench-{uuid.uuid4().hex[:8]}"
+        self.sandboxed = sandboxed
         self.journal = folder / "transfers.jsonl"
         self.env = {
             **os.environ,
@@ -116,7 +117,7 @@ class Workers:
             "OPENAI_API_KEY": "",
             "OPENAI_AGENTS_DISABLE_TRACING": "1",
         }
-        self.logs = [folder / f"worker-{n}.log" for n in range(count)]
+        self.logs = [folder / f"worker-{self.queue}-{n}.log" for n in range(count)]
         self.processes = [self._start(address, log) for log in self.logs]
         self._wait_ready()
 
@@ -124,7 +125,7 @@ class Workers:
         command = [
             sys.executable, "-m", "interrupt_widget", "worker", APPROVING, ASKING,
             "--temporal", address, "--task-queue", self.queue, "--graceful-seconds", "2",
-            "--log-level", "warning",
+            "--log-level", "warning", *(["--sandboxed"] if self.sandboxed else []),
         ]  # fmt: skip
         with log.open("ab") as out:
             return subprocess.Popen(command, env=self.env, stdout=out, stderr=out)
@@ -320,6 +321,19 @@ async def latencies(
     }
 
 
+async def sandboxed_answers(address: str, args: Any, folder: Path) -> tuple[float, float]:
+    """The answer's round trip on one worker whose workflow runs in Temporal's sandbox."""
+    from interrupt_widget.temporal import TemporalAgent
+
+    sandboxed = Workers(address, folder, 1, sandboxed=True)
+    try:
+        options = {"task_queue": sandboxed.queue, "heartbeat_seconds": args.heartbeat}
+        agent = TemporalAgent(address, agent=ASKING, **options)
+        return quantiles(await answer_round_trips(agent, args.samples, "ls"))
+    finally:
+        sandboxed.stop()
+
+
 def report_latencies(found: dict[str, tuple[float, float]], samples: int) -> None:
     print(f"latency, {samples} samples each, one conversation at a time (p50 / p99):")
     for name, (p50, p99) in found.items():
@@ -358,6 +372,7 @@ async def main() -> None:
             asking_agent = TemporalAgent(server.address, agent=ASKING, **options)
             # First, on a quiet server: one conversation at a time.
             latency = await latencies(server.address, asking_agent, args.samples, folder)
+            latency["answer, sandboxed"] = await sandboxed_answers(server.address, args, folder)
             report_latencies(latency, args.samples)
             policy = await on_temporal(policy_agent, workers, n, c)
             inbox = await inbox_on_temporal(asking_agent, workers, n, c)

@@ -181,13 +181,16 @@ def served() -> TemporalAgent:
 
 @contextlib.asynccontextmanager
 async def worker_on_fresh_queue(
-    server: DevServer, agents: tuple[str, ...]
+    server: DevServer, agents: tuple[str, ...], *, sandboxed: bool = False
 ) -> AsyncIterator[tuple[Client, str]]:
     """A client and a new task queue with one in-process worker serving `agents`."""
     client = await Client.connect(server.address)
     queue = f"q-{uuid.uuid4().hex[:8]}"
     adapters = {name: adapter_for(name) for name in agents}
-    async with build_worker(client, adapters, task_queue=queue, graceful_seconds=1):
+    worker = build_worker(
+        client, adapters, task_queue=queue, graceful_seconds=1, sandboxed=sandboxed
+    )
+    async with worker:
         yield client, queue
 
 

@@ -37,6 +37,11 @@ def _parser() -> argparse.ArgumentParser:
         "(default: $INTERRUPT_WIDGET_LEDGER, else the per-user file)",
     )
     parser.add_argument("--graceful-seconds", type=float, default=30.0)
+    parser.add_argument(
+        "--sandboxed",
+        action="store_true",
+        help="run the conversations' workflow in Temporal's sandbox (slower: see the guide)",
+    )
     parser.add_argument("--log-level", default="info")
     return parser
 
@@ -54,6 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 namespace=args.namespace,
                 ledger=args.ledger,
                 graceful_seconds=args.graceful_seconds,
+                sandboxed=args.sandboxed,
             )
         )
     except (TargetError, TemporalMisconfigured, TemporalUnavailable) as exc:

@@ -15,11 +15,12 @@ import os
 import signal
 from collections.abc import Sequence
 from datetime import timedelta
-from typing import Any
+from typing import Any, Final
 
 from agents import Agent
 from temporalio.client import Client
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxRestrictions
 
 from interrupt_widget.agui.answers import prepare_checks
 from interrupt_widget.errors import TargetError
@@ -76,12 +77,16 @@ def build_worker(
     graceful_seconds: float = 30.0,
     max_concurrent_activities: int = 64,
     sticky_seconds: float = 1.0,
+    sandboxed: bool = False,
 ) -> Worker:
     """A worker for the conversations on `task_queue`, running `agents` (by target name).
 
     `sticky_seconds`: how long a conversation's next step waits for the worker that ran its
     last one (which holds it in memory) before any worker takes it: short, so the
-    conversations of a worker that died move on within about that long.
+    conversations of a worker that died move on within about that long. `sandboxed`: run
+    the workflow in Temporal's sandbox, which checks that its code touches nothing
+    non-deterministic, at the price of importing the kit's modules afresh for every workflow
+    run (about twice the time a conversation's step takes: docs/guide/temporal.md).
     """
     # The workflow's update validator checks answers: importing the checks inside a workflow
     # task could take it past Temporal's two seconds to yield, and fail it.
@@ -91,9 +96,7 @@ def build_worker(
         task_queue=task_queue,
         workflows=[Conversation],
         activities=[Segments(agents).run_segment],
-        # The workflow's code is the kit's own and deterministic; the sandbox would re-import
-        # the kit and the AG-UI models for every conversation.
-        workflow_runner=UnsandboxedWorkflowRunner(),
+        workflow_runner=_sandboxed() if sandboxed else UnsandboxedWorkflowRunner(),
         max_concurrent_activities=max_concurrent_activities,
         graceful_shutdown_timeout=timedelta(seconds=graceful_seconds),
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_seconds),
@@ -102,6 +105,18 @@ def build_worker(
         # the heartbeat timeout.
         max_heartbeat_throttle_interval=timedelta(seconds=STOP_REACH),
     )
+
+
+PASSED_THROUGH: Final = (
+    "ag_ui", "pydantic", "pydantic_core", "agents", "openai", "httpx", "jsonschema",
+    "referencing", "rpds", "anyio", "griffe", "typing_extensions", "annotated_types",
+)  # fmt: skip
+"""Libraries the sandbox shares with the worker rather than import again for every run."""
+
+
+def _sandboxed() -> SandboxedWorkflowRunner:
+    restrictions = SandboxRestrictions.default.with_passthrough_modules(*PASSED_THROUGH)
+    return SandboxedWorkflowRunner(restrictions=restrictions)
 
 
 async def run_worker(
@@ -113,6 +128,7 @@ async def run_worker(
     ledger: LedgerSpec = None,
     graceful_seconds: float = 30.0,
     stop: asyncio.Event | None = None,
+    sandboxed: bool = False,
 ) -> None:
     """Run a worker until `stop` is set, or SIGTERM/SIGINT in the main thread.
 
@@ -120,7 +136,7 @@ async def run_worker(
     loaded here, so the worker runs the same agent a kernel would. `ledger`: where approved
     calls are claimed and recorded (by default the per-user SQLite file): give every worker
     that may retry another's runs the same one (a run that reaches a worker on another ledger
-    ends with `ledger_not_shared`).
+    ends with `ledger_not_shared`). `sandboxed`: see `build_worker`.
     """
     names = [agents] if isinstance(agents, str) else list(agents)
     adapters = {name: adapter_for(name, ledger=ledger) for name in names}
@@ -131,7 +147,11 @@ async def run_worker(
     # the server allows), is said now rather than as workflow tasks failing for ever.
     await prepare(client, client.service_client.config.target_host)
     worker = build_worker(
-        client, adapters, task_queue=task_queue, graceful_seconds=graceful_seconds
+        client,
+        adapters,
+        task_queue=task_queue,
+        graceful_seconds=graceful_seconds,
+        sandboxed=sandboxed,
     )
     stop = stop or asyncio.Event()
     caught = _on_signals(stop)
