@@ -104,7 +104,7 @@ from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
 from interrupt_widget.sdk.endings import ending_error
 from interrupt_widget.sdk.model_choice import OFFLINE_WAY, is_missing_credentials
 from interrupt_widget.sdk.response_schema import declared_response_schema
-from interrupt_widget.sdk.run import Decided, SDKRun
+from interrupt_widget.sdk.run import Decided, HoldsClaims, SDKRun
 
 logger = logging.getLogger(__name__)
 
@@ -239,7 +239,7 @@ class OpenAIAgentsAdapter:
                 thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedSuccessOutcome()
             )
             return
-        run = handle._sdk_run = SDKRun(self, input, handle, history, starter=counted.starter)
+        run = SDKRun(self, input, handle, history, starter=counted.starter)
         decided: list[Decided] = [(r, None) for r in counted.ready]
         async for event in run.events(state, decided):
             yield event
@@ -414,12 +414,12 @@ class AdapterRunHandle:
     def __init__(self, adapter: OpenAIAgentsAdapter, input: RunAgentInput) -> None:
         self.input = input
         """The request this run answers."""
-        self._sdk_run: SDKRun | None = None
         self._events = adapter._events(input, self)
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._streamed: RunResultStreaming | None = None
+        self._following: HoldsClaims | None = None
 
     def __aiter__(self) -> AsyncIterator[BaseEvent]:
         # `async for` iterates the event generator itself: no wrapper per event.
@@ -454,23 +454,25 @@ class AdapterRunHandle:
         if loop is not None and not loop.is_closed():
             # The loop may close meanwhile: then there is nothing left to stop.
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._cancel_sdk_run)
+                loop.call_soon_threadsafe(self.end_sdk_run)
 
     def _started(self, loop: asyncio.AbstractEventLoop) -> None:
         with self._lock:
             self._loop = loop
 
-    def _attach(self, streamed: RunResultStreaming) -> None:
-        self._streamed = streamed
+    def follow(self, streamed: RunResultStreaming, run: HoldsClaims) -> None:
+        """`streamed` is the SDK run `run` streams now (see `RunControl.follow`)."""
+        self._streamed, self._following = streamed, run
         if self.stop_requested:
-            self._cancel_sdk_run()
+            self.end_sdk_run()
 
-    def _cancel_sdk_run(self) -> None:
+    def end_sdk_run(self) -> None:
+        """End the SDK run followed now, if it is still going (on the run's loop)."""
         streamed = self._streamed
         if streamed is None or streamed.is_complete:
             return
         # An approved call the SDK is running is never cut off halfway: the turn ends first.
-        holding = self._sdk_run is not None and self._sdk_run.holds_claims
+        holding = self._following is not None and self._following.holds_claims
         streamed.cancel(mode="after_turn" if holding else "immediate")
 
 

@@ -102,13 +102,27 @@ class RunSettings(Protocol):
     def run_error(self, code: ErrorCode, message: str) -> RunErrorEvent: ...
 
 
+class HoldsClaims(Protocol):
+    """A run that may hold claims on approved calls the SDK is running (`SDKRun`)."""
+
+    @property
+    def holds_claims(self) -> bool: ...
+
+
 class RunControl(Protocol):
     """The handle a run reports its SDK runs to, so `stop()` can end them (`AdapterRunHandle`)."""
 
     @property
     def stop_requested(self) -> bool: ...
-    def _attach(self, streamed: RunResultStreaming) -> None: ...
-    def _cancel_sdk_run(self) -> None: ...
+
+    def follow(self, streamed: RunResultStreaming, run: HoldsClaims) -> None:
+        """`streamed` is the SDK run `run` streams now: `stop()` ends this one (after its
+        turn while `run` holds a claim, so an approved call is never cut off halfway)."""
+        ...
+
+    def end_sdk_run(self) -> None:
+        """End the SDK run followed now, if it is still going."""
+        ...
 
 
 MAX_SETTLED_ROUNDS = 20
@@ -178,7 +192,7 @@ class SDKRun:
             async for event in self._rounds(None if paused is None else paused.state):
                 yield event
         except asyncio.CancelledError:
-            self._handle._cancel_sdk_run()
+            self._handle.end_sdk_run()
             for event in self._cancelled():
                 yield event
             raise
@@ -190,7 +204,7 @@ class SDKRun:
             for claim in self._claims.values():
                 claim.cut_off("the run was cut off before the tool's output")
             self._claims.clear()
-            self._handle._cancel_sdk_run()
+            self._handle.end_sdk_run()
 
     async def _rounds(self, state: RunState[Any, Any] | None) -> AsyncGenerator[BaseEvent, None]:
         settled_rounds = 0
@@ -266,7 +280,7 @@ class SDKRun:
         with answering(self._answers), adapter.model_calls():
             # The offline model's ids also depend on the message ids, not on words alone.
             streamed = with_message_ids((m.id for m in conversation), start)
-        self._handle._attach(streamed)
+        self._handle.follow(streamed, self)
         return streamed
 
     async def _stream(self, streamed: RunResultStreaming) -> AsyncGenerator[BaseEvent, None]:
