@@ -563,10 +563,10 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class AnswersThrough:
-    """What every view of `OpenQuestions` (a picker, a batch row) offers whoever answers:
-    a person's code, a click handed over, a responder, the inbox. Each call goes straight
-    to the view's questions; `_changed` runs after it, taken or refused."""
+class QuestionsView:
+    """A view of one `OpenQuestions` (a picker, a batch row), and what it offers whoever
+    answers through it: a person's code, a click handed over, a responder, the inbox. Each
+    call goes straight to the view's questions; `_changed` runs after it, taken or refused."""
 
     _questions: OpenQuestions
 

@@ -32,11 +32,11 @@ from ag_ui.core import Interrupt, ResumeEntry
 
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.asking import (
-    AnswersThrough,
     ConversationThread,
     ExpiryAnswer,
     ExpiryTimer,
     OpenQuestions,
+    QuestionsView,
 )
 from interrupt_widget.decisions import Decision, decisions_for
 
@@ -67,7 +67,7 @@ class Waiting:
     answered: `BatchRow.settle`), or empty."""
 
 
-class BatchRow(AnswersThrough):
+class BatchRow(QuestionsView):
     """One row's conversation and the answers to what it asks (see the module docs)."""
 
     def __init__(

@@ -17,7 +17,7 @@ from typing import Any, Final, Protocol
 
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.wire import to_wire
-from interrupt_widget.asking import AnswersThrough
+from interrupt_widget.asking import QuestionsView
 from interrupt_widget.batch.agent_batch import AgentBatch
 from interrupt_widget.batch.row import Waiting
 from interrupt_widget.errors import AnswerRefused
@@ -34,7 +34,7 @@ class QuestionSource(Protocol):
 
     def waiting(self) -> list[Waiting]: ...
 
-    def answerer(self, key: str) -> AnswersThrough: ...
+    def answerer(self, key: str) -> QuestionsView: ...
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]: ...
 
@@ -50,7 +50,7 @@ class BatchSource:
     def waiting(self) -> list[Waiting]:
         return self.batch.waiting()
 
-    def answerer(self, key: str) -> AnswersThrough:
+    def answerer(self, key: str) -> QuestionsView:
         return self.batch.row(key)
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
@@ -92,7 +92,7 @@ class ChatSource:
             )
         return found
 
-    def answerer(self, key: str) -> AnswersThrough:
+    def answerer(self, key: str) -> QuestionsView:
         picker = self.chat.picker
         if picker is None:
             raise AnswerRefused(f"chat {key} asks nothing now")
