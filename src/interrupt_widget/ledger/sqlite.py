@@ -79,16 +79,16 @@ from interrupt_widget.ledger import sqlite_audit
 from interrupt_widget.ledger.audit import Claimed, Note
 from interrupt_widget.ledger.audit_log import Answered, Asked
 from interrupt_widget.ledger.once_only import (
+    CLAIMED_HERE,
     DEFAULT_RETENTION,
-    MINE,
     Claim,
     ClaimNote,
-    Held,
+    HeldByLiveRun,
     InDoubt,
     Key,
-    Look,
+    KeyState,
     Recorded,
-    Waiting,
+    WaitOptions,
     seconds,
 )
 from interrupt_widget.ledger.sqlite_commits import GroupCommits, best_effort, busy
@@ -136,9 +136,9 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         *,
         retention: timedelta = DEFAULT_RETENTION,
         busy_timeout: float = 30.0,
-        **waiting: Unpack[Waiting],
+        **wait: Unpack[WaitOptions],
     ) -> None:
-        super().__init__(retention=retention, **waiting)
+        super().__init__(retention=retention, **wait)
         if not busy_timeout > 0:
             raise ValueError("busy_timeout must be a positive number of seconds")
         self.path = Path(path)
@@ -250,11 +250,11 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             (*key, self._owner, self._host, os.getpid(), time.time(), _json(answer)),
         )
         if cursor.rowcount == 1:
-            return MINE
-        return self._read(db, key) or Held()  # released meanwhile: look again
+            return CLAIMED_HERE
+        return self._read(db, key) or HeldByLiveRun()  # released meanwhile: look again
 
     def _claim_noting(self, key: Key, answer: Any, note: ClaimNote | None) -> Claim:
-        """The claim and, when it is `MINE`, its answer's note in one synced commit: the
+        """The claim and, when it is `CLAIMED_HERE`, its answer's note in one synced commit: the
         claim is as durable as alone, and the note rides on its commit."""
         answered = None if note is None else note.note
         if not isinstance(answered, Answered):
@@ -262,12 +262,12 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
         def claim(db: sqlite3.Connection) -> tuple[Claim, sqlite3.Error | None]:
             found = self._claim_in(db, key, answer)
-            if found is not MINE:
+            if found is not CLAIMED_HERE:
                 return found, None
             return found, best_effort(db, sqlite_audit.note_answered, key, answered)
 
         found, trouble = self._commits.write(claim)
-        if found is MINE and note is not None:
+        if found is CLAIMED_HERE and note is not None:
             note.written = True
         if trouble is not None:
             self._note_trouble(trouble)
@@ -295,13 +295,13 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             (*key, output, self._owner, self._host, os.getpid(), now, now),
         )
 
-    def _look(self, key: Key) -> Look:
+    def _look(self, key: Key) -> KeyState:
         return self._attempt(lambda db: self._read(db, key))
 
-    def _look_all(self, keys: list[Key]) -> list[Look]:
+    def _look_all(self, keys: list[Key]) -> list[KeyState]:
         return self._attempt(lambda db: [self._read(db, key) for key in keys])
 
-    def _read(self, db: sqlite3.Connection, key: Key) -> Look:
+    def _read(self, db: sqlite3.Connection, key: Key) -> KeyState:
         row = db.execute(_READ, key).fetchone()
         if row is None:
             return None
@@ -316,7 +316,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             if again[0] == "done":
                 return _recorded(db, key, again)
             return InDoubt(f"{host}:{pid}")
-        return Held()
+        return HeldByLiveRun()
 
     def _insert_first(self, key: Key, output: str) -> bool:
         now = time.time()

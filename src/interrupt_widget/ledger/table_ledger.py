@@ -12,7 +12,7 @@ from datetime import timedelta
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, Unpack
 
 from interrupt_widget.ledger.audit_log import Asked, NotingLedger
-from interrupt_widget.ledger.once_only import DEFAULT_RETENTION, Key, Waiting
+from interrupt_widget.ledger.once_only import DEFAULT_RETENTION, Key, WaitOptions
 
 
 class _Cursor(Protocol):
@@ -37,9 +37,9 @@ class TableLedger(NotingLedger, Generic[Db]):
     _mark: ClassVar[str]
 
     def __init__(
-        self, *, retention: timedelta = DEFAULT_RETENTION, **waiting: Unpack[Waiting]
+        self, *, retention: timedelta = DEFAULT_RETENTION, **wait: Unpack[WaitOptions]
     ) -> None:
-        super().__init__(**waiting)
+        super().__init__(**wait)
         self.retention = retention
         """How long a call's record is kept after it ran (pruned when a ledger opens its
         database)."""
