@@ -45,7 +45,7 @@ RowStatus = Literal["pending", "running", "waiting", "done", "failed", "cancelle
 
 
 @dataclass(frozen=True)
-class Waiting:
+class WaitingQuestion:
     """One open question of one row, as the inbox lists it."""
 
     key: str
@@ -117,12 +117,12 @@ class BatchRow(QuestionsView):
 
     # -- what the inbox reads --------------------------------------------------------------
 
-    def waiting(self) -> list[Waiting]:
+    def waiting(self) -> list[WaitingQuestion]:
         """This row's open questions."""
         questions = self._questions
         names, doubts = questions.names, questions.doubts
         return [
-            Waiting(
+            WaitingQuestion(
                 key=self.key,
                 interrupt=i,
                 tool=names[i.id],
