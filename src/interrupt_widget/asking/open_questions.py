@@ -40,7 +40,7 @@ from interrupt_widget.asking.settling import SETTLE_ON_ITS_CARD, Settler, settle
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
-from interrupt_widget.policy.people import refusal
+from interrupt_widget.policy.quorum import refusal
 
 AnswerStatus = Literal["resolved", "cancelled"]
 """How an interrupt is answered: with a payload, or abandoned."""

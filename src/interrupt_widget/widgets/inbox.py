@@ -38,7 +38,7 @@ from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.identity import Identity, as_identity_value, current_identity
-from interrupt_widget.policy.people import escalates_to, refusal
+from interrupt_widget.policy.quorum import escalates_to, refusal
 from interrupt_widget.policy.remembered import (
     RULE_BY,
     RememberedPolicy,

@@ -22,7 +22,7 @@ from interrupt_widget.batch.agent_batch import AgentBatch
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import Identity
-from interrupt_widget.policy.people import escalates_to, refusal
+from interrupt_widget.policy.quorum import escalates_to, refusal
 from interrupt_widget.widgets.chat import AgentChat
 
 ARGS_LINE_LIMIT: Final = 160
