@@ -40,7 +40,7 @@ from interrupt_widget.asking.settling import SETTLE_ON_ITS_CARD, Settler, settle
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
-from interrupt_widget.policy.quorum import refusal
+from interrupt_widget.policy.quorum import not_allowed_reason
 
 AnswerStatus = Literal["resolved", "cancelled"]
 """How an interrupt is answered: with a payload, or abandoned."""
@@ -81,7 +81,7 @@ def answer_refusal(
     if problem is not None:
         return Refusal(problem.sentence(label), tuple(problem.errors), reason=problem.reason)
     approved = isinstance(payload, Mapping) and payload.get("approved") is True
-    reason = refusal(interrupt.metadata, who, approved, now)
+    reason = not_allowed_reason(interrupt.metadata, who, approved, now)
     return (
         None if reason is None else Refusal(f"{label}: {reason}", not_allowed=True, reason=reason)
     )

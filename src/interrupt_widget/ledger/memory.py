@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from interrupt_widget.ledger.audit import Claimed, Note, instant
+from interrupt_widget.ledger.audit import Claimed, Note, utc_from_epoch
 from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
 from interrupt_widget.ledger.once_only import (
     CLAIMED_HERE,
@@ -143,8 +143,8 @@ class MemoryLedger(NotingLedger):
                     done=entry.output is not None,
                     output=entry.output,
                     answer=entry.answer,
-                    claimed_at=instant(entry.claimed_at),
-                    finished_at=instant(entry.finished_at),
+                    claimed_at=utc_from_epoch(entry.claimed_at),
+                    finished_at=utc_from_epoch(entry.finished_at),
                 )
                 for key, entry in self._entries.items()
             }

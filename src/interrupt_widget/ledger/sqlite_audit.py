@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from interrupt_widget.ledger import audit_rows
-from interrupt_widget.ledger.audit import Claimed, Note, instant
+from interrupt_widget.ledger.audit import Claimed, Note, utc_from_epoch
 from interrupt_widget.ledger.audit_log import Answered, Asked
 from interrupt_widget.ledger.once_only import Key
 
@@ -121,8 +121,8 @@ def read(db: sqlite3.Connection) -> tuple[dict[Key, Note], dict[Key, Claimed]]:
     notes = db.execute(f"SELECT {audit_rows.NOTE_COLUMNS} FROM call_audit").fetchall()
     claims = db.execute(f"SELECT {audit_rows.CLAIM_COLUMNS} FROM approved_calls").fetchall()
     return (
-        audit_rows.notes_of(notes, instant, _parsed),
-        audit_rows.claims_of(claims, instant, _parsed),
+        audit_rows.notes_of(notes, utc_from_epoch, _parsed),
+        audit_rows.claims_of(claims, utc_from_epoch, _parsed),
     )
 
 

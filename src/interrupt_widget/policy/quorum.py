@@ -394,7 +394,7 @@ def admit(
     return Admission("waiting", _still_needed(counted, quorum), vote)
 
 
-def refusal(metadata: Any, who: Identity, approved: bool, now: datetime) -> str | None:
+def not_allowed_reason(metadata: Any, who: Identity, approved: bool, now: datetime) -> str | None:
     """Why `who` may not give this answer to an interrupt whose `metadata` shows what it needs
     (`APPROVALS_KEY`); None when the answer may go on. A widget's early word: the run that
     counts the votes (`sdk/vote_counting.py`) decides with the ledger's votes."""

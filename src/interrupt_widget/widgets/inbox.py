@@ -38,7 +38,7 @@ from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.identity import Identity, as_identity_value, current_identity
-from interrupt_widget.policy.quorum import escalates_to, refusal
+from interrupt_widget.policy.quorum import escalates_to, not_allowed_reason
 from interrupt_widget.policy.remembered import (
     RULE_BY,
     RememberedPolicy,
@@ -165,7 +165,11 @@ class Inbox(anywidget.AnyWidget):
         approval they gave already)."""
         person = current_identity() if who is None else as_identity_value(who)
         now = clock.now()
-        return [w for w in self.waiting if refusal(w.interrupt.metadata, person, True, now) is None]
+        return [
+            w
+            for w in self.waiting
+            if not_allowed_reason(w.interrupt.metadata, person, True, now) is None
+        ]
 
     def escalated(self, who: str | Identity | None = None) -> list[WaitingQuestion]:
         """The open questions that escalate (or have) to `who` (by name or role), whether

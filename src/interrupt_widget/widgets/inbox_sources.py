@@ -22,7 +22,7 @@ from interrupt_widget.batch.agent_batch import AgentBatch
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import Identity
-from interrupt_widget.policy.quorum import escalates_to, refusal
+from interrupt_widget.policy.quorum import escalates_to, not_allowed_reason
 from interrupt_widget.widgets.chat import AgentChat
 
 ARGS_LINE_LIMIT: Final = 160
@@ -142,7 +142,7 @@ def for_viewer(metadata: Any, person: Identity, now: datetime) -> dict[str, bool
     and whether it escalates to them (a call no rule about people covers: anyone may, and
     it escalates nowhere)."""
     return {
-        "mayAnswer": refusal(metadata, person, True, now) is None,
+        "mayAnswer": not_allowed_reason(metadata, person, True, now) is None,
         "escalatesToMe": escalates_to(metadata, person),
     }
 
