@@ -66,7 +66,9 @@ class _Cancel:
 CANCEL: Any = _Cancel()
 """Put in `answers({...})` to cancel the interrupts of that tool or reason."""
 
-Answer = Any | Callable[[Interrupt], Any]
+PayloadOrFunction = Any | Callable[[Interrupt], Any]
+"""What `answers` gives the interrupts of one tool: a payload (or `CANCEL`), or a function of
+the interrupt that returns one."""
 
 
 def _label(interrupt: Interrupt) -> str:
@@ -229,7 +231,7 @@ def fail() -> Responder:
 
 
 def answers(
-    table: Mapping[str, Answer] | Callable[[Interrupt], Any], *, name: str = "answers"
+    table: Mapping[str, PayloadOrFunction] | Callable[[Interrupt], Any], *, name: str = "answers"
 ) -> Responder:
     """Scripted answers: a payload (or `CANCEL`, or `fn(interrupt) -> payload`) per tool
     name or interrupt reason, or one callable for every interrupt.

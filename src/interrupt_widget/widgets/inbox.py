@@ -50,7 +50,7 @@ from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM, served
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
 from interrupt_widget.widgets.inbox_protocol import (
-    Answer,
+    AnswerItems,
     AnswerOutcome,
     Attached,
     Forget,
@@ -404,7 +404,7 @@ class Inbox(anywidget.AnyWidget):
             self._attendance.attach()  # a view is a front end too
             self._refresh()
             self.send(snapshot_to_wire(list(self._sent.values())))
-        elif isinstance(message, Answer):
+        elif isinstance(message, AnswerItems):
             targets = self._items(message.ids)
             outcomes = [
                 o for _w, o in self._answer(targets, message.status, message.payload, message.by)
