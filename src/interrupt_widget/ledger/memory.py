@@ -16,7 +16,7 @@ from datetime import timedelta
 from typing import Any, ClassVar
 
 from interrupt_widget.ledger.audit import Claimed, Note, utc_from_epoch
-from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
+from interrupt_widget.ledger.noting_ledger import Answered, Asked, NotingLedger
 from interrupt_widget.ledger.once_only import (
     CLAIMED_HERE,
     DEFAULT_RETENTION,
@@ -107,7 +107,7 @@ class MemoryLedger(NotingLedger):
             if entry is not None and entry.output is None:
                 del self._entries[key]
 
-    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+    # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
     def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
         with self._entries_lock:

@@ -102,7 +102,7 @@ class ClaimNote:
 
     key: Key
     note: Any
-    """The note (the answer that settles the call, `audit_log.Answered`)."""
+    """The note (the answer that settles the call, `noting_ledger.Answered`)."""
     written: bool = False
     """Set by a ledger that wrote it (or tried to: notes are best effort) with the claim."""
 

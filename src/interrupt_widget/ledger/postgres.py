@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, Unpack
 from interrupt_widget.errors import LedgerUnavailable
 from interrupt_widget.ledger import postgres_audit
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import (
     CLAIMED_HERE,
     DEFAULT_RETENTION,
@@ -289,7 +289,7 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
         )
         self._finish_claim(key, lambda db: db.execute(sql, (*key, self._owner)))
 
-    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+    # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
     def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
         with self._connection() as db:

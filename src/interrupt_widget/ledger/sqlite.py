@@ -77,7 +77,7 @@ from typing import Any, Final, TypeVar, Unpack
 from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 from interrupt_widget.ledger import sqlite_audit
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import (
     CLAIMED_HERE,
     DEFAULT_RETENTION,
@@ -360,7 +360,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             )
         )
 
-    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+    # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
     def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
         self._notes.run(sqlite_audit.note_asked, thread_id, asked)

@@ -28,7 +28,7 @@ from typing import Any, Final
 
 from interrupt_widget.ledger import audit_rows
 from interrupt_widget.ledger.audit import Claimed, Note, utc_from_epoch
-from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import Key
 
 AUDIT_SCHEMA: Final = """

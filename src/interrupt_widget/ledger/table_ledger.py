@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, ClassVar, Generic, Protocol, TypeVar, Unpack
 
-from interrupt_widget.ledger.audit_log import Asked, NotingLedger
+from interrupt_widget.ledger.noting_ledger import Asked, NotingLedger
 from interrupt_widget.ledger.once_only import DEFAULT_RETENTION, Key, WaitOptions
 
 

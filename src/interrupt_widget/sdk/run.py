@@ -59,7 +59,7 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.messages import Transcript, content_text
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
-from interrupt_widget.ledger.audit_log import answerers
+from interrupt_widget.ledger.noting_ledger import answerers
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs, vote_counting

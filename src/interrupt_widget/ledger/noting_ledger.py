@@ -1,4 +1,5 @@
-"""What the adapter notes in a ledger for its audit trail, and `audit()` reading it back.
+"""`NotingLedger`: the once-only core with the notes the adapter writes for its audit trail,
+and `audit()` reading them back.
 
 The once-only record of a call (its claim, its output) is written by the
 shared core (`interrupt_widget.ledger.once_only`); the audit needs a little more, noted
