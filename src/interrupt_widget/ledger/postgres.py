@@ -60,7 +60,6 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, Unpack
 from interrupt_widget.errors import LedgerUnavailable
 from interrupt_widget.ledger import postgres_audit
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import (
     CLAIMED_HERE,
     DEFAULT_RETENTION,
@@ -116,7 +115,9 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
     """
 
     _table = TABLE
+    _audit_table = postgres_audit.AUDIT_TABLE
     _mark = "%s"
+    _note_writes = postgres_audit
 
     def __init__(
         self,
@@ -291,17 +292,16 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
 
     # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
-    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
+    def _write_note(self, write: Callable[..., None], *args: Any) -> None:
         with self._connection() as db:
-            postgres_audit.note_asked(db, thread_id, asked)
+            write(db, *args)
 
-    def _note_answered(self, key: Key, answered: Answered) -> None:
-        with self._connection() as db:
-            postgres_audit.note_answered(db, key, answered)
-
-    def _note_failed(self, key: Key, error: str) -> None:
-        with self._connection() as db:
-            postgres_audit.note_failed(db, key, error)
+    def _read_aside(self, db: psycopg.Connection[Any], sql: str, params: tuple[Any, ...]) -> Any:
+        try:
+            with db.transaction():  # a savepoint: a failed read leaves the connection usable
+                return db.execute(sql, params).fetchone()
+        except self._psycopg.Error:
+            return None
 
     def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
         with self._connection() as db:
@@ -331,20 +331,6 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
             return self._read(db, key, locked=True)
         finally:
             self._unlock(db, key)
-
-    def _answered_by(self, db: psycopg.Connection[Any], key: Key) -> str | None:
-        """Who answered the call, as its audit note says: best effort, as the notes are (a
-        note that cannot be read leaves it unknown, never the call's record)."""
-        try:
-            with db.transaction():  # a savepoint: a failed read leaves the connection usable
-                row = db.execute(
-                    f"SELECT answered_by FROM {postgres_audit.AUDIT_TABLE} "
-                    "WHERE thread_id = %s AND call_id = %s",
-                    key,
-                ).fetchone()
-        except self._psycopg.Error:
-            return None
-        return None if row is None else row[0]
 
     @staticmethod
     def _try_lock(db: psycopg.Connection[Any], key: Key) -> bool:

@@ -99,8 +99,11 @@ __all__ = ["CallInDoubt", "SQLiteLedger"]
 
 _T = TypeVar("_T")
 
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS approved_calls (
+TABLE: Final = "approved_calls"
+"""The table the ledger keeps its record in."""
+
+_SCHEMA: Final = f"""
+CREATE TABLE IF NOT EXISTS {TABLE} (
     thread_id   TEXT NOT NULL,
     call_id     TEXT NOT NULL,
     state       TEXT NOT NULL CHECK (state IN ('claimed', 'done')),
@@ -127,8 +130,10 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     See the module docs for what happens when a replica dies mid-call.
     """
 
-    _table = "approved_calls"
+    _table = TABLE
+    _audit_table = sqlite_audit.AUDIT_TABLE
     _mark = "?"
+    _note_writes = sqlite_audit
 
     def __init__(
         self,
@@ -168,7 +173,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         left when it could not write their outcome."""
         rows = self._attempt(
             lambda db: db.execute(
-                "SELECT thread_id, call_id, owner_host, owner_pid FROM approved_calls "
+                f"SELECT thread_id, call_id, owner_host, owner_pid FROM {TABLE} "
                 "WHERE state = 'claimed'"
             ).fetchall()
         )
@@ -187,9 +192,9 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
         def prune(db: sqlite3.Connection) -> int:
             gone: int = db.execute(
-                "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
+                f"DELETE FROM {TABLE} WHERE state = 'done' AND finished_at < ?", (cutoff,)
             ).rowcount
-            sqlite_audit.prune_notes(db, cutoff)
+            sqlite_audit.prune_notes(db, TABLE, cutoff)
             return gone
 
         return self._attempt(prune)
@@ -235,7 +240,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _ping(self) -> None:
         try:
             with self._connect(1.0) as db:
-                db.execute("SELECT 1 FROM approved_calls LIMIT 1").fetchall()
+                db.execute(f"SELECT 1 FROM {TABLE} LIMIT 1").fetchall()
         except sqlite3.Error as exc:
             raise LedgerUnavailable(_reason(exc)) from exc
 
@@ -244,7 +249,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
     def _claim_in(self, db: sqlite3.Connection, key: Key, answer: Any) -> Claim:
         cursor = db.execute(
-            "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, owner, "
+            f"INSERT OR IGNORE INTO {TABLE} (thread_id, call_id, state, owner, "
             "owner_host, owner_pid, claimed_at, answer) "
             "VALUES (?, ?, 'claimed', ?, ?, ?, ?, ?)",
             (*key, self._owner, self._host, os.getpid(), time.time(), _json(answer)),
@@ -287,7 +292,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _write_record(self, db: sqlite3.Connection, key: Key, output: str) -> None:
         now = time.time()
         db.execute(
-            "INSERT INTO approved_calls (thread_id, call_id, state, output, owner, "
+            f"INSERT INTO {TABLE} (thread_id, call_id, state, output, owner, "
             "owner_host, owner_pid, claimed_at, finished_at) "
             "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (thread_id, call_id) DO UPDATE SET state = 'done', "
@@ -307,14 +312,14 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             return None
         state, host, pid = row[0], row[4], row[5]
         if state == "done":
-            return _recorded(db, key, row)
+            return _recorded(row, self._answered_by(db, key))
         if _ended(host, pid, self._host):
             # Read again: the owner may have stored its result just before it exited.
             again = db.execute(_READ, key).fetchone()
             if again is None:
                 return None
             if again[0] == "done":
-                return _recorded(db, key, again)
+                return _recorded(again, self._answered_by(db, key))
             return InDoubt(f"{host}:{pid}")
         return HeldByLiveRun()
 
@@ -323,7 +328,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         return self._commits.write(
             lambda db: (
                 db.execute(
-                    "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, output, "
+                    f"INSERT OR IGNORE INTO {TABLE} (thread_id, call_id, state, output, "
                     "owner, owner_host, owner_pid, claimed_at, finished_at) "
                     "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?)",
                     (*key, output, self._owner, self._host, os.getpid(), now, now),
@@ -335,7 +340,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _store(self, key: Key, output: str) -> None:
         self._commits.write(
             lambda db: db.execute(
-                "UPDATE approved_calls SET state = 'done', output = ?, finished_at = ? "
+                f"UPDATE {TABLE} SET state = 'done', output = ?, finished_at = ? "
                 "WHERE thread_id = ? AND call_id = ? AND owner = ?",
                 (output, time.time(), *key, self._owner),
             )
@@ -345,7 +350,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         # Owner process 0 is never alive: every process on this host now reads it in doubt.
         self._commits.write(
             lambda db: db.execute(
-                "UPDATE approved_calls SET owner_pid = 0 WHERE thread_id = ? AND call_id = ? "
+                f"UPDATE {TABLE} SET owner_pid = 0 WHERE thread_id = ? AND call_id = ? "
                 "AND owner = ? AND state = 'claimed'",
                 (*key, self._owner),
             )
@@ -354,7 +359,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _unclaim(self, key: Key) -> None:
         self._commits.write(
             lambda db: db.execute(
-                "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ? AND owner = ? "
+                f"DELETE FROM {TABLE} WHERE thread_id = ? AND call_id = ? AND owner = ? "
                 "AND state = 'claimed'",
                 (*key, self._owner),
             )
@@ -362,53 +367,41 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
     # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
-    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
-        self._notes.run(sqlite_audit.note_asked, thread_id, asked)
+    def _write_note(self, write: Callable[..., None], *args: Any) -> None:
+        self._notes.run(write, *args)
 
-    def _note_answered(self, key: Key, answered: Answered) -> None:
-        self._notes.run(sqlite_audit.note_answered, key, answered)
-
-    def _note_failed(self, key: Key, error: str) -> None:
-        self._notes.run(sqlite_audit.note_failed, key, error, time.time())
+    def _read_aside(self, db: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+        try:
+            return db.execute(sql, params).fetchone()
+        except sqlite3.Error:
+            return None
 
     def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
         with self._connect() as db:
-            notes, claims = sqlite_audit.read(db)
+            notes, claims = sqlite_audit.read(db, TABLE)
         return notes, claims, set(self.in_doubt())
 
 
 _READ: Final = (
-    "SELECT state, output, answer, finished_at, owner_host, owner_pid FROM approved_calls "
+    f"SELECT state, output, answer, finished_at, owner_host, owner_pid FROM {TABLE} "
     "WHERE thread_id = ? AND call_id = ?"
 )
 """A call's record."""
 
 
-def _recorded(db: sqlite3.Connection, key: Key, row: tuple[Any, ...]) -> Recorded:
-    """The `Recorded` of a done row read by `_READ`, with who answered when the notes say."""
+def _recorded(row: tuple[Any, ...], by: str | None) -> Recorded:
+    """The `Recorded` of a done row read by `_READ`, answered `by` (as the notes say)."""
     _state, output, answer, finished_at, *_owner = row
     answer = None if answer is None else json.loads(answer)
-    return Recorded(output or "", answer, finished_at, _answered_by(db, key))
-
-
-def _answered_by(db: sqlite3.Connection, key: Key) -> str | None:
-    """Who answered the call, as its audit note says: best effort, as the notes are (a note
-    that cannot be read leaves it unknown, never the call's record)."""
-    try:
-        row = db.execute(
-            "SELECT answered_by FROM call_audit WHERE thread_id = ? AND call_id = ?", key
-        ).fetchone()
-    except sqlite3.Error:
-        return None
-    return None if row is None else row[0]
+    return Recorded(output or "", answer, finished_at, by)
 
 
 def _create(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, nor it them
     db.execute(_SCHEMA)
-    columns = {row[1] for row in db.execute("PRAGMA table_info(approved_calls)")}
+    columns = {row[1] for row in db.execute(f"PRAGMA table_info({TABLE})")}
     if "answer" not in columns:  # a file made before answers were kept
-        db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
+        db.execute(f"ALTER TABLE {TABLE} ADD COLUMN answer TEXT")
     db.execute(sqlite_audit.AUDIT_SCHEMA)  # a file made before notes were kept
 
 
