@@ -6,7 +6,7 @@ timed here as "first run". A later answer to the same interrupt (a retried
 resume, a second replica, a late deny) costs one `recorded`: "replay". The
 tool is a no-op so only the ledger is timed. "Audited" is the first run with
 the audit note a run writes once it holds the claim (who answered, when, the
-arguments' hash: `interrupt_widget.ledger.audit_log`). Ledgers, run in one
+arguments' hash: `interrupt_widget.ledger.noting_ledger`). Ledgers, run in one
 process:
 
 - in memory: `MemoryLedger`, the default until this release, now only by name;
@@ -34,8 +34,8 @@ from pathlib import Path
 
 from interrupt_widget import SQLiteLedger
 from interrupt_widget.ledger.audit import arguments_sha256
-from interrupt_widget.ledger.audit_log import Answered, AuditedLedger
 from interrupt_widget.ledger.memory import MemoryLedger
+from interrupt_widget.ledger.noting_ledger import Answered, AuditedLedger
 from interrupt_widget.ledger.once_only import CallLedger
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
-from interrupt_widget.ledger.audit_log import Answered, NotingLedger
+from interrupt_widget.ledger.noting_ledger import Answered, NotingLedger
 
 KEY = ("thread-1", "call-1")
 

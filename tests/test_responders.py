@@ -13,7 +13,7 @@ from interrupt_widget import AnswerRefused, responders
 from interrupt_widget.agui.interrupts import approval_schema
 from interrupt_widget.asking.responders import CANCEL, ResponderError
 from interrupt_widget.decisions import decisions_for, load_decisions, save_decisions
-from interrupt_widget.policy.people import APPROVALS_KEY, Quorum
+from interrupt_widget.policy.quorum import APPROVALS_KEY, Quorum
 from interrupt_widget.testing import recording_comms
 from interrupt_widget.widgets.picker import InterruptPicker
 
@@ -281,7 +281,7 @@ def test_a_responder_the_rules_about_people_refuse_is_told_before_it_answers_any
     picker = picker_for(approval("c1"), needs_finance.model_copy(update={"metadata": metadata}))
     with pytest.raises(ResponderError) as refused:
         responders.approve_all().respond(picker)
-    # The words the picker and the run give (`policy.people.admit`).
+    # The words the picker and the run give (`policy.quorum.admit`).
     said = "responder:approve_all (no roles) may not answer this call: it needs finance"
     assert said in str(refused.value)
     assert str(refused.value).startswith("responder approve_all could not answer pay")

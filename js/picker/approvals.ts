@@ -1,6 +1,6 @@
 // What a call that needs several people shows on its card: "1 of 2 approvals: ann approved
 // 10:02", who may still answer, and where it escalates. Read from the interrupt's
-// `metadata.approvals`, which the adapter writes (`policy/people.py`, `Quorum.to_metadata`).
+// `metadata.approvals`, which the adapter writes (`policy/quorum.py`, `Quorum.to_metadata`).
 
 import { asRecord } from "../json";
 import { localWords } from "./dates";

@@ -48,7 +48,7 @@ from .errors import (
 from .identity import Identity, as_identity, current_identity, set_identity
 from .ledger.postgres import PostgresLedger
 from .ledger.sqlite import SQLiteLedger
-from .policy.people import escalate, require
+from .policy.quorum import escalate, require
 from .policy.rules import Policy, approve, ask, deny
 from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from .sdk.cassette import Cassette

@@ -11,7 +11,7 @@ import pytest
 
 from interrupt_widget.errors import InsecureBindError
 from interrupt_widget.http import asgi_app, serve
-from interrupt_widget.http.bind import check_bind, is_loopback
+from interrupt_widget.http.bind_guard import check_bind, is_loopback
 from interrupt_widget.http.cli import main
 from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.ledger.sqlite import SQLiteLedger
@@ -41,7 +41,7 @@ def test_a_public_bind_without_a_token_is_refused(host: str) -> None:
 
 
 def test_the_opt_out_serves_without_a_token_and_says_so(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="interrupt_widget.http.bind"):
+    with caplog.at_level(logging.WARNING, logger="interrupt_widget.http.bind_guard"):
         check_bind("0.0.0.0", token=None, insecure_no_token=True)
     assert "WITHOUT A TOKEN" in caplog.text
     assert "can approve" in caplog.text

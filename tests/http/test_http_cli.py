@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from interrupt_widget.http.cli import main
-from interrupt_widget.http.targets import load_target
+from interrupt_widget.http.target_loading import load_target
 from serve_process import free_port
 
 CLIENT_DIR = Path(__file__).parents[1] / "agui_client"

@@ -12,7 +12,7 @@ import pytest
 from ag_ui.core import RunErrorEvent, RunFinishedEvent
 
 from interrupt_widget.errors import FingerprintSecretError
-from interrupt_widget.http.kept_secret import kept_secret
+from interrupt_widget.http.default_secret import kept_secret
 from serve_process import Served, events_of, paused_invoice, write_agent_module
 
 SECRET_A = "the-first-secret-of-enough-length-0123"

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from interrupt_widget.errors import LedgerUnavailable
-from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import ClaimNote, noting_claim
 from interrupt_widget.ledger.sqlite import SQLiteLedger
 from interrupt_widget.ledger.sqlite_commits import GroupCommits

@@ -11,7 +11,7 @@ import pytest
 
 from interrupt_widget import AgentBatch, NotAllowedToAnswer, Policy, as_identity, require
 from interrupt_widget.batch.agent_batch import RowResult
-from interrupt_widget.policy.people import APPROVALS_KEY
+from interrupt_widget.policy.quorum import APPROVALS_KEY
 from interrupt_widget.testing import batch_until
 from payment_agents import payment_agent, runs_in
 

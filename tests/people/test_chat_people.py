@@ -24,7 +24,7 @@ from interrupt_widget import (
     require,
     responders,
 )
-from interrupt_widget.policy.people import APPROVALS_KEY
+from interrupt_widget.policy.quorum import APPROVALS_KEY
 from interrupt_widget.testing import CommRecorder, batch_until, until
 from payment_agents import payment_agent, runs_in
 

@@ -42,7 +42,7 @@ from interrupt_widget import (
 )
 from interrupt_widget.agui.interrupts import ANSWERED_BY_EXPIRY
 from interrupt_widget.identity import Identity
-from interrupt_widget.policy.people import APPROVALS_KEY
+from interrupt_widget.policy.quorum import APPROVALS_KEY
 from interrupt_widget.testing.stream_rules import assert_valid_stream
 from payment_agents import PAY, payment_agent, runs_in
 
@@ -415,7 +415,7 @@ def test_a_denial_kept_before_the_quorum_stands_whatever_votes_came_after() -> N
 
     from interrupt_widget.identity import Identity
     from interrupt_widget.ledger.votes import Vote
-    from interrupt_widget.policy.people import Quorum, admit
+    from interrupt_widget.policy.quorum import Quorum, admit
 
     now = datetime(2030, 1, 1, tzinfo=UTC)
     quorum = Quorum(needed=2, vetoes=1)

@@ -23,7 +23,7 @@ from interrupt_widget import Policy, require
 from interrupt_widget.http.app import SHARED_TOKEN_WARNING, asgi_app
 from interrupt_widget.http.principals import Principals, add_principal, token_digest
 from interrupt_widget.http.serve import running_server
-from interrupt_widget.policy.people import APPROVALS_KEY
+from interrupt_widget.policy.quorum import APPROVALS_KEY
 from payment_agents import RUNS_ENV, payment_agent, runs_in
 from postgres_server import binaries, fresh_database, running_postgres
 from serve_process import Served

@@ -40,7 +40,7 @@ from interrupt_widget.examples.bank import starter_policy
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.cli import main
 from interrupt_widget.http.client import AGUIClient
-from interrupt_widget.http.targets import load_policy
+from interrupt_widget.http.target_loading import load_policy
 
 SMALL = "transfer_funds amount=40 to_account=ACME-1 memo=coffee"
 LARGE = "transfer_funds amount=4000 to_account=ACME-1 memo=rent"

@@ -33,7 +33,8 @@ from interrupt_widget.identity import identity_in
 
 logger = logging.getLogger(__name__)
 
-Decision = Literal["approved", "denied", "cancelled"]
+ResolvedAs = Literal["approved", "denied", "cancelled"]
+"""How a resume resolved one gated call (`Resolution.decision`); not a recorded `Decision`."""
 EditCheck = Callable[[GatedCall, Any], dict[str, Any] | None]
 
 
@@ -43,7 +44,7 @@ class Resolution:
 
     gated: GatedCall
     """The call and its interrupt."""
-    decision: Decision
+    decision: ResolvedAs
     """Run it (`approved`), or tell the model it was `denied` or `cancelled`."""
     payload: Any
     """The resolved payload (None for a cancel)."""
@@ -227,7 +228,7 @@ def _resolve(
             interrupt_id=interrupt_id,
         )
     approved = isinstance(entry.payload, Mapping) and entry.payload.get("approved") is True
-    verdict: Decision = "approved" if approved else "denied"
+    verdict: ResolvedAs = "approved" if approved else "denied"
     return Resolution(call, verdict, entry.payload, edited, by, identity=person)
 
 

@@ -7,8 +7,8 @@ and every driver of a run (the chat, a batch) imports from here; nothing here sh
 widget. Users import from `interrupt_widget` (`responders` is public there).
 
 - `open_questions.py`: `OpenQuestions`, checking, recording, expiring and submitting
-  answers once; `AnswersThrough`, what a view of them offers an answerer; the words a
-  view shows for an answer and for a refusal.
+  answers once; `QuestionsView`, a view of them (a picker, a batch row) and what it offers
+  an answerer; the words a view shows for an answer and for a refusal.
 - `expiry.py`: `ExpiryTimer`, the one timer a view keeps to give its questions their
   default answers on time.
 - `thread.py`: `ConversationThread`, the in-kernel conversation: messages, open
@@ -27,9 +27,9 @@ from interrupt_widget.asking import askers, responders
 from interrupt_widget.asking.expiry import ExpiryTimer
 from interrupt_widget.asking.loop import Step, converse, last_markers, noted
 from interrupt_widget.asking.open_questions import (
-    AnswersThrough,
     ExpiryAnswer,
     OpenQuestions,
+    QuestionsView,
     answer_refusal,
     answer_words,
     in_doubt_refusal,
@@ -47,7 +47,6 @@ from interrupt_widget.asking.thread import ConversationThread, OutcomeKind, RunO
 
 __all__ = [
     "SETTLE_ON_ITS_CARD",
-    "AnswersThrough",
     "ConversationThread",
     "ExpiryAnswer",
     "ExpiryTimer",
@@ -55,6 +54,7 @@ __all__ = [
     "Offer",
     "OpenQuestions",
     "OutcomeKind",
+    "QuestionsView",
     "Responder",
     "RunOutcome",
     "Step",

@@ -40,7 +40,7 @@ from interrupt_widget.asking.settling import SETTLE_ON_ITS_CARD, Settler, settle
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
-from interrupt_widget.policy.people import refusal
+from interrupt_widget.policy.quorum import not_allowed_reason
 
 AnswerStatus = Literal["resolved", "cancelled"]
 """How an interrupt is answered: with a payload, or abandoned."""
@@ -81,7 +81,7 @@ def answer_refusal(
     if problem is not None:
         return Refusal(problem.sentence(label), tuple(problem.errors), reason=problem.reason)
     approved = isinstance(payload, Mapping) and payload.get("approved") is True
-    reason = refusal(interrupt.metadata, who, approved, now)
+    reason = not_allowed_reason(interrupt.metadata, who, approved, now)
     return (
         None if reason is None else Refusal(f"{label}: {reason}", not_allowed=True, reason=reason)
     )
@@ -563,10 +563,10 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-class AnswersThrough:
-    """What every view of `OpenQuestions` (a picker, a batch row) offers whoever answers:
-    a person's code, a click handed over, a responder, the inbox. Each call goes straight
-    to the view's questions; `_changed` runs after it, taken or refused."""
+class QuestionsView:
+    """A view of one `OpenQuestions` (a picker, a batch row), and what it offers whoever
+    answers through it: a person's code, a click handed over, a responder, the inbox. Each
+    call goes straight to the view's questions; `_changed` runs after it, taken or refused."""
 
     _questions: OpenQuestions
 

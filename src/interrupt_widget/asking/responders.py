@@ -22,7 +22,7 @@ from ag_ui.core import Interrupt
 
 from interrupt_widget import clock
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
-from interrupt_widget.asking.open_questions import AnswersThrough, answer_refusal
+from interrupt_widget.asking.open_questions import QuestionsView, answer_refusal
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
 from interrupt_widget.errors import AnswerRefused, ResponderError
 from interrupt_widget.identity import Identity, answering_identity
@@ -53,7 +53,7 @@ class Responder(Protocol):
     name: str
     """Shown as `responder:<name>` wherever the answer is displayed."""
 
-    def respond(self, picker: AnswersThrough) -> None:
+    def respond(self, picker: QuestionsView) -> None:
         """Answer every open interrupt of `picker` on the path a click takes."""
         ...
 
@@ -66,7 +66,9 @@ class _Cancel:
 CANCEL: Any = _Cancel()
 """Put in `answers({...})` to cancel the interrupts of that tool or reason."""
 
-Answer = Any | Callable[[Interrupt], Any]
+PayloadOrFunction = Any | Callable[[Interrupt], Any]
+"""What `answers` gives the interrupts of one tool: a payload (or `CANCEL`), or a function of
+the interrupt that returns one."""
 
 
 def _label(interrupt: Interrupt) -> str:
@@ -82,7 +84,7 @@ class _Policy:
         self.name = name
         self._decide = decide
 
-    def respond(self, picker: AnswersThrough) -> None:
+    def respond(self, picker: QuestionsView) -> None:
         by = f"responder:{self.name}"
         # Decide everything before recording anything, so a refusal answers nothing.
         plan = [(i, self._decide(i)) for i in picker.open_interrupts]
@@ -215,7 +217,7 @@ def cancel_all() -> Responder:
 class _Fail:
     name = "fail"
 
-    def respond(self, picker: AnswersThrough) -> None:
+    def respond(self, picker: QuestionsView) -> None:
         names = "; ".join(_label(i) for i in picker.open_interrupts)
         raise ResponderError(f"responder fail met interrupts that need an answer: {names}")
 
@@ -229,7 +231,7 @@ def fail() -> Responder:
 
 
 def answers(
-    table: Mapping[str, Answer] | Callable[[Interrupt], Any], *, name: str = "answers"
+    table: Mapping[str, PayloadOrFunction] | Callable[[Interrupt], Any], *, name: str = "answers"
 ) -> Responder:
     """Scripted answers: a payload (or `CANCEL`, or `fn(interrupt) -> payload`) per tool
     name or interrupt reason, or one callable for every interrupt.

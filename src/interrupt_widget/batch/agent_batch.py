@@ -51,7 +51,7 @@ from interrupt_widget.asking import (
 )
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
-from interrupt_widget.batch.row import BatchRow, RowStatus, Waiting
+from interrupt_widget.batch.row import BatchRow, RowStatus, WaitingQuestion
 from interrupt_widget.clock import utc_text
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
@@ -83,7 +83,7 @@ def show_batches_with(make: Callable[[AgentBatch], BatchView]) -> None:
     _views[:] = [make]
 
 
-__all__ = ["AgentBatch", "RowResult", "Waiting"]
+__all__ = ["AgentBatch", "RowResult", "WaitingQuestion"]
 
 _log = logging.getLogger(__name__)
 
@@ -277,7 +277,7 @@ class AgentBatch:
             found[row.status] += 1
         return found
 
-    def waiting(self) -> list[Waiting]:
+    def waiting(self) -> list[WaitingQuestion]:
         """Every open question, row by row."""
         return [w for row in self.rows if row.status == "waiting" for w in row.waiting()]
 

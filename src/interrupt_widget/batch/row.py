@@ -33,11 +33,11 @@ from ag_ui.core import Interrupt, ResumeEntry
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.agui.run_handle import run_link_of
 from interrupt_widget.asking import (
-    AnswersThrough,
     ConversationThread,
     ExpiryAnswer,
     ExpiryTimer,
     OpenQuestions,
+    QuestionsView,
 )
 from interrupt_widget.decisions import Decision, decisions_for
 
@@ -46,7 +46,7 @@ RowStatus = Literal["pending", "running", "waiting", "done", "failed", "cancelle
 
 
 @dataclass(frozen=True)
-class Waiting:
+class WaitingQuestion:
     """One open question of one row, as the inbox lists it."""
 
     key: str
@@ -70,7 +70,7 @@ class Waiting:
     """Where its conversation's runs can be seen (a `TemporalAgent`'s Web UI), or empty."""
 
 
-class BatchRow(AnswersThrough):
+class BatchRow(QuestionsView):
     """One row's conversation and the answers to what it asks (see the module docs)."""
 
     def __init__(
@@ -120,13 +120,13 @@ class BatchRow(AnswersThrough):
 
     # -- what the inbox reads --------------------------------------------------------------
 
-    def waiting(self) -> list[Waiting]:
+    def waiting(self) -> list[WaitingQuestion]:
         """This row's open questions."""
         questions = self._questions
         names, doubts = questions.names, questions.doubts
         link = run_link_of(self.thread.adapter, self.thread.thread_id)
         return [
-            Waiting(
+            WaitingQuestion(
                 key=self.key,
                 interrupt=i,
                 tool=names[i.id],

@@ -7,7 +7,7 @@ what to install.
 
 from __future__ import annotations
 
+from interrupt_widget.http.optional_imports import AGUIClient, asgi_app, serve
 from interrupt_widget.http.remote import RemoteAgent
-from interrupt_widget.http.serve_extra import AGUIClient, asgi_app, serve
 
 __all__ = ["AGUIClient", "RemoteAgent", "asgi_app", "serve"]

@@ -35,7 +35,7 @@ from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.agui.wire import json_pointer
 from interrupt_widget.errors import ErrorCode, IdentityMismatch
 from interrupt_widget.http.detached_run import DetachedRun
-from interrupt_widget.http.errors import error_response
+from interrupt_widget.http.error_response import error_response
 from interrupt_widget.http.fingerprint import Fingerprinter, random_secret, secret_from_env
 from interrupt_widget.http.fingerprint_guard import FingerprintGuard
 from interrupt_widget.http.health import health_of

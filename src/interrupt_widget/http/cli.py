@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from interrupt_widget.errors import TargetError
-from interrupt_widget.http.bind import OPT_OUT_FLAG
+from interrupt_widget.http.bind_guard import OPT_OUT_FLAG
 from interrupt_widget.http.limits import DEFAULT_BODY_TIMEOUT_SECONDS
-from interrupt_widget.http.targets import load_policy, load_target
+from interrupt_widget.http.target_loading import load_policy, load_target
 from interrupt_widget.ledger.audit_cli import add_commands as add_audit_commands
 from interrupt_widget.ledger.audit_cli import run as run_audit
 

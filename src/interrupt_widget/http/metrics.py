@@ -49,7 +49,7 @@ from ag_ui.core import (
 from interrupt_widget.agui.interrupts import INTERRUPT_KEY, gated_calls, tool_name
 from interrupt_widget.agui.run_handle import AGUIAgent, RunHandle, as_run_handle
 from interrupt_widget.errors import ErrorCode
-from interrupt_widget.ledger.audit_log import NotingLedger, answerers
+from interrupt_widget.ledger.noting_ledger import NotingLedger, answerers
 from interrupt_widget.ledger.once_only import CallLedger
 
 if TYPE_CHECKING:

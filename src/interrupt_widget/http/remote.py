@@ -44,7 +44,7 @@ class RemoteAgent:
     def __init__(self, url: str, *, token: str | None = None) -> None:
         # Imported here so that the kit imports without the `serve` extra.
         from interrupt_widget.http.langgraph_pauses import LegacyPauses
-        from interrupt_widget.http.serve_extra import AGUIClient
+        from interrupt_widget.http.optional_imports import AGUIClient
 
         self.url = url
         """The endpoint runs are POSTed to."""

@@ -15,9 +15,9 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Unpack
 
 from interrupt_widget.http.app import AppOptions, asgi_app
-from interrupt_widget.http.bind import check_bind
+from interrupt_widget.http.bind_guard import check_bind
+from interrupt_widget.http.default_secret import kept_secret
 from interrupt_widget.http.fingerprint import secret_from_env
-from interrupt_widget.http.kept_secret import kept_secret
 from interrupt_widget.policy.rules import Policy
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def serve(
     to it as they are. The fingerprint secret comes from `secret`, else
     `INTERRUPT_WIDGET_SECRET`; with neither, the secret kept in the per-user
     state folder beside the default ledger (made on the first start, mode
-    0600: `interrupt_widget.http.kept_secret`), so the interrupts open at a
+    0600: `interrupt_widget.http.default_secret`), so the interrupts open at a
     restart stay answerable.
 
     Secure by default: a `host` outside the loopback range (`0.0.0.0`, `::`, a
@@ -85,10 +85,10 @@ def serve(
         run_workers(config, workers=workers, host=host, port=port, log_level=log_level)
         return
     if isinstance(agent, str):
-        from interrupt_widget.http.targets import load_target
+        from interrupt_widget.http.target_loading import load_target
 
         agent = load_target(agent)
-    from interrupt_widget.http.targets import load_policy
+    from interrupt_widget.http.target_loading import load_policy
 
     chosen: Policy | None = load_policy(policy) if isinstance(policy, str) else policy
     app = asgi_app(agent, policy=chosen, **options)

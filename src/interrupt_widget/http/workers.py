@@ -101,7 +101,7 @@ def worker_config(target: object, *, policy: object, **options: Unpack[AppOption
             "worker at random: run one server per port (each with --metrics) instead"
         )
     from interrupt_widget.errors import TargetError
-    from interrupt_widget.http.targets import load_policy, load_target
+    from interrupt_widget.http.target_loading import load_policy, load_target
 
     try:  # fail here, once, rather than in every worker
         load_target(target)
@@ -157,7 +157,7 @@ def run_workers(
 def worker_app() -> Any:
     """The app one worker serves, built from the configuration its parent settled."""
     from interrupt_widget.http.app import asgi_app
-    from interrupt_widget.http.targets import load_policy, load_target
+    from interrupt_widget.http.target_loading import load_policy, load_target
 
     raw = os.environ.get(CONFIG_ENV)
     if not raw:

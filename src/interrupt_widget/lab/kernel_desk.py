@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from interrupt_widget.agui.interrupts import verdict
 from interrupt_widget.asking import askers
-from interrupt_widget.batch.row import Waiting
+from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import identity_from_wire
 from interrupt_widget.lab.board import Board, Owner, Queued
@@ -53,7 +53,7 @@ class KernelDesk:
         self.heartbeat = heartbeat
         self._askers: list[tuple[QuestionSource, str | None]] = []
         self._posted: dict[str, tuple[dict[str, Any], str | None, str | None]] = {}
-        self._where: dict[str, tuple[QuestionSource, Waiting]] = {}
+        self._where: dict[str, tuple[QuestionSource, WaitingQuestion]] = {}
         self._beat = 0.0
         self._task: asyncio.Task[None] | None = None
 
@@ -102,7 +102,7 @@ class KernelDesk:
     def _collect(self) -> dict[str, tuple[dict[str, Any], str | None, str | None]]:
         """Every question waiting in this kernel, as the board keeps it."""
         found: dict[str, tuple[dict[str, Any], str | None, str | None]] = {}
-        where: dict[str, tuple[QuestionSource, Waiting]] = {}
+        where: dict[str, tuple[QuestionSource, WaitingQuestion]] = {}
         for source, cell_id in self._askers:
             for waiting in source.waiting():
                 question = f"{self.owner.id}/{waiting.key}/{waiting.interrupt.id}"
@@ -155,7 +155,7 @@ def _result(ok: bool, verdict: str = "", *, error: str = "", errors: Any = ()) -
     return outcome_to_wire(AnswerOutcome("", ok, verdict, error, list(errors)))
 
 
-def _asked_by(waiting: Waiting) -> str | None:
+def _asked_by(waiting: WaitingQuestion) -> str | None:
     metadata = waiting.interrupt.metadata
     approvals = metadata.get("approvals") if isinstance(metadata, Mapping) else None
     started = approvals.get("started_by") if isinstance(approvals, Mapping) else None

@@ -25,7 +25,7 @@ from ag_ui.core import Message, RunAgentInput, RunErrorEvent
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name, verdict
 from interrupt_widget.agui.wire import interrupts_from_wire, message_from_wire
 from interrupt_widget.asking import OpenQuestions
-from interrupt_widget.batch.row import Waiting
+from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.lab.kernel_desk import SIDEBAR_BY
@@ -139,7 +139,7 @@ class TemporalQuestions:
             refusals = held.questions.refusals
             for interrupt in held.questions.open_interrupts:
                 refused = refusals.get(interrupt.id)
-                waiting = Waiting(
+                waiting = WaitingQuestion(
                     key=thread_id,
                     interrupt=interrupt,
                     tool=tool_name(interrupt, held.messages),

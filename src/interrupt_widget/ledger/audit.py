@@ -190,7 +190,7 @@ def _iso(moment: datetime | None) -> str | None:
     return utc_text(moment, "microseconds")
 
 
-def instant(seconds: float | None) -> datetime | None:
+def utc_from_epoch(seconds: float | None) -> datetime | None:
     """A UNIX time as an aware UTC datetime (None stays None)."""
     return None if seconds is None else datetime.fromtimestamp(seconds, UTC)
 

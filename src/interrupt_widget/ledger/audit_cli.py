@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write(args: argparse.Namespace) -> int:
-    from interrupt_widget.ledger.audit_log import AuditedLedger
+    from interrupt_widget.ledger.noting_ledger import AuditedLedger
     from interrupt_widget.ledger.opening import open_ledger
 
     try:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, Final
 
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered
+from interrupt_widget.ledger.noting_ledger import Answered
 from interrupt_widget.ledger.once_only import Key
 
 NOTE_COLUMNS: Final = (

@@ -18,16 +18,16 @@ from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any, ClassVar
 
-from interrupt_widget.ledger.audit import Claimed, Note, instant
-from interrupt_widget.ledger.audit_log import Answered, Asked, NotingLedger
+from interrupt_widget.ledger.audit import Claimed, Note, utc_from_epoch
+from interrupt_widget.ledger.noting_ledger import Answered, Asked, NotingLedger
 from interrupt_widget.ledger.once_only import (
+    CLAIMED_HERE,
     DEFAULT_RETENTION,
-    MINE,
     CallLedger,
     Claim,
-    Held,
+    HeldByLiveRun,
     Key,
-    Look,
+    KeyState,
     Recorded,
     seconds,
 )
@@ -97,10 +97,10 @@ class MemoryLedger(NotingLedger):
             entry = self._entries.get(key)
             if entry is None:
                 self._entries[key] = _Entry(answer=answer, claimed_at=now)
-                return MINE
+                return CLAIMED_HERE
             return _found(entry, self._notes.get(key))
 
-    def _look(self, key: Key) -> Look:
+    def _look(self, key: Key) -> KeyState:
         with self._entries_lock:
             entry = self._entries.get(key)
             return None if entry is None else _found(entry, self._notes.get(key))
@@ -116,7 +116,7 @@ class MemoryLedger(NotingLedger):
             if entry is not None and entry.output is None:
                 del self._entries[key]
 
-    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+    # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
     def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
         with self._entries_lock:
@@ -152,8 +152,8 @@ class MemoryLedger(NotingLedger):
                     done=entry.output is not None,
                     output=entry.output,
                     answer=entry.answer,
-                    claimed_at=instant(entry.claimed_at),
-                    finished_at=instant(entry.finished_at),
+                    claimed_at=utc_from_epoch(entry.claimed_at),
+                    finished_at=utc_from_epoch(entry.finished_at),
                 )
                 for key, entry in self._entries.items()
             }
@@ -165,8 +165,8 @@ def _noted_before(note: Note, cutoff: float) -> bool:
     return moment is not None and moment.timestamp() < cutoff
 
 
-def _found(entry: _Entry, note: Note | None) -> Recorded | Held:
+def _found(entry: _Entry, note: Note | None) -> Recorded | HeldByLiveRun:
     if entry.output is None:
-        return Held()  # settled by this process's shared future; never in doubt here
+        return HeldByLiveRun()  # settled by this process's shared future; never in doubt here
     by = note.by if note is not None else None
     return Recorded(entry.output, entry.answer, entry.finished_at, by)

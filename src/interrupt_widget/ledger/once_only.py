@@ -67,8 +67,8 @@ class Recorded:
 
 
 @dataclass(frozen=True)
-class Held:
-    """The key is claimed by a run that is still going (here or elsewhere)."""
+class HeldByLiveRun:
+    """The key is claimed by a run that is still going (here or elsewhere): wait for it."""
 
 
 @dataclass(frozen=True)
@@ -84,15 +84,16 @@ class MayHaveRun(Exception):
     started and before its output came: the claim is kept, in doubt, never run again."""
 
 
-class _Mine:
-    """The claim succeeded: this ledger runs the call."""
+class _ClaimedHere:
+    """The claim succeeded: this ledger took the key and runs the call."""
 
 
-MINE: Final = _Mine()
-Claim = Recorded | Held | InDoubt | _Mine
-"""What `_claim` finds."""
-Look = Recorded | Held | InDoubt | None
-"""What `_look` finds (None: nobody claimed the key)."""
+CLAIMED_HERE: Final = _ClaimedHere()
+"""What `_claim` returns when it took the key (the one `_ClaimedHere`)."""
+Claim = Recorded | HeldByLiveRun | InDoubt | _ClaimedHere
+"""What `_claim` finds: the key taken here, or what held it."""
+KeyState = Recorded | HeldByLiveRun | InDoubt | None
+"""What holds a key, as `_look` reads it without taking it (None: nobody claimed it)."""
 
 
 @dataclass
@@ -101,7 +102,7 @@ class ClaimNote:
 
     key: Key
     note: Any
-    """The note (the answer that settles the call, `audit_log.Answered`)."""
+    """The note (the answer that settles the call, `noting_ledger.Answered`)."""
     written: bool = False
     """Set by a ledger that wrote it (or tried to: notes are best effort) with the claim."""
 
@@ -169,8 +170,9 @@ def ledger_place(ledger: object) -> str:
     return f"a {kind.__module__}.{kind.__qualname__} (it does not say where it keeps its records)"
 
 
-class Waiting(TypedDict, total=False):
-    """How a ledger waits for a call another run holds (see `OnceOnlyLedger`'s fields)."""
+class WaitOptions(TypedDict, total=False):
+    """The options of how a ledger waits for a call another run holds (the keywords of
+    `OnceOnlyLedger`, see its fields)."""
 
     poll_interval: float
     max_poll_interval: float
@@ -286,19 +288,19 @@ class OnceOnlyLedger:
     # -- hooks -------------------------------------------------------------------------------
 
     def _claim(self, key: Key, answer: Any) -> Claim:
-        """Take `key` (`MINE`), or report what holds it."""
+        """Take `key` (`CLAIMED_HERE`), or report what holds it."""
         raise NotImplementedError
 
     def _claim_noting(self, key: Key, answer: Any, note: ClaimNote | None) -> Claim:
-        """`_claim`, and with a claim that is `MINE` the note made under `noting_claim` (a
+        """`_claim`, and with a claim that is `CLAIMED_HERE` the note made under `noting_claim` (a
         ledger without notes leaves it to the asker, `note.written` unset)."""
         return self._claim(key, answer)
 
-    def _look(self, key: Key) -> Look:
+    def _look(self, key: Key) -> KeyState:
         """What holds `key`, without taking it."""
         raise NotImplementedError
 
-    def _look_all(self, keys: list[Key]) -> list[Look]:
+    def _look_all(self, keys: list[Key]) -> list[KeyState]:
         """`_look` of each key (a ledger may read them together)."""
         return [self._look(key) for key in keys]
 
@@ -348,7 +350,7 @@ class OnceOnlyLedger:
                 raise LedgerUnavailable(_unclaimed_message(key, error), key=key) from error
             if isinstance(found, Recorded):
                 return found.output
-            if found is MINE:
+            if found is CLAIMED_HERE:
                 return await self._run_claimed(key, invoke)
             # None: the holder's call raised and its claim went; claim it again.
 
@@ -358,11 +360,11 @@ class OnceOnlyLedger:
         deadline = None if self.wait_timeout is None else time.monotonic() + self.wait_timeout
         while True:
             found: Claim | None = await self._io(probe, key)
-            if isinstance(found, Held) and key in self._abandoned:
+            if isinstance(found, HeldByLiveRun) and key in self._abandoned:
                 found = InDoubt("this process")  # held by a claim no run here is on
             if isinstance(found, InDoubt):
                 raise CallInDoubt(key, self._in_doubt_message(key, found))
-            if not isinstance(found, Held):
+            if not isinstance(found, HeldByLiveRun):
                 self._abandoned.discard(key)  # settled (recorded or released) meanwhile
                 return found
             if deadline is not None and time.monotonic() > deadline:

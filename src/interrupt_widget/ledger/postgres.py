@@ -60,17 +60,16 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, Unpack
 from interrupt_widget.errors import LedgerUnavailable
 from interrupt_widget.ledger import postgres_audit
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered, Asked
 from interrupt_widget.ledger.once_only import (
+    CLAIMED_HERE,
     DEFAULT_RETENTION,
-    MINE,
     Claim,
-    Held,
+    HeldByLiveRun,
     InDoubt,
     Key,
-    Look,
+    KeyState,
     Recorded,
-    Waiting,
+    WaitOptions,
     seconds,
 )
 from interrupt_widget.ledger.table_ledger import TableLedger
@@ -116,7 +115,9 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
     """
 
     _table = TABLE
+    _audit_table = postgres_audit.AUDIT_TABLE
     _mark = "%s"
+    _note_writes = postgres_audit
 
     def __init__(
         self,
@@ -125,9 +126,9 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
         retention: timedelta = DEFAULT_RETENTION,
         connect_timeout: int = 5,
         reconnect_timeout: float = 10.0,
-        **waiting: Unpack[Waiting],
+        **wait: Unpack[WaitOptions],
     ) -> None:
-        super().__init__(retention=retention, **waiting)
+        super().__init__(retention=retention, **wait)
         try:
             import psycopg
         except ImportError:  # pragma: no cover - the extra is in the dev install
@@ -242,13 +243,13 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
     def _claim(self, key: Key, answer: Any) -> Claim:
         def claim(db: psycopg.Connection[Any]) -> Claim:
             if not self._try_lock(db, key):
-                return Held()  # its owner (or another asker, for a moment) is on it
+                return HeldByLiveRun()  # its owner (or another asker, for a moment) is on it
             cursor = db.execute(
                 f"INSERT INTO {TABLE} (thread_id, call_id, state, answer, owner) "
                 "VALUES (%s, %s, 'claimed', %s, %s) ON CONFLICT DO NOTHING",
                 (*key, _jsonb(answer), self._owner),
             )
-            found = MINE if cursor.rowcount == 1 else self._read(db, key, locked=True)
+            found = CLAIMED_HERE if cursor.rowcount == 1 else self._read(db, key, locked=True)
             if (
                 isinstance(found, InDoubt)
                 and found.owner == self._owner
@@ -256,16 +257,16 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
             ):
                 # This ledger's own insert, committed on a connection that broke before it
                 # answered: no run ever started on it, so it is taken now.
-                found = MINE
-            if found is MINE:
+                found = CLAIMED_HERE
+            if found is CLAIMED_HERE:
                 self._claims[key] = db  # lock and connection held until the result is in
-                return MINE
+                return CLAIMED_HERE
             self._unlock(db, key)
-            return found or Held()  # released meanwhile: claim again
+            return found or HeldByLiveRun()  # released meanwhile: claim again
 
-        return self._attempt(claim, keep=lambda found: found is MINE)
+        return self._attempt(claim, keep=lambda found: found is CLAIMED_HERE)
 
-    def _look(self, key: Key) -> Look:
+    def _look(self, key: Key) -> KeyState:
         return self._attempt(lambda db: self._read(db, key, locked=False))
 
     def _store(self, key: Key, output: str) -> None:
@@ -294,19 +295,18 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
         )
         self._finish_claim(key, lambda db: db.execute(sql, (*key, self._owner)))
 
-    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+    # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
-    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
+    def _write_note(self, write: Callable[..., None], *args: Any) -> None:
         with self._connection() as db:
-            postgres_audit.note_asked(db, thread_id, asked)
+            write(db, *args)
 
-    def _note_answered(self, key: Key, answered: Answered) -> None:
-        with self._connection() as db:
-            postgres_audit.note_answered(db, key, answered)
-
-    def _note_failed(self, key: Key, error: str) -> None:
-        with self._connection() as db:
-            postgres_audit.note_failed(db, key, error)
+    def _read_aside(self, db: psycopg.Connection[Any], sql: str, params: tuple[Any, ...]) -> Any:
+        try:
+            with db.transaction():  # a savepoint: a failed read leaves the connection usable
+                return db.execute(sql, params).fetchone()
+        except self._psycopg.Error:
+            return None
 
     def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
         with self._connection() as db:
@@ -315,7 +315,7 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
 
     # -- internals ---------------------------------------------------------------------------
 
-    def _read(self, db: psycopg.Connection[Any], key: Key, *, locked: bool) -> Look:
+    def _read(self, db: psycopg.Connection[Any], key: Key, *, locked: bool) -> KeyState:
         row = db.execute(
             f"SELECT state, output, answer, owner, extract(epoch FROM finished_at) FROM {TABLE} "
             "WHERE thread_id = %s AND call_id = %s",
@@ -330,26 +330,12 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
         if locked:
             return InDoubt(str(owner))  # claimed, and no live run holds its lock
         if not self._try_lock(db, key):
-            return Held()
+            return HeldByLiveRun()
         try:
             # Read again under the lock: the owner may have stored its result meanwhile.
             return self._read(db, key, locked=True)
         finally:
             self._unlock(db, key)
-
-    def _answered_by(self, db: psycopg.Connection[Any], key: Key) -> str | None:
-        """Who answered the call, as its audit note says: best effort, as the notes are (a
-        note that cannot be read leaves it unknown, never the call's record)."""
-        try:
-            with db.transaction():  # a savepoint: a failed read leaves the connection usable
-                row = db.execute(
-                    f"SELECT answered_by FROM {postgres_audit.AUDIT_TABLE} "
-                    "WHERE thread_id = %s AND call_id = %s",
-                    key,
-                ).fetchone()
-        except self._psycopg.Error:
-            return None
-        return None if row is None else row[0]
 
     @staticmethod
     def _try_lock(db: psycopg.Connection[Any], key: Key) -> bool:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from interrupt_widget.ledger import audit_rows
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import Key
 
 if TYPE_CHECKING:

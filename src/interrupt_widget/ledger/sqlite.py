@@ -77,18 +77,18 @@ from typing import Any, Final, TypeVar, Unpack
 from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 from interrupt_widget.ledger import sqlite_audit
 from interrupt_widget.ledger.audit import Claimed, Note
-from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import (
+    CLAIMED_HERE,
     DEFAULT_RETENTION,
-    MINE,
     Claim,
     ClaimNote,
-    Held,
+    HeldByLiveRun,
     InDoubt,
     Key,
-    Look,
+    KeyState,
     Recorded,
-    Waiting,
+    WaitOptions,
     seconds,
 )
 from interrupt_widget.ledger.sqlite_commits import GroupCommits, best_effort, busy
@@ -99,8 +99,11 @@ __all__ = ["CallInDoubt", "SQLiteLedger"]
 
 _T = TypeVar("_T")
 
-_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS approved_calls (
+TABLE: Final = "approved_calls"
+"""The table the ledger keeps its record in."""
+
+_SCHEMA: Final = f"""
+CREATE TABLE IF NOT EXISTS {TABLE} (
     thread_id   TEXT NOT NULL,
     call_id     TEXT NOT NULL,
     state       TEXT NOT NULL CHECK (state IN ('claimed', 'done')),
@@ -127,8 +130,10 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     See the module docs for what happens when a replica dies mid-call.
     """
 
-    _table = "approved_calls"
+    _table = TABLE
+    _audit_table = sqlite_audit.AUDIT_TABLE
     _mark = "?"
+    _note_writes = sqlite_audit
 
     def __init__(
         self,
@@ -136,9 +141,9 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         *,
         retention: timedelta = DEFAULT_RETENTION,
         busy_timeout: float = 30.0,
-        **waiting: Unpack[Waiting],
+        **wait: Unpack[WaitOptions],
     ) -> None:
-        super().__init__(retention=retention, **waiting)
+        super().__init__(retention=retention, **wait)
         if not busy_timeout > 0:
             raise ValueError("busy_timeout must be a positive number of seconds")
         self.path = Path(path)
@@ -168,7 +173,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         left when it could not write their outcome."""
         rows = self._attempt(
             lambda db: db.execute(
-                "SELECT thread_id, call_id, owner_host, owner_pid FROM approved_calls "
+                f"SELECT thread_id, call_id, owner_host, owner_pid FROM {TABLE} "
                 "WHERE state = 'claimed'"
             ).fetchall()
         )
@@ -187,9 +192,9 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
         def prune(db: sqlite3.Connection) -> int:
             gone: int = db.execute(
-                "DELETE FROM approved_calls WHERE state = 'done' AND finished_at < ?", (cutoff,)
+                f"DELETE FROM {TABLE} WHERE state = 'done' AND finished_at < ?", (cutoff,)
             ).rowcount
-            sqlite_audit.prune_notes(db, cutoff)
+            sqlite_audit.prune_notes(db, TABLE, cutoff)
             return gone
 
         return self._attempt(prune)
@@ -241,7 +246,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _ping(self) -> None:
         try:
             with self._connect(1.0) as db:
-                db.execute("SELECT 1 FROM approved_calls LIMIT 1").fetchall()
+                db.execute(f"SELECT 1 FROM {TABLE} LIMIT 1").fetchall()
         except sqlite3.Error as exc:
             raise LedgerUnavailable(_reason(exc)) from exc
 
@@ -250,17 +255,17 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
     def _claim_in(self, db: sqlite3.Connection, key: Key, answer: Any) -> Claim:
         cursor = db.execute(
-            "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, owner, "
+            f"INSERT OR IGNORE INTO {TABLE} (thread_id, call_id, state, owner, "
             "owner_host, owner_pid, claimed_at, answer) "
             "VALUES (?, ?, 'claimed', ?, ?, ?, ?, ?)",
             (*key, self._owner, self._host, os.getpid(), time.time(), _json(answer)),
         )
         if cursor.rowcount == 1:
-            return MINE
-        return self._read(db, key) or Held()  # released meanwhile: look again
+            return CLAIMED_HERE
+        return self._read(db, key) or HeldByLiveRun()  # released meanwhile: look again
 
     def _claim_noting(self, key: Key, answer: Any, note: ClaimNote | None) -> Claim:
-        """The claim and, when it is `MINE`, its answer's note in one synced commit: the
+        """The claim and, when it is `CLAIMED_HERE`, its answer's note in one synced commit: the
         claim is as durable as alone, and the note rides on its commit."""
         answered = None if note is None else note.note
         if not isinstance(answered, Answered):
@@ -268,12 +273,12 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
         def claim(db: sqlite3.Connection) -> tuple[Claim, sqlite3.Error | None]:
             found = self._claim_in(db, key, answer)
-            if found is not MINE:
+            if found is not CLAIMED_HERE:
                 return found, None
             return found, best_effort(db, sqlite_audit.note_answered, key, answered)
 
         found, trouble = self._commits.write(claim)
-        if found is MINE and note is not None:
+        if found is CLAIMED_HERE and note is not None:
             note.written = True
         if trouble is not None:
             self._note_trouble(trouble)
@@ -293,7 +298,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _write_record(self, db: sqlite3.Connection, key: Key, output: str) -> None:
         now = time.time()
         db.execute(
-            "INSERT INTO approved_calls (thread_id, call_id, state, output, owner, "
+            f"INSERT INTO {TABLE} (thread_id, call_id, state, output, owner, "
             "owner_host, owner_pid, claimed_at, finished_at) "
             "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (thread_id, call_id) DO UPDATE SET state = 'done', "
@@ -301,35 +306,35 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             (*key, output, self._owner, self._host, os.getpid(), now, now),
         )
 
-    def _look(self, key: Key) -> Look:
+    def _look(self, key: Key) -> KeyState:
         return self._attempt(lambda db: self._read(db, key))
 
-    def _look_all(self, keys: list[Key]) -> list[Look]:
+    def _look_all(self, keys: list[Key]) -> list[KeyState]:
         return self._attempt(lambda db: [self._read(db, key) for key in keys])
 
-    def _read(self, db: sqlite3.Connection, key: Key) -> Look:
+    def _read(self, db: sqlite3.Connection, key: Key) -> KeyState:
         row = db.execute(_READ, key).fetchone()
         if row is None:
             return None
         state, host, pid = row[0], row[4], row[5]
         if state == "done":
-            return _recorded(db, key, row)
+            return _recorded(row, self._answered_by(db, key))
         if _ended(host, pid, self._host):
             # Read again: the owner may have stored its result just before it exited.
             again = db.execute(_READ, key).fetchone()
             if again is None:
                 return None
             if again[0] == "done":
-                return _recorded(db, key, again)
+                return _recorded(again, self._answered_by(db, key))
             return InDoubt(f"{host}:{pid}")
-        return Held()
+        return HeldByLiveRun()
 
     def _insert_first(self, key: Key, output: str) -> bool:
         now = time.time()
         return self._commits.write(
             lambda db: (
                 db.execute(
-                    "INSERT OR IGNORE INTO approved_calls (thread_id, call_id, state, output, "
+                    f"INSERT OR IGNORE INTO {TABLE} (thread_id, call_id, state, output, "
                     "owner, owner_host, owner_pid, claimed_at, finished_at) "
                     "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?)",
                     (*key, output, self._owner, self._host, os.getpid(), now, now),
@@ -341,7 +346,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _store(self, key: Key, output: str) -> None:
         self._commits.write(
             lambda db: db.execute(
-                "UPDATE approved_calls SET state = 'done', output = ?, finished_at = ? "
+                f"UPDATE {TABLE} SET state = 'done', output = ?, finished_at = ? "
                 "WHERE thread_id = ? AND call_id = ? AND owner = ?",
                 (output, time.time(), *key, self._owner),
             )
@@ -351,7 +356,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         # Owner process 0 is never alive: every process on this host now reads it in doubt.
         self._commits.write(
             lambda db: db.execute(
-                "UPDATE approved_calls SET owner_pid = 0 WHERE thread_id = ? AND call_id = ? "
+                f"UPDATE {TABLE} SET owner_pid = 0 WHERE thread_id = ? AND call_id = ? "
                 "AND owner = ? AND state = 'claimed'",
                 (*key, self._owner),
             )
@@ -360,61 +365,49 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     def _unclaim(self, key: Key) -> None:
         self._commits.write(
             lambda db: db.execute(
-                "DELETE FROM approved_calls WHERE thread_id = ? AND call_id = ? AND owner = ? "
+                f"DELETE FROM {TABLE} WHERE thread_id = ? AND call_id = ? AND owner = ? "
                 "AND state = 'claimed'",
                 (*key, self._owner),
             )
         )
 
-    # -- audit notes (see ledger/audit_log.py) ---------------------------------------------
+    # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
-    def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
-        self._notes.run(sqlite_audit.note_asked, thread_id, asked)
+    def _write_note(self, write: Callable[..., None], *args: Any) -> None:
+        self._notes.run(write, *args)
 
-    def _note_answered(self, key: Key, answered: Answered) -> None:
-        self._notes.run(sqlite_audit.note_answered, key, answered)
-
-    def _note_failed(self, key: Key, error: str) -> None:
-        self._notes.run(sqlite_audit.note_failed, key, error, time.time())
+    def _read_aside(self, db: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
+        try:
+            return db.execute(sql, params).fetchone()
+        except sqlite3.Error:
+            return None
 
     def _audit_read(self) -> tuple[dict[Key, Note], dict[Key, Claimed], set[Key]]:
         with self._connect() as db:
-            notes, claims = sqlite_audit.read(db)
+            notes, claims = sqlite_audit.read(db, TABLE)
         return notes, claims, set(self.in_doubt())
 
 
 _READ: Final = (
-    "SELECT state, output, answer, finished_at, owner_host, owner_pid FROM approved_calls "
+    f"SELECT state, output, answer, finished_at, owner_host, owner_pid FROM {TABLE} "
     "WHERE thread_id = ? AND call_id = ?"
 )
 """A call's record."""
 
 
-def _recorded(db: sqlite3.Connection, key: Key, row: tuple[Any, ...]) -> Recorded:
-    """The `Recorded` of a done row read by `_READ`, with who answered when the notes say."""
+def _recorded(row: tuple[Any, ...], by: str | None) -> Recorded:
+    """The `Recorded` of a done row read by `_READ`, answered `by` (as the notes say)."""
     _state, output, answer, finished_at, *_owner = row
     answer = None if answer is None else json.loads(answer)
-    return Recorded(output or "", answer, finished_at, _answered_by(db, key))
-
-
-def _answered_by(db: sqlite3.Connection, key: Key) -> str | None:
-    """Who answered the call, as its audit note says: best effort, as the notes are (a note
-    that cannot be read leaves it unknown, never the call's record)."""
-    try:
-        row = db.execute(
-            "SELECT answered_by FROM call_audit WHERE thread_id = ? AND call_id = ?", key
-        ).fetchone()
-    except sqlite3.Error:
-        return None
-    return None if row is None else row[0]
+    return Recorded(output or "", answer, finished_at, by)
 
 
 def _create(db: sqlite3.Connection) -> None:
     db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer, nor it them
     db.execute(_SCHEMA)
-    columns = {row[1] for row in db.execute("PRAGMA table_info(approved_calls)")}
+    columns = {row[1] for row in db.execute(f"PRAGMA table_info({TABLE})")}
     if "answer" not in columns:  # a file made before answers were kept
-        db.execute("ALTER TABLE approved_calls ADD COLUMN answer TEXT")
+        db.execute(f"ALTER TABLE {TABLE} ADD COLUMN answer TEXT")
     db.execute(sqlite_audit.AUDIT_SCHEMA)  # a file made before notes were kept
 
 

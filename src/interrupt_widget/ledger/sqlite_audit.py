@@ -1,4 +1,4 @@
-"""The SQLite ledger's audit notes: the `call_audit` table beside `approved_calls`.
+"""The SQLite ledger's audit notes: the `call_audit` table beside the calls' table.
 
 Created when a ledger opens its file, so a file made before notes were kept
 gains the table on its next open (its earlier calls appear in the audit from
@@ -21,18 +21,22 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 from interrupt_widget.ledger import audit_rows
-from interrupt_widget.ledger.audit import Claimed, Note, instant
-from interrupt_widget.ledger.audit_log import Answered, Asked
+from interrupt_widget.ledger.audit import Claimed, Note, utc_from_epoch
+from interrupt_widget.ledger.noting_ledger import Answered, Asked
 from interrupt_widget.ledger.once_only import Key
 
-AUDIT_SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS call_audit (
+AUDIT_TABLE: Final = "call_audit"
+"""The table the audit notes are kept in."""
+
+AUDIT_SCHEMA: Final = f"""
+CREATE TABLE IF NOT EXISTS {AUDIT_TABLE} (
     thread_id         TEXT NOT NULL,
     call_id           TEXT NOT NULL,
     tool              TEXT,
@@ -50,7 +54,7 @@ CREATE TABLE IF NOT EXISTS call_audit (
 """
 
 
-_ANSWER_UPSERT: Final = audit_rows.answer_upsert("call_audit", "?")
+_ANSWER_UPSERT: Final = audit_rows.answer_upsert(AUDIT_TABLE, "?")
 
 
 class NoteConnection:
@@ -86,7 +90,7 @@ class NoteConnection:
 
 def note_asked(db: sqlite3.Connection, thread_id: str, asked: list[Asked]) -> None:
     db.executemany(
-        "INSERT INTO call_audit (thread_id, call_id, tool, arguments_sha256, asked_at) "
+        f"INSERT INTO {AUDIT_TABLE} (thread_id, call_id, tool, arguments_sha256, asked_at) "
         "VALUES (?, ?, ?, ?, ?) ON CONFLICT (thread_id, call_id) DO NOTHING",
         [(thread_id, a.call_id, a.tool, a.arguments_sha256, a.at.timestamp()) for a in asked],
     )
@@ -100,29 +104,30 @@ def note_answered(db: sqlite3.Connection, key: Key, answered: Answered) -> None:
     )
 
 
-def note_failed(db: sqlite3.Connection, key: Key, error: str, at: float) -> None:
+def note_failed(db: sqlite3.Connection, key: Key, error: str) -> None:
     db.execute(
-        "UPDATE call_audit SET failed_at = ?, error = ? WHERE thread_id = ? AND call_id = ?",
-        (at, error, *key),
+        f"UPDATE {AUDIT_TABLE} SET failed_at = ?, error = ? WHERE thread_id = ? AND call_id = ?",
+        (time.time(), error, *key),
     )
 
 
-def prune_notes(db: sqlite3.Connection, cutoff: float) -> None:
+def prune_notes(db: sqlite3.Connection, calls_table: str, cutoff: float) -> None:
     """Forget notes older than `cutoff` whose call has no claim left (pruned or never made)."""
     db.execute(
-        "DELETE FROM call_audit WHERE coalesce(answered_at, asked_at, failed_at) < ? "
-        "AND NOT EXISTS (SELECT 1 FROM approved_calls c WHERE c.thread_id = call_audit.thread_id "
-        "AND c.call_id = call_audit.call_id AND c.state = 'claimed')",
+        f"DELETE FROM {AUDIT_TABLE} WHERE coalesce(answered_at, asked_at, failed_at) < ? "
+        f"AND NOT EXISTS (SELECT 1 FROM {calls_table} c "
+        f"WHERE c.thread_id = {AUDIT_TABLE}.thread_id AND c.call_id = {AUDIT_TABLE}.call_id "
+        "AND c.state = 'claimed')",
         (cutoff,),
     )
 
 
-def read(db: sqlite3.Connection) -> tuple[dict[Key, Note], dict[Key, Claimed]]:
-    notes = db.execute(f"SELECT {audit_rows.NOTE_COLUMNS} FROM call_audit").fetchall()
-    claims = db.execute(f"SELECT {audit_rows.CLAIM_COLUMNS} FROM approved_calls").fetchall()
+def read(db: sqlite3.Connection, calls_table: str) -> tuple[dict[Key, Note], dict[Key, Claimed]]:
+    notes = db.execute(f"SELECT {audit_rows.NOTE_COLUMNS} FROM {AUDIT_TABLE}").fetchall()
+    claims = db.execute(f"SELECT {audit_rows.CLAIM_COLUMNS} FROM {calls_table}").fetchall()
     return (
-        audit_rows.notes_of(notes, instant, _parsed),
-        audit_rows.claims_of(claims, instant, _parsed),
+        audit_rows.notes_of(notes, utc_from_epoch, _parsed),
+        audit_rows.claims_of(claims, utc_from_epoch, _parsed),
     )
 
 

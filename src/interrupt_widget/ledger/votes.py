@@ -13,7 +13,7 @@ the votes need. Under the call's thread id they are written as
 - `people:<call id>:vote-<n>`: the n-th vote (n = 1, 2, ...). A vote takes the first
   free slot; two servers writing at once both try the same slot, one wins and the
   other moves to the next, so no vote is lost and none is counted twice. The
-  same person voting twice fills two slots and counts once (`policy/people.py`).
+  same person voting twice fills two slots and counts once (`policy/quorum.py`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ runs a tool. Give the policy to `OpenAIAgentsAdapter(agent, policy=...)`,
 `AgentChat(agent, policy=...)` or `serve(..., policy=...)`; measure it against
 recorded decisions with `policy.evaluate(decisions)`.
 
-Rules about people sit beside them (`require`, `escalate`, see `policy/people.py`):
+Rules about people sit beside them (`require`, `escalate`, see `policy/quorum.py`):
 a call no rule settles is asked, and they say who must answer it and how many.
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 from agents import FunctionTool
 
 from interrupt_widget.errors import PolicyError
-from interrupt_widget.policy.people import Escalation, Requirement
+from interrupt_widget.policy.quorum import Escalation, Requirement
 from interrupt_widget.policy.report import Decisions, PolicyReport, evaluate
 from interrupt_widget.policy.ruling import Condition, Rule, Ruling, Verdict
 

@@ -97,7 +97,7 @@ from interrupt_widget.errors import (
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy, Ruling
-from interrupt_widget.sdk import paused_runs, people
+from interrupt_widget.sdk import paused_runs, vote_counting
 from interrupt_widget.sdk.cassette import Cassette, cassette_from, tap_models
 from interrupt_widget.sdk.decision_spans import ASKED_AT_KEY
 from interrupt_widget.sdk.edits import EditSpec, check_edit, declared_edit
@@ -244,17 +244,18 @@ class OpenAIAgentsAdapter:
         async for event in run.events(state, decided):
             yield event
 
-    async def _count_votes(self, input: RunAgentInput, plan: ResumePlan) -> people.Counted:
-        """The answers after the rules about people (`sdk/people.py`): decided, or waiting."""
-        starter = people.starter_of(input.forwarded_props)
+    async def _count_votes(self, input: RunAgentInput, plan: ResumePlan) -> vote_counting.Counted:
+        """The answers after the rules about people (`sdk/vote_counting.py`): decided, or
+        waiting."""
+        starter = vote_counting.starter_of(input.forwarded_props)
         if self.policy is None or not self.policy.people or not plan.resolutions:
-            return people.Counted(list(plan.resolutions), [], starter)
-        counted = await people.count(
+            return vote_counting.Counted(list(plan.resolutions), [], starter)
+        counted = await vote_counting.count(
             self.policy,
             self.ledger,
             input.thread_id,
             plan.resolutions,
-            people.answerer_identities(input.resume),
+            vote_counting.answerer_identities(input.resume),
             self.now(),
         )
         return dataclasses.replace(counted, starter=counted.starter or starter)

@@ -1,4 +1,4 @@
-"""The audit notes a run writes beside its ledger's claims (see `ledger/audit_log.py`).
+"""The audit notes a run writes beside its ledger's claims (see `ledger/noting_ledger.py`).
 
 Three moments: the calls a run pauses on (asked, written with the paused
 state), the answer that settles a call, written by the run that holds its
@@ -17,7 +17,7 @@ from ag_ui.core import Interrupt
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.ledger.audit import arguments_sha256
-from interrupt_widget.ledger.audit_log import Answered, Asked, AuditedLedger
+from interrupt_widget.ledger.noting_ledger import Answered, Asked, AuditedLedger
 from interrupt_widget.ledger.once_only import CallLedger, Key
 
 

@@ -21,7 +21,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from interrupt_widget.ledger.audit_log import Answered
+from interrupt_widget.ledger.noting_ledger import Answered
 from interrupt_widget.ledger.once_only import (
     CallLedger,
     ClaimNote,

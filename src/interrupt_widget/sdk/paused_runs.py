@@ -27,8 +27,8 @@ from agents import Agent, RunState, ToolApprovalItem
 from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
-from interrupt_widget.ledger.audit_log import Asked, AuditedLedger
 from interrupt_widget.ledger.memory import MemoryLedger
+from interrupt_widget.ledger.noting_ledger import Asked, AuditedLedger
 from interrupt_widget.ledger.once_only import CallLedger, Key
 from interrupt_widget.ledger.table_ledger import TableLedger
 

@@ -59,10 +59,10 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.messages import Transcript, content_text
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
-from interrupt_widget.ledger.audit_log import answerers
+from interrupt_widget.ledger.noting_ledger import answerers
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.policy.rules import Policy, Ruling
-from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs, people
+from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs, vote_counting
 from interrupt_widget.sdk.call_results import (
     not_run_answer,
     not_run_output,
@@ -237,7 +237,7 @@ class SDKRun:
             if asked:
                 adapter = self._adapter
                 thread_id = self._input.thread_id
-                asked = await people.asked(
+                asked = await vote_counting.asked(
                     adapter.policy, adapter.ledger, thread_id, asked, self._starter, adapter.now()
                 )
                 await paused_runs.keep(
@@ -506,7 +506,7 @@ class SDKRun:
     def _answerer(self, resolution: Resolution, ruling: Ruling | None) -> str | None:
         if ruling is not None:
             return ruling.by
-        # A call decided by several people names them all (`sdk/people.py` sets `by`).
+        # A call decided by several people names them all (`sdk/vote_counting.py` sets `by`).
         return resolution.by or self._by.get(resolution.gated.interrupt.id)
 
     async def _note_failed(self, error: Exception) -> None:

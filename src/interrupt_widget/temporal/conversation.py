@@ -40,7 +40,7 @@ from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.sdk.edits import EditSpec, check_edit
-from interrupt_widget.sdk.people import answerer_identities, refuse_as_shown
+from interrupt_widget.sdk.vote_counting import answerer_identities, refuse_as_shown
 from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
 from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,

@@ -24,7 +24,7 @@ from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner, SandboxR
 
 from interrupt_widget.agui.answers import prepare_checks
 from interrupt_widget.errors import TargetError
-from interrupt_widget.http.targets import load_target
+from interrupt_widget.http.target_loading import load_target
 from interrupt_widget.ledger.opening import LedgerSpec
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 from interrupt_widget.sdk.agent_options import resolve_agent

@@ -83,7 +83,7 @@ from interrupt_widget.errors import (
     UnattendedWait,
 )
 from interrupt_widget.http.remote import RemoteAgent
-from interrupt_widget.ledger.audit_log import with_answerers
+from interrupt_widget.ledger.noting_ledger import with_answerers
 from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.sdk.agent_options import OFFLINE_FALLBACK_NOTE, AgentOptions, resolve_agent
 from interrupt_widget.widgets._bundle import CSS, ESM, served

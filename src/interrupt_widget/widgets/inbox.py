@@ -35,10 +35,10 @@ from interrupt_widget import clock
 from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.agui.interrupts import DENIAL_REASON, verdict
 from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
-from interrupt_widget.batch.row import Waiting
+from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.identity import Identity, as_identity_value, current_identity
-from interrupt_widget.policy.people import escalates_to, refusal
+from interrupt_widget.policy.quorum import escalates_to, not_allowed_reason
 from interrupt_widget.policy.remembered import (
     RULE_BY,
     RememberedPolicy,
@@ -50,7 +50,7 @@ from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM, served
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
 from interrupt_widget.widgets.inbox_protocol import (
-    Answer,
+    AnswerItems,
     AnswerOutcome,
     Attached,
     Forget,
@@ -83,7 +83,7 @@ class Inbox(anywidget.AnyWidget):
     ::
 
         inbox = batch.inbox            # or Inbox(chat1, chat2, batch)
-        inbox.waiting                  # [Waiting(key, interrupt, tool, ...), ...]
+        inbox.waiting                  # [WaitingQuestion(key, interrupt, tool, ...), ...]
         inbox.approve(["INV-7"])       # {"INV-7": "approved"}
         inbox.deny(reason="duplicate") # every open one: {key: "denied", ...}
     """
@@ -155,21 +155,26 @@ class Inbox(anywidget.AnyWidget):
     # -- reading ---------------------------------------------------------------------------
 
     @property
-    def waiting(self) -> list[Waiting]:
+    def waiting(self) -> list[WaitingQuestion]:
         """Every open question, source by source, row by row."""
         return [w for _n, w in self._waiting()]
 
-    def waiting_for(self, who: str | Identity | None = None) -> list[Waiting]:
+    def waiting_for(self, who: str | Identity | None = None) -> list[WaitingQuestion]:
         """The open questions `who` (default: `current_identity()`) may answer now: every one
         no rule about people holds back from them (a role they lack, a run they started, an
         approval they gave already)."""
         person = current_identity() if who is None else as_identity_value(who)
         now = clock.now()
-        return [w for w in self.waiting if refusal(w.interrupt.metadata, person, True, now) is None]
+        return [
+            w
+            for w in self.waiting
+            if not_allowed_reason(w.interrupt.metadata, person, True, now) is None
+        ]
 
-    def escalated(self, who: str | Identity | None = None) -> list[Waiting]:
+    def escalated(self, who: str | Identity | None = None) -> list[WaitingQuestion]:
         """The open questions that escalate (or have) to `who` (by name or role), whether
-        or not their time has come yet; `Waiting.interrupt.metadata["approvals"]` says when."""
+        or not their time has come yet; `WaitingQuestion.interrupt.metadata["approvals"]`
+        says when."""
         person = current_identity() if who is None else as_identity_value(who)
         return [w for w in self.waiting if escalates_to(w.interrupt.metadata, person)]
 
@@ -261,10 +266,10 @@ class Inbox(anywidget.AnyWidget):
 
     # -- internals -------------------------------------------------------------------------
 
-    def _waiting(self) -> list[tuple[int, Waiting]]:
+    def _waiting(self) -> list[tuple[int, WaitingQuestion]]:
         return [(n, w) for n, source in enumerate(self._sources) for w in source.waiting()]
 
-    def _pick(self, keys: Iterable[object] | None) -> list[tuple[int, Waiting]]:
+    def _pick(self, keys: Iterable[object] | None) -> list[tuple[int, WaitingQuestion]]:
         found = self._waiting()
         if keys is None:
             return found
@@ -272,8 +277,8 @@ class Inbox(anywidget.AnyWidget):
         return [(n, w) for n, w in found if w.key in wanted]
 
     def _answer(
-        self, targets: list[tuple[int, Waiting]], status: str, payload: Any, by: str
-    ) -> list[tuple[Waiting, AnswerOutcome]]:
+        self, targets: list[tuple[int, WaitingQuestion]], status: str, payload: Any, by: str
+    ) -> list[tuple[WaitingQuestion, AnswerOutcome]]:
         outcomes = []
         for n, waiting in targets:
             item = _item_id(n, waiting)
@@ -292,7 +297,7 @@ class Inbox(anywidget.AnyWidget):
         return outcomes
 
     @staticmethod
-    def _by_row(outcomes: list[tuple[Waiting, AnswerOutcome]]) -> dict[str, str]:
+    def _by_row(outcomes: list[tuple[WaitingQuestion, AnswerOutcome]]) -> dict[str, str]:
         rows: dict[str, str] = {}
         for waiting, outcome in outcomes:
             said = outcome.verdict if outcome.ok else f"refused: {outcome.error}"
@@ -300,7 +305,7 @@ class Inbox(anywidget.AnyWidget):
             rows[waiting.key] = said if earlier in (None, said) else f"{earlier}; {said}"
         return rows
 
-    def _rule_from(self, waiting: Waiting, field: str | None, op: RuleOp) -> RememberedRule:
+    def _rule_from(self, waiting: WaitingQuestion, field: str | None, op: RuleOp) -> RememberedRule:
         arguments = waiting.arguments
         if field is None:
             return RememberedRule(waiting.tool, None, "eq", None)
@@ -370,7 +375,7 @@ class Inbox(anywidget.AnyWidget):
             if rules != self.remembered:
                 self.remembered = rules
 
-    def _item(self, n: int, waiting: Waiting, people: Mapping[str, bool]) -> dict[str, Any]:
+    def _item(self, n: int, waiting: WaitingQuestion, people: Mapping[str, bool]) -> dict[str, Any]:
         """The wire item of a waiting call, built once per interrupt (the list is redrawn often)
         and copied only when what changes between refreshes changed."""
         item_id = _item_id(n, waiting)
@@ -399,7 +404,7 @@ class Inbox(anywidget.AnyWidget):
             self._attendance.attach()  # a view is a front end too
             self._refresh()
             self.send(snapshot_to_wire(list(self._sent.values())))
-        elif isinstance(message, Answer):
+        elif isinstance(message, AnswerItems):
             targets = self._items(message.ids)
             outcomes = [
                 o for _w, o in self._answer(targets, message.status, message.payload, message.by)
@@ -438,12 +443,12 @@ class Inbox(anywidget.AnyWidget):
         self._refresh()
         return [outcome]
 
-    def _items(self, ids: Iterable[str]) -> list[tuple[int, Waiting]]:
+    def _items(self, ids: Iterable[str]) -> list[tuple[int, WaitingQuestion]]:
         wanted = set(ids)
         return [(n, w) for n, w in self._waiting() if _item_id(n, w) in wanted]
 
 
-def _gone(ids: Iterable[str], found: list[tuple[int, Waiting]]) -> list[AnswerOutcome]:
+def _gone(ids: Iterable[str], found: list[tuple[int, WaitingQuestion]]) -> list[AnswerOutcome]:
     present = {_item_id(n, w) for n, w in found}
     return [
         AnswerOutcome(i, False, "", "no longer waiting: answered elsewhere or finished")
@@ -452,7 +457,7 @@ def _gone(ids: Iterable[str], found: list[tuple[int, Waiting]]) -> list[AnswerOu
     ]
 
 
-def _item_id(n: int, waiting: Waiting) -> str:
+def _item_id(n: int, waiting: WaitingQuestion) -> str:
     return f"{n}:{waiting.key}:{waiting.interrupt.id}"
 
 

@@ -63,7 +63,7 @@ from interrupt_widget.widgets.picker_protocol import (
 )
 
 __all__ = [
-    "Answer",
+    "AnswerItems",
     "AnswerOutcome",
     "Attached",
     "Forget",
@@ -88,7 +88,7 @@ class Hello:
 
 
 @dataclass(frozen=True)
-class Answer(FromView):
+class AnswerItems(FromView):
     """One answer for one or several waiting calls (a card's, or Approve/Deny/Cancel selected)."""
 
     request_id: str
@@ -133,7 +133,7 @@ class AnswerOutcome:
     errors: list[AnswerError] = field(default_factory=list)
 
 
-FrontEndMessage = Hello | Attached | Answer | Remember | Forget | Settle
+FrontEndMessage = Hello | Attached | AnswerItems | Remember | Forget | Settle
 
 _FIELDS: dict[str, frozenset[str]] = {
     "hello": frozenset({"type"}),
@@ -167,7 +167,7 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
             raise ProtocolError("an answer needs a non-empty list of ids", request_id=request_id)
         status = answer_status(content, request_id)
         payload = content.get("payload") if status == "resolved" else None
-        return Answer(request_id, tuple(ids), status, payload, view_id)
+        return AnswerItems(request_id, tuple(ids), status, payload, view_id)
     if kind == "remember":
         return _remember(content, request_id, view_id)
     if kind == "forget":
@@ -192,7 +192,7 @@ def _remember(content: Mapping[str, Any], request_id: str, view_id: str | None) 
 
 
 def answer_result_to_wire(request_id: str, outcomes: list[AnswerOutcome]) -> dict[str, Any]:
-    """The reply to an `Answer` or `Remember`: what each item got."""
+    """The reply to an `AnswerItems` or `Remember`: what each item got."""
     return {
         "type": "answer_result",
         "requestId": request_id,

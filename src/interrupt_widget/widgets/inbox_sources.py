@@ -17,12 +17,12 @@ from typing import Any, Final, Protocol
 
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.wire import to_wire
-from interrupt_widget.asking import AnswersThrough
+from interrupt_widget.asking import QuestionsView
 from interrupt_widget.batch.agent_batch import AgentBatch
-from interrupt_widget.batch.row import Waiting
+from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import Identity
-from interrupt_widget.policy.people import escalates_to, refusal
+from interrupt_widget.policy.quorum import escalates_to, not_allowed_reason
 from interrupt_widget.widgets.chat import AgentChat
 
 ARGS_LINE_LIMIT: Final = 160
@@ -32,9 +32,9 @@ ARGS_LINE_LIMIT: Final = 160
 class QuestionSource(Protocol):
     """What a list reads from a batch or a chat."""
 
-    def waiting(self) -> list[Waiting]: ...
+    def waiting(self) -> list[WaitingQuestion]: ...
 
-    def answerer(self, key: str) -> AnswersThrough: ...
+    def answerer(self, key: str) -> QuestionsView: ...
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]: ...
 
@@ -47,10 +47,10 @@ class BatchSource:
     def __init__(self, batch: AgentBatch) -> None:
         self.batch = batch
 
-    def waiting(self) -> list[Waiting]:
+    def waiting(self) -> list[WaitingQuestion]:
         return self.batch.waiting()
 
-    def answerer(self, key: str) -> AnswersThrough:
+    def answerer(self, key: str) -> QuestionsView:
         return self.batch.row(key)
 
     def subscribe(self, listener: Callable[[], object]) -> Callable[[], None]:
@@ -68,7 +68,7 @@ class ChatSource:
         self.key = chat.thread.thread_id
         self._since: dict[str, float] = {}
 
-    def waiting(self) -> list[Waiting]:
+    def waiting(self) -> list[WaitingQuestion]:
         picker = self.chat.picker
         # A chat whose resume found a call in doubt ended in error, and waits all the same.
         # Before it first asks, its picker is a false stand-in with no doubts to read.
@@ -79,7 +79,7 @@ class ChatSource:
         for interrupt in picker.open_interrupts:
             since = self._since.setdefault(interrupt.id, now)
             found.append(
-                Waiting(
+                WaitingQuestion(
                     key=self.key,
                     interrupt=interrupt,
                     tool=tool_name(interrupt, self.chat.thread.messages),
@@ -93,7 +93,7 @@ class ChatSource:
             )
         return found
 
-    def answerer(self, key: str) -> AnswersThrough:
+    def answerer(self, key: str) -> QuestionsView:
         picker = self.chat.picker
         if picker is None:
             raise AnswerRefused(f"chat {key} asks nothing now")
@@ -123,7 +123,7 @@ def source_of(asker: object) -> QuestionSource:
     raise TypeError(f"an Inbox lists AgentBatch and AgentChat, got {type(asker).__name__}")
 
 
-def wire_item(item_id: str, waiting: Waiting) -> dict[str, Any]:
+def wire_item(item_id: str, waiting: WaitingQuestion) -> dict[str, Any]:
     """The wire item of a waiting call, as every list shows it (no viewer's fields)."""
     return {
         "id": item_id,
@@ -144,7 +144,7 @@ def for_viewer(metadata: Any, person: Identity, now: datetime) -> dict[str, bool
     and whether it escalates to them (a call no rule about people covers: anyone may, and
     it escalates nowhere)."""
     return {
-        "mayAnswer": refusal(metadata, person, True, now) is None,
+        "mayAnswer": not_allowed_reason(metadata, person, True, now) is None,
         "escalatesToMe": escalates_to(metadata, person),
     }
 

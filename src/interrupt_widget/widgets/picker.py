@@ -33,7 +33,7 @@ from ag_ui.core import Interrupt, Message, ResumeEntry
 from interrupt_widget.agui.canonical import shown_arguments
 from interrupt_widget.agui.interrupts import tool_arguments
 from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
-from interrupt_widget.asking import AnswersThrough, ExpiryTimer, OpenQuestions, answer_words
+from interrupt_widget.asking import ExpiryTimer, OpenQuestions, QuestionsView, answer_words
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
 from interrupt_widget.widgets._bundle import CSS, ESM, owned_module, served
@@ -58,7 +58,7 @@ SubmitCallback = Callable[[list[ResumeEntry]], object]
 _EntriesFuture = asyncio.Future[list[ResumeEntry]]
 
 
-class InterruptPicker(AnswersThrough, anywidget.AnyWidget):
+class InterruptPicker(QuestionsView, anywidget.AnyWidget):
     """Shows AG-UI interrupts in a notebook cell and collects one answer for each.
 
     ::

@@ -1,4 +1,5 @@
-"""Rules about people: how many must approve a call, who may, and what happens when nobody does.
+"""Rules about people, the quorum a call needs: how many must approve it, who may, and what
+happens when nobody does.
 
     from datetime import timedelta
     from interrupt_widget import Policy, escalate, require
@@ -393,10 +394,10 @@ def admit(
     return Admission("waiting", _still_needed(counted, quorum), vote)
 
 
-def refusal(metadata: Any, who: Identity, approved: bool, now: datetime) -> str | None:
+def not_allowed_reason(metadata: Any, who: Identity, approved: bool, now: datetime) -> str | None:
     """Why `who` may not give this answer to an interrupt whose `metadata` shows what it needs
     (`APPROVALS_KEY`); None when the answer may go on. A widget's early word: the run that
-    counts the votes (`sdk/people.py`) decides with the ledger's votes."""
+    counts the votes (`sdk/vote_counting.py`) decides with the ledger's votes."""
     shown = metadata.get(APPROVALS_KEY) if isinstance(metadata, dict) else None
     found = Quorum.from_metadata(shown)
     if found is None:

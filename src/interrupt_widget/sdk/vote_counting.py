@@ -1,4 +1,5 @@
-"""The rules about people applied where a run asks and where a resume answers.
+"""Votes kept and counted: the rules about people applied where a run asks and where a
+resume answers.
 
 When a run pauses on a call a `require` or `escalate` rule covers, the ledger
 keeps when it was asked and who started the run (`ledger/votes.py`), and the
@@ -30,7 +31,7 @@ from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.identity import Identity, identity_in
 from interrupt_widget.ledger import votes
 from interrupt_widget.ledger.once_only import CallLedger
-from interrupt_widget.policy.people import (
+from interrupt_widget.policy.quorum import (
     APPROVALS_KEY,
     Admission,
     Quorum,

@@ -1,4 +1,5 @@
-"""What the adapter notes in a ledger for its audit trail, and `audit()` reading it back.
+"""`NotingLedger`: the once-only core with the notes the adapter writes for its audit trail,
+and `audit()` reading them back.
 
 The once-only record of a call (its claim, its output) is written by the
 shared core (`interrupt_widget.ledger.once_only`); the audit needs a little more, noted
@@ -32,7 +33,7 @@ from typing import Any, Protocol, runtime_checkable
 from ag_ui.core import ResumeEntry
 
 from interrupt_widget.ledger.audit import AuditTrail, Claimed, Note, merged_entries
-from interrupt_widget.ledger.once_only import MINE, Claim, ClaimNote, Key, OnceOnlyLedger
+from interrupt_widget.ledger.once_only import CLAIMED_HERE, Claim, ClaimNote, Key, OnceOnlyLedger
 
 logger = logging.getLogger(__name__)
 
@@ -111,10 +112,10 @@ class NotingLedger(OnceOnlyLedger):
     # -- hooks -------------------------------------------------------------------------------
 
     def _claim_noting(self, key: Key, answer: Any, note: ClaimNote | None) -> Claim:
-        """The claim, then its answer's note when the claim is `MINE`: one trip to the
+        """The claim, then its answer's note when the claim is `CLAIMED_HERE`: one trip to the
         storage (a ledger may write both in one transaction). The note is best effort."""
         found = self._claim(key, answer)
-        if found is MINE and note is not None and isinstance(note.note, Answered):
+        if found is CLAIMED_HERE and note is not None and isinstance(note.note, Answered):
             note.written = True
             try:
                 self._note_answered(key, note.note)
