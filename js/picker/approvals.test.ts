@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { WireInterrupt } from "../card";
+import { approvalsOf, clockTime } from "../card/approvals";
 import { FakeModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import { approvalsOf, clockTime } from "./approvals";
-import type { WireInterrupt } from "./types";
 
 const UTC = "UTC";
 

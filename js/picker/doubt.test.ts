@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { WireInterrupt } from "../card";
 import { FakeModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import type { WireInterrupt } from "./types";
 
 const call: WireInterrupt = {
   id: "i1",

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import type { JsonSchema, WireInterrupt } from "../card";
+import { changesOf, prefilled, withEdit } from "../card/edits";
+import { formFromSchema } from "../card/schema_form";
 import { FakeModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import { changesOf, prefilled, withEdit } from "./edits";
-import { formFromSchema } from "./schema_form";
-import type { JsonSchema, WireInterrupt } from "./types";
 
 // The answer schema the adapter builds for `editable(transfer_funds, fields=("amount", "memo"))`.
 const schema: JsonSchema = {

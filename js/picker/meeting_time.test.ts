@@ -3,9 +3,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as meetingTime from "../../src/interrupt_widget/widgets/renderers/meeting_time.js";
 import SOURCE from "../../src/interrupt_widget/widgets/renderers/meeting_time.js?raw";
+import type { WireInterrupt } from "../card";
 import { FakeModel } from "../testing/fake_model";
 import { mountPicker } from "./index";
-import type { WireInterrupt } from "./types";
 
 const SCHEMA = {
   type: "object",

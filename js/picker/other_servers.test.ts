@@ -5,11 +5,12 @@
 
 import { describe, expect, it } from "vitest";
 import servers from "../../tests/fixtures/other_servers.json";
+import type { JsonSchema, WireInterrupt } from "../card";
+import { collect, denial, initialValues } from "../card/collect";
+import { formFromSchema, type RawValues } from "../card/schema_form";
 import { FakeModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import { collect, denial, initialValues } from "./collect";
-import { formFromSchema, type RawValues } from "./schema_form";
-import type { JsonSchema, ToolCallOf, WireInterrupt } from "./types";
+import type { ToolCallOf } from "./types";
 
 const interrupt = (name: keyof typeof servers): WireInterrupt => servers[name] as unknown as WireInterrupt;
 const schemaOf = (name: keyof typeof servers): JsonSchema => interrupt(name).responseSchema as JsonSchema;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import type { WireInterrupt } from "../card";
 import { FakeModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import { mountPicker } from "./index";
-import type { WireInterrupt } from "./types";
 
 const MEETING_SCHEMA = {
   type: "object",

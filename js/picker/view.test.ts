@@ -1,9 +1,8 @@
 import { describe, expect, it, vi } from "vitest";
+import type { JsonSchema, RendererProps, WireInterrupt } from "../card";
 import { FakeModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import { mountPicker } from "./index";
-import type { RendererProps } from "./renderers";
-import type { JsonSchema, WireInterrupt } from "./types";
 
 function ask(id: string, schema: JsonSchema | undefined, extra: Partial<WireInterrupt> = {}): WireInterrupt {
   return { id, reason: "input_required", message: `question ${id}`, responseSchema: schema, ...extra };

@@ -4,8 +4,9 @@
 // and `tool_input`; a test of other servers' interrupts passes Python's `calls`.
 
 import type { AnyModel } from "@anywidget/types";
-import type { AnswerMessage, AnswerResultMessage } from "../picker/protocol";
-import type { PickerModel, ToolCallOf, WireInterrupt } from "../picker/types";
+import type { AnswerResultMessage, WireInterrupt } from "../card";
+import type { AnswerMessage } from "../picker/protocol";
+import type { PickerModel, ToolCallOf } from "../picker/types";
 
 type Handler = (...args: unknown[]) => void;
 
