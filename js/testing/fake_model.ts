@@ -45,8 +45,9 @@ export class FakeModel<T extends object = Record<string, unknown>, Sent = Record
     for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
   }
 
+  /** Records `content` as the comm carries it: as JSON (a field left undefined is dropped). */
   send(content: unknown): void {
-    this.sent.push(content as Sent);
+    this.sent.push(JSON.parse(JSON.stringify(content)) as Sent);
   }
 
   save_changes(): void {
