@@ -8,7 +8,7 @@
 
 import "./theme.css";
 import "./picker/style.css";
-import "./picker/card.css";
+import "./card/card.css";
 import "./chat/style.css";
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { initialize } from "./attached";

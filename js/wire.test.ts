@@ -8,7 +8,6 @@
 
 /// <reference types="vite/client" />
 
-import type { AnyModel } from "@anywidget/types";
 import Ajv2020 from "ajv/dist/2020";
 import { build } from "esbuild";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -26,6 +25,7 @@ import {
 import { mountPicker } from "./picker/index";
 import { answerMessage, parseAnswerResult, settleMessage } from "./picker/protocol";
 import type { PickerModel } from "./picker/types";
+import { FakeModel } from "./testing/fake_model";
 
 const WIDGETS = ["chat", "picker", "inbox"] as const;
 type Widget = (typeof WIDGETS)[number];
@@ -137,42 +137,6 @@ describe("what TypeScript reads from Python", () => {
   });
 });
 
-type Handler = (...args: unknown[]) => void;
-
-/** A widget model in memory: the traits of an example, change events, and what a view sends. */
-class RecordingModel {
-  sent: unknown[] = [];
-  private handlers = new Map<string, Set<Handler>>();
-  constructor(public state: Record<string, unknown>) {}
-  get(key: string): unknown {
-    return this.state[key];
-  }
-  set(key: string, value: unknown): void {
-    this.state = { ...this.state, [key]: value };
-    this.emit(`change:${key}`);
-  }
-  on(event: string, handler: Handler): void {
-    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
-    this.handlers.get(event)?.add(handler);
-  }
-  off(event?: string | null, handler?: Handler | null): void {
-    if (event && handler) this.handlers.get(event)?.delete(handler);
-  }
-  emit(event: string, ...args: unknown[]): void {
-    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
-  }
-  send(content: unknown): void {
-    this.sent.push(JSON.parse(JSON.stringify(content)));
-  }
-  save_changes(): void {
-    throw new Error("user actions travel as custom messages");
-  }
-  widget_manager = { get_model: (): Promise<never> => Promise.reject(new Error("no other models here")) };
-  as<T extends object>(): AnyModel<T> {
-    return this as unknown as AnyModel<T>;
-  }
-}
-
 interface Kind {
   $ref?: string;
   properties?: { type?: { const?: string } };
@@ -236,15 +200,15 @@ describe("what TypeScript sends to Python", () => {
     ]);
     expectFits("chat", [promptMessage("Book a call with Ada"), promptMessage("")]);
     for (const widget of WIDGETS) {
-      const model = new RecordingModel({});
-      initialize({ model: model.as() }); // anywidget's initialize: every widget announces itself
+      const model = new FakeModel({});
+      initialize({ model: model.asModel() }); // anywidget's initialize: every widget announces itself
       expectFits(widget, [...model.sent, attachedMessage()]);
     }
   });
 
   it("a chat's view sends hello, a prompt and stop as the schema describes", () => {
-    const model = new RecordingModel(example("chat", "traits_done").value as Record<string, unknown>);
-    cleanup = mountChat(el, model.as<ChatModel>());
+    const model = new FakeModel(example("chat", "traits_done").value as ChatModel);
+    cleanup = mountChat(el, model.asModel());
     const input = el.querySelector("textarea");
     if (!input) throw new Error("no prompt box");
     input.value = "And move it to Wednesday";
@@ -257,15 +221,15 @@ describe("what TypeScript sends to Python", () => {
 
   it("a picker's view sends answers as the schema describes, and draws every valid traits example", () => {
     for (const traits of valid("picker", "traits")) {
-      const model = new RecordingModel(traits as Record<string, unknown>);
-      const unmount = mountPicker(el, model.as<PickerModel>(), { loader: never });
+      const model = new FakeModel(traits as PickerModel);
+      const unmount = mountPicker(el, model.asModel(), { loader: never });
       const ids = [...el.querySelectorAll<HTMLElement>("[data-interrupt-id]")].map((c) => c.dataset.interruptId);
       expect(ids).toEqual((traits as PickerModel).interrupts.map((i) => i.id));
       unmount();
       el.replaceChildren();
     }
-    const model = new RecordingModel(example("picker", "traits_waiting").value as Record<string, unknown>);
-    cleanup = mountPicker(el, model.as<PickerModel>());
+    const model = new FakeModel(example("picker", "traits_waiting").value as PickerModel);
+    cleanup = mountPicker(el, model.asModel());
     button(el, "Approve").click();
     button(el, "Cancel").click();
     expect(model.sent.length).toBeGreaterThan(0);
@@ -273,8 +237,8 @@ describe("what TypeScript sends to Python", () => {
   });
 
   it("a picker's view settles a call in doubt as the schema describes", () => {
-    const model = new RecordingModel(example("picker", "traits_in_doubt").value as Record<string, unknown>);
-    cleanup = mountPicker(el, model.as<PickerModel>(), { loader: never });
+    const model = new FakeModel(example("picker", "traits_in_doubt").value as PickerModel);
+    cleanup = mountPicker(el, model.asModel(), { loader: never });
     button(el, "It did not run: run it now").click();
     button(el, "Confirm: run it now").click();
     expect(model.sent).toMatchObject([{ type: "settle", interruptId: "int-1", ran: false }]);
@@ -282,8 +246,8 @@ describe("what TypeScript sends to Python", () => {
   });
 
   it("an inbox's view sends hello, answers and rules as the schema describes", () => {
-    const model = new RecordingModel(example("inbox", "traits").value as Record<string, unknown>);
-    cleanup = mountInbox(el, model.as<InboxModel>());
+    const model = new FakeModel(example("inbox", "traits").value as InboxModel);
+    cleanup = mountInbox(el, model.asModel());
     model.emit("msg:custom", example("inbox", "snapshot").value);
     model.emit("msg:custom", example("inbox", "delta").value);
     el.querySelector<HTMLInputElement>('input[aria-label="Select shown"]')?.click();

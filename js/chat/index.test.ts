@@ -1,54 +1,9 @@
 import type { AnyModel } from "@anywidget/types";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 
+import { FakeModel } from "../testing/fake_model";
 import { mountChat, pickerModelId } from "./index";
 import type { ChatModel, ToKernel } from "./protocol";
-
-type Handler = (...args: unknown[]) => void;
-
-class FakeModel {
-  sent: ToKernel[] = [];
-  private handlers = new Map<string, Set<Handler>>();
-  others = new Map<string, FakeModel>();
-  constructor(public state: Record<string, unknown>) {}
-  get(key: string): unknown {
-    return this.state[key];
-  }
-  set(key: string, value: unknown): void {
-    this.state[key] = value;
-    this.emit(`change:${key}`);
-  }
-  on(name: string, cb: Handler): void {
-    if (!this.handlers.has(name)) this.handlers.set(name, new Set());
-    this.handlers.get(name)?.add(cb);
-  }
-  off(name?: string | null, cb?: Handler | null): void {
-    if (name && cb) this.handlers.get(name)?.delete(cb);
-  }
-  emit(name: string, ...args: unknown[]): void {
-    for (const cb of this.handlers.get(name) ?? []) cb(...args);
-  }
-  listeners(): number {
-    let n = 0;
-    for (const set of this.handlers.values()) n += set.size;
-    return n;
-  }
-  save_changes(): void {
-    throw new Error("user actions must travel as custom messages");
-  }
-  send(content: ToKernel): void {
-    this.sent.push(content);
-  }
-  widget_manager = {
-    get_model: (id: string) => {
-      const m = this.others.get(id);
-      return m ? Promise.resolve(m) : Promise.reject(new Error("no such model"));
-    },
-  };
-  custom(msg: unknown): void {
-    this.emit("msg:custom", msg, []);
-  }
-}
 
 const HOSTILE = [
   "<script>window.__pwned = 1</script>",
@@ -56,11 +11,20 @@ const HOSTILE = [
   '<a href="javascript:window.__pwned=1">click</a>',
 ];
 
-function chatModel(extra: Record<string, unknown> = {}): FakeModel {
-  return new FakeModel({ kind: "chat", messages: [], status: "idle", status_line: "", picker: null, ...extra });
+type FakeChat = FakeModel<Record<string, unknown>, ToKernel>;
+
+function chatModel(extra: Record<string, unknown> = {}): FakeChat {
+  return new FakeModel<Record<string, unknown>, ToKernel>({
+    kind: "chat",
+    messages: [],
+    status: "idle",
+    status_line: "",
+    picker: null,
+    ...extra,
+  });
 }
 
-function mount(model: FakeModel, options = {}): { el: HTMLElement; cleanup: () => void } {
+function mount(model: FakeChat, options = {}): { el: HTMLElement; cleanup: () => void } {
   const el = document.createElement("div");
   document.body.appendChild(el);
   const cleanup = mountChat(el, model as unknown as AnyModel<ChatModel>, options);

@@ -5,8 +5,8 @@
 // trait + save_changes).
 
 import type { AttachedMessage } from "../attached";
+import { newRequestId } from "../card";
 import { asRecord } from "../json";
-import { newRequestId } from "../picker/protocol";
 
 /** An AG-UI event as camelCase wire JSON. Only the fields the transcript reads are typed. */
 export interface WireEvent {

@@ -1,8 +1,8 @@
 // Pure transcript state: committed AG-UI messages plus the live events of the
 // run in progress, reduced to what the view draws. No DOM here.
 
+import { answererWords } from "../card";
 import { asRecord, str } from "../json";
-import { answererWords } from "../picker/summary";
 import type { WireEvent, WireMessage } from "./protocol";
 
 export interface UserItem {

@@ -1,45 +1,12 @@
-import type { AnyModel } from "@anywidget/types";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { FakeModel } from "../testing/fake_model";
 import { type InboxControls, type InboxModel, mountInbox } from "./index";
 import type { Item } from "./protocol";
 import { initialState, reduce, shown, viewOf } from "./state";
 
-type Handler = (...args: unknown[]) => void;
-
-/** An inbox model in memory: traits, custom messages both ways. */
-class InboxFake {
-  state: InboxModel = { counts: {}, remembered: [], renderers: {}, notify: false };
-  sent: Array<Record<string, unknown>> = [];
-  private handlers = new Map<string, Set<Handler>>();
-  get<K extends keyof InboxModel>(key: K): InboxModel[K] {
-    return this.state[key];
-  }
-  set<K extends keyof InboxModel>(key: K, value: InboxModel[K]): void {
-    this.state = { ...this.state, [key]: value };
-    this.emit(`change:${String(key)}`);
-  }
-  on(event: string, handler: Handler): void {
-    if (!this.handlers.has(event)) this.handlers.set(event, new Set());
-    this.handlers.get(event)?.add(handler);
-  }
-  off(event: string, handler: Handler): void {
-    this.handlers.get(event)?.delete(handler);
-  }
-  emit(event: string, ...args: unknown[]): void {
-    for (const handler of [...(this.handlers.get(event) ?? [])]) handler(...args);
-  }
-  send(content: unknown): void {
-    this.sent.push(content as Record<string, unknown>);
-  }
-  last(): Record<string, unknown> {
-    const found = this.sent[this.sent.length - 1];
-    if (!found) throw new Error("nothing sent");
-    return found;
-  }
-  asModel(): AnyModel<InboxModel> {
-    return this as unknown as AnyModel<InboxModel>;
-  }
-}
+/** An inbox's model with its traits' first values. */
+const inboxModel = (): FakeModel<InboxModel> =>
+  new FakeModel<InboxModel>({ counts: {}, remembered: [], renderers: {}, notify: false });
 
 function item(n: number, tool = "transfer_funds", extra: Partial<Item> = {}): Item {
   const amount = 100 * n;
@@ -135,8 +102,8 @@ describe("the mounted inbox", () => {
     el.remove();
   });
 
-  function mount(items: Item[]): InboxFake {
-    const model = new InboxFake();
+  function mount(items: Item[]): FakeModel<InboxModel> {
+    const model = inboxModel();
     cleanup = mountInbox(el, model.asModel());
     expect(model.sent[0]).toEqual({ type: "hello" });
     model.emit("msg:custom", { type: "snapshot", items });
@@ -416,7 +383,7 @@ describe("the mounted inbox", () => {
     vi.useFakeTimers({ now: 2_000 });
     document.title = "Notebook";
     try {
-      const model = new InboxFake();
+      const model = inboxModel();
       model.state = { ...model.state, notify: true, remind_after: 5 };
       const unmount = mountInbox(el, model.asModel());
       model.emit("msg:custom", { type: "snapshot", items: [item(1)] }); // waiting since 1_001
@@ -455,7 +422,7 @@ describe("the mounted inbox", () => {
       item(2, "transfer_funds", { where: remote, askedBy: null }),
       item(3),
     ];
-    const model = new InboxFake();
+    const model = inboxModel();
     let controls: InboxControls | undefined;
     cleanup = mountInbox(el, model.asModel(), {
       open: (w) => opened.push(w),

@@ -5,10 +5,8 @@
 // the tool of each new call.
 
 import type { AnyModel } from "@anywidget/types";
+import { type AnswerResultMessage, denial, type ModuleLoader, newViewId } from "../card";
 import { listen, replies, ticker } from "../model_binding";
-import { denial } from "../picker/collect";
-import { type AnswerResultMessage, newViewId } from "../picker/protocol";
-import type { ModuleLoader } from "../picker/renderers";
 import { createNotices } from "./notices";
 import {
   answerMessage,

@@ -4,9 +4,8 @@
 // this view's `hello`) and then as deltas; answers go out by `model.send`.
 
 import type { AttachedMessage } from "../attached";
+import { type AnswerStatus, type FieldError, newRequestId, settle, type WireInterrupt } from "../card";
 import { asRecord, str } from "../json";
-import { newRequestId, settle } from "../picker/protocol";
-import type { AnswerStatus, FieldError, WireInterrupt } from "../picker/types";
 
 /** Where a waiting call lives, as a server-wide view (the JupyterLab sidebar) names it. */
 export interface Where {

@@ -1,8 +1,7 @@
 // The inbox's pure core: Python's list and counts, and this view's filter,
 // sort, selection and cursor, in; the rows to draw out.
 
-import { formatRemaining, remainingMs } from "../picker/countdown";
-import type { FieldError } from "../picker/types";
+import { type FieldError, formatRemaining, remainingMs } from "../card";
 import { escalatedToMe, forMe, overdue } from "./people";
 import type { Item, ItemResult } from "./protocol";
 

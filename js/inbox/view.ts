@@ -1,14 +1,12 @@
 // Draws `InboxView`: the counts and progress bar, the toolbar (filter, sort,
 // bulk answers), the remembered rules, one line per waiting call, and the
-// opened call's card, which is the picker's own (`picker/card_dom.ts`), so
+// opened call's card, which is the picker's too (`js/card/`), so
 // edits, custom renderers and suggested slots work as in a picker. Data goes in
 // as text only: arguments and messages come from an agent.
 
+import { buildCard, type Card, type CardView, type ModuleLoader, type ViewActions } from "../card";
 import { button, h, hide } from "../dom";
 import { asRecord } from "../json";
-import { buildCard, type Card, type ViewActions } from "../picker/card_dom";
-import type { ModuleLoader } from "../picker/renderers";
-import type { CardView } from "../picker/state";
 import type { Item, Where } from "./protocol";
 import type { InboxState, InboxView, RowView, SortBy } from "./state";
 

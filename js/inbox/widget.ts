@@ -1,10 +1,10 @@
-// The inbox's own bundle entry: only the inbox and the picker card it reuses,
+// The inbox's own bundle entry: only the inbox and the card it shares with the picker,
 // so a page with pickers and chats alone never loads it. Its stylesheet is the
 // card's rules and the inbox's own (the theme's are scoped to a picker or a chat,
 // which an inbox is not); `initialize` tells Python a front end holds the model
 // (attached.ts).
 
-import "../picker/card.css";
+import "../card/card.css";
 import "./style.css";
 import type { AnyModel, RenderProps } from "@anywidget/types";
 import { initialize } from "../attached";

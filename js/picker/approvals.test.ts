@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "../testing/fake_model";
+import type { WireInterrupt } from "../card";
+import { approvalsOf, clockTime } from "../card/approvals";
+import { pickerModel, replyTo } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import { approvalsOf, clockTime } from "./approvals";
-import type { WireInterrupt } from "./types";
 
 const UTC = "UTC";
 
@@ -59,7 +59,7 @@ describe("the card of a call that needs several people", () => {
 
   it("draws the approvals as text, never as HTML", () => {
     const sly = { ...ANN, name: "<img src=x onerror=alert(1)>" };
-    host.mount(new FakeModel([needing({ given: [sly], may_answer: ["<b>finance</b>"] })]));
+    host.mount(pickerModel([needing({ given: [sly], may_answer: ["<b>finance</b>"] })]));
     const card = cardIn(host.el, "send");
     const box = card.querySelector(".iw-approvals");
     expect(box?.querySelector("img, b")).toBeNull();
@@ -70,17 +70,17 @@ describe("the card of a call that needs several people", () => {
   });
 
   it("shows Python's refusal of someone who may not answer on the card", () => {
-    const model = new FakeModel([needing({ given: [ANN] })]);
+    const model = pickerModel([needing({ given: [ANN] })]);
     host.mount(model);
     const card = cardIn(host.el, "send");
     buttonIn(card, "Approve").click();
     expect(model.sent[0]?.status).toBe("resolved");
-    model.reply({ ok: false, error: "send_money: ann already approved at 2030-01-07T10:02:00Z" });
+    replyTo(model, { ok: false, error: "send_money: ann already approved at 2030-01-07T10:02:00Z" });
     expect(card.querySelector(".iw-card-error")?.textContent).toContain("ann already approved");
   });
 
   it("redraws the approvals when the same question is asked again with a new vote", () => {
-    const model = new FakeModel([needing({})]);
+    const model = pickerModel([needing({})]);
     host.mount(model);
     const progress = () => cardIn(host.el, "send").querySelector(".iw-approvals-progress")?.textContent;
     expect(progress()).toBe("0 of 2 approvals");
@@ -102,7 +102,7 @@ describe("the card of a call that needs several people", () => {
   });
 
   it("offers no edit on a call that needs several approvals, so Approve sends the call as proposed", () => {
-    const model = new FakeModel([editable({ needed: 2 })]);
+    const model = pickerModel([editable({ needed: 2 })]);
     host.mount(model);
     const card = cardIn(host.el, "send");
     expect(card.querySelector("[data-field^='editedArgs']")).toBeNull();
@@ -112,7 +112,7 @@ describe("the card of a call that needs several people", () => {
   });
 
   it("keeps the edit on an editable call one approval settles", () => {
-    host.mount(new FakeModel([editable({ needed: 1 })]));
+    host.mount(pickerModel([editable({ needed: 1 })]));
     const amount = cardIn(host.el, "send").querySelector<HTMLInputElement>("[data-field='editedArgs.amount']");
     expect(amount?.value).toBe("5000");
   });
@@ -120,7 +120,7 @@ describe("the card of a call that needs several people", () => {
   it("draws nothing extra for an ordinary approval", () => {
     const plain = needing({});
     plain.metadata = { tool_name: "send_money", tool_input: { amount: 5 } };
-    host.mount(new FakeModel([plain]));
+    host.mount(pickerModel([plain]));
     expect(cardIn(host.el, "send").querySelector(".iw-approvals")?.classList.contains("iw-hidden")).toBe(true);
     expect(cardIn(host.el, "send").querySelector(".iw-approvals")?.textContent).toBe("");
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "../testing/fake_model";
+import type { WireInterrupt } from "../card";
+import { type FakePicker, pickerModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import type { WireInterrupt } from "./types";
 
 const call: WireInterrupt = {
   id: "i1",
@@ -17,8 +17,8 @@ const host = pickerHost();
 const card = (): HTMLElement => cardIn(host.el, "i1");
 const doubtOf = (): HTMLElement => card().querySelector(".iw-doubt") as HTMLElement;
 
-function inDoubt(): FakeModel {
-  const model = new FakeModel([call], { doubts: { i1: KNOWN } });
+function inDoubt(): FakePicker {
+  const model = pickerModel([call], { doubts: { i1: KNOWN } });
   host.mount(model);
   return model;
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "../testing/fake_model";
+import type { JsonSchema, WireInterrupt } from "../card";
+import { changesOf, prefilled, withEdit } from "../card/edits";
+import { formFromSchema } from "../card/schema_form";
+import { pickerModel, replyTo } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import { changesOf, prefilled, withEdit } from "./edits";
-import { formFromSchema } from "./schema_form";
-import type { JsonSchema, WireInterrupt } from "./types";
 
 // The answer schema the adapter builds for `editable(transfer_funds, fields=("amount", "memo"))`.
 const schema: JsonSchema = {
@@ -54,7 +54,7 @@ function type(input: HTMLInputElement, value: string): void {
 
 describe("the edit form of an editable tool", () => {
   it("is prefilled with the proposal, and only the editable fields are offered (readOnly ones are not)", () => {
-    host.mount(new FakeModel([transfer()]));
+    host.mount(pickerModel([transfer()]));
     expect(field("amount").value).toBe("5000");
     expect(field("memo").value).toBe("rent");
     const card = cardIn(host.el, "approve-c1");
@@ -63,7 +63,7 @@ describe("the edit form of an editable tool", () => {
   });
 
   it("shows what changed before Approve, and sends editedArgs in full: the proposal with the changes", () => {
-    const model = new FakeModel([transfer()]);
+    const model = pickerModel([transfer()]);
     host.mount(model);
     type(field("amount"), "2500");
     const card = cardIn(host.el, "approve-c1");
@@ -77,7 +77,7 @@ describe("the edit form of an editable tool", () => {
   });
 
   it("an untouched form approves the proposal as it stands", () => {
-    const model = new FakeModel([transfer()]);
+    const model = pickerModel([transfer()]);
     host.mount(model);
     type(field("memo"), "rent"); // typed again, unchanged
     buttonIn(cardIn(host.el, "approve-c1"), "Approve").click();
@@ -85,14 +85,14 @@ describe("the edit form of an editable tool", () => {
   });
 
   it("a change back to the proposal is no change", () => {
-    host.mount(new FakeModel([transfer()]));
+    host.mount(pickerModel([transfer()]));
     type(field("amount"), "10");
     type(field("amount"), "5000");
     expect(cardIn(host.el, "approve-c1").querySelector(".iw-changes")?.classList.contains("iw-hidden")).toBe(true);
   });
 
   it("a denial carries no edit", () => {
-    const model = new FakeModel([transfer()]);
+    const model = pickerModel([transfer()]);
     host.mount(model);
     type(field("amount"), "1");
     buttonIn(cardIn(host.el, "approve-c1"), "Deny").click();
@@ -101,7 +101,7 @@ describe("the edit form of an editable tool", () => {
 
   it("hostile proposals are shown as text, never markup", () => {
     const hostile = { amount: 1, to_account: "x", memo: "<img src=x onerror=alert(1)>" };
-    host.mount(new FakeModel([transfer(hostile)]));
+    host.mount(pickerModel([transfer(hostile)]));
     expect(field("memo").value).toBe("<img src=x onerror=alert(1)>");
     type(field("memo"), "<b>bold</b>");
     const card = cardIn(host.el, "approve-c1");
@@ -110,11 +110,11 @@ describe("the edit form of an editable tool", () => {
   });
 
   it("the summary names what was edited", () => {
-    const model = new FakeModel([transfer()]);
+    const model = pickerModel([transfer()]);
     host.mount(model);
     type(field("amount"), "2500");
     buttonIn(cardIn(host.el, "approve-c1"), "Approve with changes").click();
-    model.reply();
+    replyTo(model);
     const summary = cardIn(host.el, "approve-c1").querySelector(".iw-decision")?.textContent ?? "";
     expect(summary).toContain("Edited: amount 2500");
     expect(summary).not.toContain("ACME-1"); // the arguments left as proposed are not called edits

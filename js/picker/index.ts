@@ -3,27 +3,16 @@
 // model, obtained from the widget manager). Returns the cleanup.
 
 import type { AnyModel } from "@anywidget/types";
+import { type AnswerResultMessage, type ModuleLoader, newViewId } from "../card";
 import { listen, replies, ticker } from "../model_binding";
-import { type AnswerResultMessage, answerMessage, newViewId, parseAnswerResult, settleMessage } from "./protocol";
-import type { ModuleLoader } from "./renderers";
+import { answerMessage, parseAnswerResult, settleMessage } from "./protocol";
 import { initialState, type ModelState, type PickerEvent, type PickerState, reduce, viewOf } from "./state";
 import type { PickerModel } from "./types";
 import { createPickerDom } from "./view";
 
-export { collect } from "./collect";
-export type { AnswerMessage, AnswerResultMessage } from "./protocol";
-export type { RendererProps, RenderFn } from "./renderers";
-export { formFromSchema } from "./schema_form";
+export type { AnswerMessage } from "./protocol";
 export { initialState, reduce, viewOf } from "./state";
-export type {
-  AnswerRecord,
-  FieldError,
-  JsonSchema,
-  PickerModel,
-  PickerStatus,
-  ToolCallOf,
-  WireInterrupt,
-} from "./types";
+export type { PickerModel, PickerStatus, ToolCallOf } from "./types";
 
 export interface MountOptions {
   /** Replaces the Blob-URL import of custom renderers (tests). */

@@ -3,9 +3,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import * as meetingTime from "../../src/interrupt_widget/widgets/renderers/meeting_time.js";
 import SOURCE from "../../src/interrupt_widget/widgets/renderers/meeting_time.js?raw";
-import { FakeModel } from "../testing/fake_model";
+import type { WireInterrupt } from "../card";
+import { type FakePicker, pickerModel, replyTo } from "../testing/fake_model";
 import { mountPicker } from "./index";
-import type { WireInterrupt } from "./types";
 
 const SCHEMA = {
   type: "object",
@@ -42,10 +42,10 @@ afterEach(() => {
   document.body.replaceChildren();
 });
 
-async function mounted(interrupt: WireInterrupt): Promise<{ model: FakeModel; el: HTMLElement }> {
+async function mounted(interrupt: WireInterrupt): Promise<{ model: FakePicker; el: HTMLElement }> {
   const el = document.createElement("div");
   document.body.appendChild(el);
-  const model = new FakeModel([interrupt], { renderers: { schedule_meeting: SOURCE } });
+  const model = pickerModel([interrupt], { renderers: { schedule_meeting: SOURCE } });
   cleanup = mountPicker(el, model.asModel(), { loader: async (source) => (source === SOURCE ? meetingTime : null) });
   await vi.waitFor(() => expect(el.querySelector('[aria-label="Suggested meeting times"]')).not.toBeNull());
   return { model, el };
@@ -83,7 +83,7 @@ describe("the meeting-time renderer", () => {
     expect(new Date(String(payload.chosen_time)).toISOString()).toBe("2026-12-08T09:00:00.000Z");
     expect(payload.chosen_label).toBe(slot?.textContent);
     expect(slot?.disabled).toBe(true);
-    model.reply({ ok: false, error: "schedule_meeting: /chosen_time: must be in the future" });
+    replyTo(model, { ok: false, error: "schedule_meeting: /chosen_time: must be in the future" });
     await vi.waitFor(() =>
       expect(el.querySelector(".iw-custom [role=status]")?.textContent).toContain("must be in the future"),
     );

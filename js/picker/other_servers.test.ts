@@ -5,11 +5,12 @@
 
 import { describe, expect, it } from "vitest";
 import servers from "../../tests/fixtures/other_servers.json";
-import { FakeModel } from "../testing/fake_model";
+import type { JsonSchema, WireInterrupt } from "../card";
+import { collect, denial, initialValues } from "../card/collect";
+import { formFromSchema, type RawValues } from "../card/schema_form";
+import { pickerModel } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
-import { collect, denial, initialValues } from "./collect";
-import { formFromSchema, type RawValues } from "./schema_form";
-import type { JsonSchema, ToolCallOf, WireInterrupt } from "./types";
+import type { ToolCallOf } from "./types";
 
 const interrupt = (name: keyof typeof servers): WireInterrupt => servers[name] as unknown as WireInterrupt;
 const schemaOf = (name: keyof typeof servers): JsonSchema => interrupt(name).responseSchema as JsonSchema;
@@ -80,7 +81,7 @@ describe("the card for another server's interrupt", () => {
   const host = pickerHost();
 
   it("titles Agent Framework's card with the tool and approves with what its schema wants", () => {
-    const model = new FakeModel([interrupt("agent_framework")], { calls: CALLS });
+    const model = pickerModel([interrupt("agent_framework")], { calls: CALLS });
     host.mount(model);
     const card = cardIn(host.el, "int_af_1");
     expect(card.querySelector(".iw-title")?.textContent).toBe("transfer_funds");
@@ -91,12 +92,12 @@ describe("the card for another server's interrupt", () => {
   });
 
   it("titles a card with the name Python gives its call", () => {
-    host.mount(new FakeModel([interrupt("bare")], { calls: CALLS }));
+    host.mount(pickerModel([interrupt("bare")], { calls: CALLS }));
     expect(cardIn(host.el, "int_lg_1").querySelector(".iw-title")?.textContent).toBe("delete_file");
   });
 
   it("titles a card with the interrupt's reason when Python names no tool", () => {
-    host.mount(new FakeModel([interrupt("bare")]));
+    host.mount(pickerModel([interrupt("bare")]));
     expect(cardIn(host.el, "int_lg_1").querySelector(".iw-title")?.textContent).toBe("tool_call");
   });
 });

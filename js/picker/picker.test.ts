@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "../testing/fake_model";
+import type { WireInterrupt } from "../card";
+import { type FakePicker, pickerModel, replyTo } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import { mountPicker } from "./index";
-import type { WireInterrupt } from "./types";
 
 const MEETING_SCHEMA = {
   type: "object",
@@ -27,7 +27,7 @@ function meeting(id = "int-1", extra: Partial<WireInterrupt> = {}): WireInterrup
 }
 
 const host = pickerHost();
-const mount = (model: FakeModel): HTMLElement => host.mount(model);
+const mount = (model: FakePicker): HTMLElement => host.mount(model);
 const button = buttonIn;
 const card = (id: string): HTMLElement => cardIn(host.el, id);
 
@@ -39,7 +39,7 @@ function field<T extends HTMLElement = HTMLInputElement>(root: ParentNode, name:
 
 describe("the meeting scheduler", () => {
   it("shows the message, the tool and its arguments as text", () => {
-    mount(new FakeModel([meeting()]));
+    mount(pickerModel([meeting()]));
     const c = card("int-1");
     expect(c.querySelector("h3")?.textContent).toBe("schedule_meeting");
     expect(c.querySelector(".iw-message")?.textContent).toBe("Schedule a meeting about the roadmap?");
@@ -56,7 +56,7 @@ describe("the meeting scheduler", () => {
   });
 
   it("approves with the chosen time in ISO 8601 with the browser's offset, and a derived label", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     mount(model);
     const c = card("int-1");
     field(c, "chosen_time").value = "2026-12-08T10:30";
@@ -77,7 +77,7 @@ describe("the meeting scheduler", () => {
   });
 
   it("keeps a label the user typed", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     mount(model);
     const c = card("int-1");
     field(c, "chosen_time").value = "2026-12-08T10:30";
@@ -87,7 +87,7 @@ describe("the meeting scheduler", () => {
   });
 
   it("denies with {approved: false} alone, whatever the other fields hold", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     mount(model);
     field(card("int-1"), "chosen_time").value = "garbage";
     button(card("int-1"), "Deny").click();
@@ -101,7 +101,7 @@ describe("the meeting scheduler", () => {
         properties: { ...MEETING_SCHEMA.properties, reason: { type: "string", maxLength: 1000 } },
       },
     });
-    const model = new FakeModel([withReason]);
+    const model = pickerModel([withReason]);
     mount(model);
     const c = card("int-1");
     const reason = field<HTMLInputElement | HTMLTextAreaElement>(c, "reason");
@@ -112,13 +112,13 @@ describe("the meeting scheduler", () => {
       { approved: false, reason: "<img src=x onerror=alert(1)> Alice is away" },
     ]);
     expect(c.querySelector("img")).toBeNull();
-    model.reply();
+    replyTo(model);
     expect(c.querySelector(".iw-decision")?.textContent).toContain(
       "Reason: <img src=x onerror=alert(1)> Alice is away",
     );
     expect(c.querySelector("img")).toBeNull();
 
-    const other = new FakeModel([withReason]);
+    const other = pickerModel([withReason]);
     host.el.replaceChildren();
     mount(other);
     field(card("int-1"), "reason").value = "never mind";
@@ -128,14 +128,14 @@ describe("the meeting scheduler", () => {
   });
 
   it("cancels with status cancelled and no payload", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     mount(model);
     button(card("int-1"), "Cancel").click();
     expect(model.sent.map((m) => [m.interruptId, m.status, m.payload])).toEqual([["int-1", "cancelled", null]]);
   });
 
   it("sends once on a double click, then shows the read-only summary", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     mount(model);
     const c = card("int-1");
     field(c, "chosen_time").value = "2026-12-08T10:30";
@@ -145,7 +145,7 @@ describe("the meeting scheduler", () => {
     approve.click();
     expect(model.sent).toHaveLength(1);
     expect(approve.disabled).toBe(true);
-    model.reply();
+    replyTo(model);
     const summary = c.querySelector(".iw-decision");
     expect(summary?.classList.contains("iw-hidden")).toBe(false);
     expect(summary?.textContent).toContain("Approved");
@@ -155,12 +155,12 @@ describe("the meeting scheduler", () => {
   });
 
   it("shows Python's refusal beside the field and lets the user try again", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     mount(model);
     const c = card("int-1");
     field(c, "chosen_time").value = "2026-12-08T10:30";
     button(c, "Approve").click();
-    model.reply({
+    replyTo(model, {
       ok: false,
       error: "schedule_meeting: /chosen_time: must be in the future",
       errors: [{ path: "/chosen_time", message: "must be in the future" }],
@@ -184,7 +184,7 @@ describe("the meeting scheduler", () => {
       },
       required: ["approved", "table"],
     };
-    const model = new FakeModel([meeting("int-1", { responseSchema: schema })]);
+    const model = pickerModel([meeting("int-1", { responseSchema: schema })]);
     mount(model);
     const c = card("int-1");
     field(c, "table").value = "DROP TABLE x;";
@@ -205,12 +205,12 @@ describe("the meeting scheduler", () => {
     button(c, "Approve").click();
     expect(model.sent).toHaveLength(1);
     const said = 'must match the pattern ^[a-z_]+$, e.g. "invoices" or "old_rows" or "a"';
-    model.reply({ ok: false, error: `t: /table: ${said}`, errors: [{ path: "/table", message: said }] });
+    replyTo(model, { ok: false, error: `t: /table: ${said}`, errors: [{ path: "/table", message: said }] });
     expect(errorOf("table")).toBe(`Table ${said}.`);
   });
 
   it("draws a saved summary with no kernel: answers and status alone", () => {
-    const model = new FakeModel([meeting()], {
+    const model = pickerModel([meeting()], {
       status: "submitted",
       answers: {
         "int-1": {
@@ -228,14 +228,14 @@ describe("the meeting scheduler", () => {
   });
 
   it("never saves traits: every action is a custom message", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     mount(model);
     button(card("int-1"), "Cancel").click();
     expect(model.sent).toHaveLength(1); // save_changes would have thrown
   });
 
   it("removes its listeners and DOM on cleanup", () => {
-    const model = new FakeModel([meeting()]);
+    const model = pickerModel([meeting()]);
     const cleanup = mountPicker(host.el, model.asModel());
     expect(model.listeners()).toBeGreaterThan(0);
     cleanup();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { FakeModel } from "../testing/fake_model";
+import type { WireInterrupt } from "../card";
+import { pickerModel } from "../testing/fake_model";
 import { cardIn, pickerHost } from "../testing/picker_host";
-import type { WireInterrupt } from "./types";
 
 const call: WireInterrupt = {
   id: "i1",
@@ -18,7 +18,7 @@ const linkOf = (): HTMLElement => cardIn(host.el, "i1").querySelector(".iw-run-l
 
 describe("the link to the conversation's runs", () => {
   it("is an anchor to the http(s) URL, opening a new tab, its label as text", () => {
-    host.mount(new FakeModel([call], { run_link: UI }));
+    host.mount(pickerModel([call], { run_link: UI }));
     const anchors = linkOf().querySelectorAll("a");
     expect(anchors).toHaveLength(1);
     const [anchor] = anchors;
@@ -31,7 +31,7 @@ describe("the link to the conversation's runs", () => {
 
   it("is no link at all for a javascript: or relative URL: the text shows, nothing is clickable", () => {
     for (const url of ["javascript:alert(1)", " JavaScript:alert(1)", "data:text/html,<b>x</b>", "/relative"]) {
-      const model = new FakeModel([call], { run_link: url });
+      const model = pickerModel([call], { run_link: url });
       host.mount(model);
       const link = cardIn(host.el, "i1").querySelector(".iw-run-link") as HTMLElement;
       expect(link.querySelector("a")).toBeNull();
@@ -43,7 +43,7 @@ describe("the link to the conversation's runs", () => {
   });
 
   it("is not drawn without one, and follows the model when it comes later", () => {
-    const model = new FakeModel([call]);
+    const model = pickerModel([call]);
     host.mount(model);
     expect(linkOf().classList.contains("iw-hidden")).toBe(true);
     expect(linkOf().querySelector("a")).toBeNull();

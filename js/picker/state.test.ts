@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { formatRemaining } from "./countdown";
-import { labelFor } from "./dates";
+import { decisionOf, formatRemaining } from "../card";
+import { labelFor } from "../card/dates";
 import { initialState, type ModelState, reduce, viewOf } from "./state";
-import { decisionOf } from "./summary";
 
 const model = (extra: Partial<ModelState> = {}): ModelState => ({
   interrupts: [

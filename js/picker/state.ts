@@ -1,10 +1,17 @@
 // The picker's pure core: model traits and view events in, view state out.
 
+import {
+  type AnswerRecord,
+  type AnswerResultMessage,
+  type CardPhase,
+  type CardView,
+  decisionOf,
+  type FieldError,
+  remainingMs,
+  type WireInterrupt,
+} from "../card";
 import { asRecord } from "../json";
-import { remainingMs } from "./countdown";
-import type { AnswerResultMessage } from "./protocol";
-import { type Decision, decisionOf } from "./summary";
-import type { AnswerRecord, FieldError, PickerModel, PickerStatus, WireInterrupt } from "./types";
+import type { PickerModel, PickerStatus } from "./types";
 
 export type ModelState = Pick<
   PickerModel,
@@ -30,34 +37,6 @@ export type PickerEvent =
   | { type: "sent"; interruptId: string; requestId: string }
   | { type: "reply"; reply: AnswerResultMessage }
   | { type: "tick"; now: number };
-
-export type CardPhase = "open" | "pending" | "expired" | "decided";
-
-export interface CardView {
-  id: string;
-  interrupt: WireInterrupt;
-  /** Tool name as Python reads it, or the reason when it is not a tool approval. */
-  title: string;
-  message: string;
-  /** The tool's arguments, each value as display text. */
-  args: Array<[string, string]>;
-  phase: CardPhase;
-  /** Set once decided. */
-  decision: Decision | null;
-  /** Field errors keyed by JSON pointer ("" for the answer as a whole). */
-  fieldErrors: Record<string, string[]>;
-  /** A card-level problem to show above the buttons. */
-  error: string;
-  /** Milliseconds left, null without a deadline. */
-  remaining: number | null;
-  /** ES module source replacing the built-in form, if any. */
-  renderer: string | null;
-  /** What is known of an approved call that may have run, or null: it is settled, not answered. */
-  doubt: string | null;
-  /** Where the conversation's runs can be seen, as Python sent it (drawn as a link only when
-   * http(s): `card_dom.ts`), or null. */
-  runLink: string | null;
-}
 
 export interface PickerView {
   status: PickerStatus;

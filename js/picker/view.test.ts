@@ -1,16 +1,15 @@
 import { describe, expect, it, vi } from "vitest";
-import { FakeModel } from "../testing/fake_model";
+import type { JsonSchema, RendererProps, WireInterrupt } from "../card";
+import { type FakePicker, pickerModel, replyTo } from "../testing/fake_model";
 import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
 import { mountPicker } from "./index";
-import type { RendererProps } from "./renderers";
-import type { JsonSchema, WireInterrupt } from "./types";
 
 function ask(id: string, schema: JsonSchema | undefined, extra: Partial<WireInterrupt> = {}): WireInterrupt {
   return { id, reason: "input_required", message: `question ${id}`, responseSchema: schema, ...extra };
 }
 
 const host = pickerHost();
-const mount = (model: FakeModel, options: Parameters<typeof mountPicker>[2] = {}): void => {
+const mount = (model: FakePicker, options: Parameters<typeof mountPicker>[2] = {}): void => {
   host.mount(model, options);
 };
 const cardOf = (id: string): HTMLElement => cardIn(host.el, id);
@@ -39,7 +38,7 @@ describe("built-in forms", () => {
   };
 
   it("draws a labelled, described control for each schema type", () => {
-    mount(new FakeModel([ask("q", schema)]));
+    mount(pickerModel([ask("q", schema)]));
     const c = cardOf("q");
     const count = c.querySelector<HTMLInputElement>('[data-field="count"]');
     expect(count?.type).toBe("number");
@@ -68,7 +67,7 @@ describe("built-in forms", () => {
   });
 
   it("checks bounds and required fields in the browser, inline, without sending", () => {
-    const model = new FakeModel([ask("q", schema)]);
+    const model = pickerModel([ask("q", schema)]);
     mount(model);
     const c = cardOf("q");
     const count = c.querySelector<HTMLInputElement>('[data-field="count"]');
@@ -92,9 +91,7 @@ describe("built-in forms", () => {
   });
 
   it("submits on Enter, as a form does", () => {
-    const model = new FakeModel([
-      ask("q", { type: "object", properties: { n: { type: "integer" } }, required: ["n"] }),
-    ]);
+    const model = pickerModel([ask("q", { type: "object", properties: { n: { type: "integer" } }, required: ["n"] })]);
     mount(model);
     const input = cardOf("q").querySelector<HTMLInputElement>('[data-field="n"]');
     if (!input) throw new Error("no input");
@@ -104,7 +101,7 @@ describe("built-in forms", () => {
   });
 
   it("asks a bare question with one field and sends the bare value", () => {
-    const model = new FakeModel([ask("q", { type: "string", title: "Your name" })]);
+    const model = pickerModel([ask("q", { type: "string", title: "Your name" })]);
     mount(model);
     const input = cardOf("q").querySelector<HTMLInputElement>('[data-field="value"]');
     if (!input) throw new Error("no input");
@@ -117,22 +114,22 @@ describe("built-in forms", () => {
 
 describe("several interrupts", () => {
   it("answers them one by one and shows progress, each card its own decision", () => {
-    const model = new FakeModel([ask("a", undefined), ask("b", { type: "boolean" })]);
+    const model = pickerModel([ask("a", undefined), ask("b", { type: "boolean" })]);
     mount(model);
     expect(host.el.querySelector(".iw-status")?.textContent).toBe("0 of 2 answered");
     buttonIn(cardOf("a"), "Cancel").click();
-    model.reply();
+    replyTo(model);
     expect(host.el.querySelector(".iw-status")?.textContent).toBe("1 of 2 answered");
     expect(cardOf("a").querySelector(".iw-decision")?.textContent).toBe("Cancelled (in this view)");
     expect(buttonIn(cardOf("b"), "Submit").disabled).toBe(false);
     buttonIn(cardOf("b"), "Submit").click();
-    model.reply({}, "python");
+    replyTo(model, {}, "python");
     expect(cardOf("b").querySelector(".iw-decision")?.textContent).toBe("Answered Answer: false (from Python)");
     expect(host.el.querySelector(".iw-status")?.textContent).toBe("Answers sent.");
   });
 
   it("keeps views of one model apart: a reply settles only the view that asked", () => {
-    const model = new FakeModel([ask("a", undefined)]);
+    const model = pickerModel([ask("a", undefined)]);
     mount(model);
     const second = document.createElement("div");
     document.body.appendChild(second);
@@ -141,7 +138,7 @@ describe("several interrupts", () => {
     buttonIn(cardOf("a"), "Cancel").click();
     expect(buttonIn(cardOf("a"), "Cancel").disabled).toBe(true);
     expect(buttonIn(second, "Cancel").disabled).toBe(false);
-    model.reply({ ok: false, error: "nope" });
+    replyTo(model, { ok: false, error: "nope" });
     expect(cardOf("a").querySelector(".iw-card-error")?.textContent).toBe("nope");
     expect(second.querySelector(".iw-card-error")?.textContent).toBe("");
   });
@@ -149,7 +146,7 @@ describe("several interrupts", () => {
 
 describe("two views answering at once", () => {
   it("tells the view whose answer came second that it was answered elsewhere, and how", () => {
-    const model = new FakeModel([ask("a", undefined)]);
+    const model = pickerModel([ask("a", undefined)]);
     mount(model);
     const second = document.createElement("div");
     document.body.appendChild(second);
@@ -190,7 +187,7 @@ describe("two views answering at once", () => {
   });
 
   it("says so too when the refusal arrives before the winning answer", () => {
-    const model = new FakeModel([ask("a", undefined)]);
+    const model = pickerModel([ask("a", undefined)]);
     mount(model);
     buttonIn(cardOf("a"), "Cancel").click();
     const [mine] = model.sent;
@@ -210,7 +207,7 @@ describe("two views answering at once", () => {
 
 describe("a model whose interrupts change", () => {
   it("drops the cards of interrupts that are gone and adds the new ones", () => {
-    const model = new FakeModel([ask("a", undefined), ask("b", undefined)]);
+    const model = pickerModel([ask("a", undefined), ask("b", undefined)]);
     mount(model);
     model.set("interrupts", [ask("b", undefined), ask("c", undefined)]);
     const ids = [...host.el.querySelectorAll("[data-interrupt-id]")].map((c) => c.getAttribute("data-interrupt-id"));
@@ -226,7 +223,7 @@ describe("countdown", () => {
     vi.useFakeTimers();
     const start = Date.parse("2026-12-02T10:00:00Z");
     vi.setSystemTime(start);
-    const model = new FakeModel([ask("q", { type: "string" }, { expiresAt: "2026-12-02T10:01:05Z" })]);
+    const model = pickerModel([ask("q", { type: "string" }, { expiresAt: "2026-12-02T10:01:05Z" })]);
     mount(model);
     const countdown = (): string => cardOf("q").querySelector(".iw-countdown")?.textContent ?? "";
     expect(countdown()).toBe("Expires in 1:05");
@@ -249,7 +246,7 @@ describe("countdown", () => {
   it("formats hours", () => {
     vi.useFakeTimers();
     vi.setSystemTime(Date.parse("2026-12-02T10:00:00Z"));
-    mount(new FakeModel([ask("q", undefined, { expiresAt: "2026-12-02T12:00:30+01:00" })]));
+    mount(pickerModel([ask("q", undefined, { expiresAt: "2026-12-02T12:00:30+01:00" })]));
     expect(cardOf("q").querySelector(".iw-countdown")?.textContent).toBe("Expires in 1:00:30");
   });
 });
@@ -265,7 +262,7 @@ describe("untrusted text", () => {
 
   it("renders every hostile string as plain text, never as markup", () => {
     const [script, img, link, js, svg] = HOSTILE as [string, string, string, string, string];
-    const model = new FakeModel([
+    const model = pickerModel([
       {
         id: svg,
         reason: img,
@@ -315,7 +312,7 @@ describe("custom renderers", () => {
         },
       };
     };
-    const model = new FakeModel(
+    const model = pickerModel(
       [
         {
           id: "m",
@@ -336,13 +333,13 @@ describe("custom renderers", () => {
     buttonIn(c, "Tuesday 10:00").click();
     expect(model.sent.map((m) => m.payload)).toEqual([{ approved: true, chosen_label: "Tue 10:00" }]);
     const verdict = calls[0]?.resolve({ approved: false });
-    model.reply();
+    replyTo(model);
     await expect(verdict).resolves.toMatchObject({ ok: true });
   });
 
   it("falls back to the built-in form and says why when the module is broken", async () => {
     const loader = async (): Promise<unknown> => ({ nothing: true });
-    const model = new FakeModel([ask("q", { type: "string" })], { renderers: { input_required: "broken" } });
+    const model = pickerModel([ask("q", { type: "string" })], { renderers: { input_required: "broken" } });
     mount(model, { loader });
     await vi.waitFor(() =>
       expect(cardOf("q").querySelector(".iw-card-error")?.textContent).toContain("custom renderer failed"),
@@ -353,7 +350,7 @@ describe("custom renderers", () => {
 
 describe("theme", () => {
   it("injects no stylesheet at run time: anywidget's _css loads widget.css (see bundle.test.ts)", () => {
-    mount(new FakeModel([ask("a", undefined)]));
+    mount(pickerModel([ask("a", undefined)]));
     expect(document.querySelectorAll("style")).toHaveLength(0); // nothing injected at run time
   });
 });

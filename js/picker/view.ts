@@ -3,12 +3,9 @@
 // through textContent / attributes (never innerHTML): messages, arguments and
 // labels come from an agent and are untrusted.
 
+import { buildCard, type Card, type CardView, type ModuleLoader, type ViewActions } from "../card";
 import { h } from "../dom";
-import { buildCard, type Card, type ViewActions } from "./card_dom";
-import type { ModuleLoader } from "./renderers";
-import type { CardView, PickerView } from "./state";
-
-export type { ViewActions } from "./card_dom";
+import type { PickerView } from "./state";
 
 export interface PickerDom {
   update(view: PickerView): void;

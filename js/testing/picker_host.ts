@@ -3,13 +3,13 @@
 
 import { afterEach, beforeEach, vi } from "vitest";
 import { mountPicker } from "../picker/index";
-import type { FakeModel } from "./fake_model";
+import type { FakePicker } from "./fake_model";
 
 export interface PickerHost {
   /** The element the test's pickers are mounted in (new for each test). */
   readonly el: HTMLElement;
   /** Mount a picker on `model` in `el`; it is cleaned up after the test. */
-  mount(model: FakeModel, options?: Parameters<typeof mountPicker>[2]): HTMLElement;
+  mount(model: FakePicker, options?: Parameters<typeof mountPicker>[2]): HTMLElement;
   /** Keep a cleanup to run after the test. */
   cleanupLater(fn: () => void): void;
 }

@@ -4,7 +4,7 @@
 // `?interrupt-widget=<id>` (where a webhook's link lands) opening the sidebar at that
 // question. Works in JupyterLab 4 and Notebook 7; the lab-only pieces are optional.
 
-import "../../js/picker/card.css";
+import "../../js/card/card.css";
 import "../../js/inbox/style.css";
 import "./panel.css";
 import { ILayoutRestorer, type JupyterFrontEnd, type JupyterFrontEndPlugin } from "@jupyterlab/application";

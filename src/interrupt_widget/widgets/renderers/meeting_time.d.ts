@@ -1,6 +1,5 @@
 // Types of the meeting-time renderer, for TypeScript callers and tests.
-import type { RendererProps } from "../../../js/picker/renderers";
-import type { WireInterrupt } from "../../../js/picker/types";
+import type { RendererProps, WireInterrupt } from "../../../js/card";
 
 export interface Slot {
   iso: string;

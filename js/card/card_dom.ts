@@ -1,10 +1,11 @@
 // One interrupt's card: title, message, arguments, the form its schema asks for
 // (or a custom renderer) and the buttons. The picker adds the read-only summary once
-// decided (view.ts); the inbox lets an answered call go.
+// decided (`js/picker/view.ts`); the inbox lets an answered call go.
 
 import { button, h, hide, outLink } from "../dom";
 import { str } from "../json";
 import { approvalsOf, needsSeveral } from "./approvals";
+import type { CardView } from "./card_view";
 import { collect, denial, initialValues } from "./collect";
 import { formatRemaining } from "./countdown";
 import { type Change, changesOf, prefilled, proposalOf, withEdit, withoutEdit } from "./edits";
@@ -12,7 +13,6 @@ import { buildField, type FieldDom, readValues } from "./field_dom";
 import type { AnswerResultMessage } from "./protocol";
 import { loadRenderer, type ModuleLoader } from "./renderers";
 import { type FormSpec, formFromSchema, type RawValues } from "./schema_form";
-import type { CardView } from "./state";
 import type { AnswerStatus, FieldError, WireInterrupt } from "./types";
 
 export interface ViewActions {
@@ -24,13 +24,14 @@ export interface ViewActions {
   settle(interruptId: string, ran: boolean, output?: string): Promise<AnswerResultMessage>;
 }
 
-/** What a card needs from the picker that holds it. */
+/** What a card needs from the widget that holds it (a picker, or an inbox). */
 export interface CardContext {
   /** Unique to this card in the page: the ids of its title and fields start with it. */
   idPrefix: string;
   actions: ViewActions;
   loader?: ModuleLoader;
-  /** False once the picker is gone: a renderer that loads late mounts nothing. */
+  /** False once the card is gone (its picker unmounted, or another call opened in the inbox): a renderer
+   * that loads late mounts nothing. */
   alive(): boolean;
 }
 
