@@ -179,8 +179,8 @@ def main() -> int:
         f"({INBOX.name} + {INBOX_STYLES.name})"
     )
     print(
-        f"inbox own code    {inbox_own_gzipped / 1024:6.1f} KB ({inbox_own_gzipped} B, the picker "
-        "card it reuses included)"
+        f"inbox own code    {inbox_own_gzipped / 1024:6.1f} KB ({inbox_own_gzipped} B, the "
+        "shared card included)"
     )
     print(f"a page with all   {page / 1024:6.1f} KB of own code, both bundles (Markdown apart)")
     remote += re.findall(rb"(?:import|from)\s*\(?\s*[\"'`](?:https?:)?//", INBOX.read_bytes())

@@ -78,7 +78,7 @@ async def test_an_answer_the_rules_about_people_refuse_never_enters_history(
     for who, says in cases:
         refused = await thread.start(approval_by(thread, who))
         assert (refused.kind, refused.code) == ("error", ErrorCode.NOT_ALLOWED_TO_ANSWER), who
-        # The words of the run in process (`sdk/people.py`), to the letter.
+        # The words of the run in process (`sdk/vote_counting.py`), to the letter.
         said = refused.error or ""
         assert said.startswith(f"The answer to interrupt {asked.id!r} (send_money) is refused: ")
         assert says in said, said

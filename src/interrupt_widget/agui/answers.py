@@ -163,7 +163,7 @@ def _date_time_problem(instance: Any) -> str:
 
 def pattern_problem(pattern: str, schema: Any) -> str:
     """Why a text failed `pattern`: the pattern, and the field's `examples` when it gives some
-    (JSON, at most three). The front end words it the same (`js/picker/collect.ts`)."""
+    (JSON, at most three). The front end words it the same (`js/card/collect.ts`)."""
     said = f"must match the pattern {_shortened(pattern)}"
     examples = schema.get("examples") if isinstance(schema, Mapping) else None
     if not isinstance(examples, list) or not examples:

@@ -50,10 +50,10 @@ from interrupt_widget.temporal.shapes import (
     STOP_SIGNAL,
     STREAM_QUERY,
     WORKFLOW,
-    Answer,
     ConversationStart,
     JsonDict,
     OpenConversation,
+    ResumeUpdate,
     StreamChunk,
 )
 from interrupt_widget.temporal.streaming import StreamFollower
@@ -282,7 +282,7 @@ class TemporalAgent:
             handle = client.get_workflow_handle(input.thread_id)
             events: list[JsonDict] = await handle.execute_update(
                 ANSWER_UPDATE,
-                Answer(run_id=input.run_id, entries=entries),
+                ResumeUpdate(run_id=input.run_id, entries=entries),
                 id=f"answer-{input.run_id}",
                 result_type=list,
             )

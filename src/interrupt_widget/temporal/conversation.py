@@ -51,12 +51,12 @@ from interrupt_widget.temporal.shapes import (
     STREAM_QUERY,
     STREAM_SIGNAL,
     WORKFLOW,
-    Answer,
     Carried,
     ConversationStart,
     JsonDict,
     OpenConversation,
     PausedState,
+    ResumeUpdate,
     SegmentRequest,
     SegmentResult,
     StreamBatch,
@@ -234,7 +234,7 @@ class Conversation:
     # -- answers -------------------------------------------------------------------------------
 
     @workflow.update(name=ANSWER_UPDATE)
-    async def answer(self, answer: Answer) -> list[JsonDict]:
+    async def answer(self, answer: ResumeUpdate) -> list[JsonDict]:
         # Checked again now: two answers validated in one step both pass the validator, and
         # only the first to get here takes the interrupts.
         self._check_open(answer)
@@ -251,7 +251,7 @@ class Conversation:
         return await self._segment(input, taken=taken)
 
     @answer.validator
-    def _check_answer(self, answer: Answer) -> None:
+    def _check_answer(self, answer: ResumeUpdate) -> None:
         self._check_open(answer)
         try:
             plan = plan_resume(
@@ -288,7 +288,7 @@ class Conversation:
             tool_name=name,
         )
 
-    def _check_open(self, answer: Answer) -> None:
+    def _check_open(self, answer: ResumeUpdate) -> None:
         given = {str(e.get("interruptId")) for e in answer.entries if isinstance(e, dict)}
         open_ids = {i["id"] for i in self._interrupts}
         if given & self._answered or (self._busy and not open_ids):

@@ -141,8 +141,8 @@ class StreamChunk:
 
 
 @dataclass
-class Answer:
-    """The answers to a conversation's open interrupts: AG-UI resume entries, wire form."""
+class ResumeUpdate:
+    """The update that answers a conversation's open interrupts: AG-UI resume entries, wire form."""
 
     run_id: str
     entries: list[JsonDict]
