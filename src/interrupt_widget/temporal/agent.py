@@ -57,6 +57,7 @@ from interrupt_widget.temporal.shapes import (
     StreamChunk,
 )
 from interrupt_widget.temporal.streaming import StreamFollower
+from interrupt_widget.temporal.tracing import client_interceptors
 
 CONNECT_TIMEOUT = 5.0
 """How long to try a Temporal address before saying it cannot be reached."""
@@ -75,7 +76,8 @@ async def connect(address: str, *, namespace: str = "default") -> Client:
     """A client of the Temporal server at `address`; `TemporalUnavailable` if it is not there."""
     try:
         return await asyncio.wait_for(
-            Client.connect(address, namespace=namespace), timeout=CONNECT_TIMEOUT
+            Client.connect(address, namespace=namespace, interceptors=client_interceptors()),
+            timeout=CONNECT_TIMEOUT,
         )
     except (RuntimeError, RPCError, TimeoutError, OSError) as exc:
         raise TemporalUnavailable(

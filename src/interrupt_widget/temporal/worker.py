@@ -32,6 +32,7 @@ from interrupt_widget.temporal.agent import connect
 from interrupt_widget.temporal.conversation import Conversation
 from interrupt_widget.temporal.preflight import prepare
 from interrupt_widget.temporal.segments import STOP_REACH, Segments
+from interrupt_widget.temporal.tracing import worker_interceptors
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +98,8 @@ def build_worker(
         workflows=[Conversation],
         activities=[Segments(agents).run_segment],
         workflow_runner=_sandboxed() if sandboxed else UnsandboxedWorkflowRunner(),
+        # With OpenTelemetry, the decision spans join the run's Temporal trace (tracing.py).
+        interceptors=worker_interceptors(client),
         max_concurrent_activities=max_concurrent_activities,
         graceful_shutdown_timeout=timedelta(seconds=graceful_seconds),
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=sticky_seconds),
@@ -110,6 +113,7 @@ def build_worker(
 PASSED_THROUGH: Final = (
     "ag_ui", "pydantic", "pydantic_core", "agents", "openai", "httpx", "jsonschema",
     "referencing", "rpds", "anyio", "griffe", "typing_extensions", "annotated_types",
+    "opentelemetry",
 )  # fmt: skip
 """Libraries the sandbox shares with the worker rather than import again for every run."""
 
