@@ -193,6 +193,7 @@ def test_error_codes_are_stable_strings() -> None:
         "call_in_doubt",
         "state_unavailable",
         "ledger_unavailable",
+        "ledger_not_shared",
         "agent_error",
         "max_turns",
         "model_refusal",
