@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { WireInterrupt } from "../card";
 import { type FakePicker, pickerModel } from "../testing/fake_model";
-import { buttonIn, cardIn, pickerHost } from "../testing/picker_host";
+import { buttonIn, cardIn, pickerHost, SEND_INVOICE } from "../testing/picker_host";
 
-const call: WireInterrupt = {
-  id: "i1",
-  reason: "tool_call",
-  message: "Allow send_invoice?",
-  toolCallId: "c1",
-  responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
-  metadata: { tool_name: "send_invoice", tool_input: { customer: "ACME" } },
-};
+const call = SEND_INVOICE;
 const KNOWN = "Approved in the widget at 2026-12-03 23:03:42 UTC. <img src=x onerror=alert(1)>";
 
 const host = pickerHost();

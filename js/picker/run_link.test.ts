@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { WireInterrupt } from "../card";
 import { pickerModel } from "../testing/fake_model";
-import { cardIn, pickerHost } from "../testing/picker_host";
+import { cardIn, pickerHost, SEND_INVOICE } from "../testing/picker_host";
 
-const call: WireInterrupt = {
-  id: "i1",
-  reason: "tool_call",
-  message: "Allow send_invoice?",
-  toolCallId: "c1",
-  responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
-  metadata: { tool_name: "send_invoice", tool_input: { customer: "ACME" } },
-};
+const call = SEND_INVOICE;
 const UI = 'http://127.0.0.1:8233/namespaces/default/workflows?query=WorkflowId%3D%22thread-1%22"><b>x</b>';
 
 const host = pickerHost();

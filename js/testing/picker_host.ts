@@ -2,8 +2,19 @@
 // pickers cleaned up after it, and lookups that fail loudly.
 
 import { afterEach, beforeEach, vi } from "vitest";
+import type { WireInterrupt } from "../card";
 import { mountPicker } from "../picker/index";
 import type { FakePicker } from "./fake_model";
+
+/** One gated call with a yes/no answer: `send_invoice` for ACME. */
+export const SEND_INVOICE: WireInterrupt = {
+  id: "i1",
+  reason: "tool_call",
+  message: "Allow send_invoice?",
+  toolCallId: "c1",
+  responseSchema: { type: "object", properties: { approved: { type: "boolean" } }, required: ["approved"] },
+  metadata: { tool_name: "send_invoice", tool_input: { customer: "ACME" } },
+};
 
 export interface PickerHost {
   /** The element the test's pickers are mounted in (new for each test). */
