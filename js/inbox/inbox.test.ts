@@ -117,6 +117,25 @@ describe("the mounted inbox", () => {
     return found;
   };
 
+  it("keeps a line the filter hides and shows the same one again, until its call leaves", () => {
+    const model = mount([item(1), item(2)]);
+    const first = el.querySelector(".iw-item");
+    const filter = el.querySelector<HTMLInputElement>('input[type="search"]');
+    if (!filter || !first) throw new Error("no filter or line");
+    const type = (text: string): void => {
+      filter.value = text;
+      filter.dispatchEvent(new Event("input"));
+    };
+    type("INV-2");
+    expect(lines()).toEqual(["INV-2"]);
+    type("");
+    expect(el.querySelector(".iw-item")).toBe(first);
+    model.emit("msg:custom", { type: "delta", upsert: [], remove: [item(1).id] });
+    model.emit("msg:custom", { type: "delta", upsert: [item(1)], remove: [] });
+    expect(lines()).toEqual(["INV-1", "INV-2"]);
+    expect(el.querySelector(".iw-item")).not.toBe(first);
+  });
+
   it("lists each call as text, filters, and approves the selected ones in one message", () => {
     const model = mount([item(1), item(2), item(3, "check_balance")]);
     expect(lines()).toEqual(["INV-1", "INV-2", "INV-3"]);

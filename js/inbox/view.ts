@@ -245,8 +245,9 @@ function rowList(actions: InboxActions): {
     draw(view, state): void {
       hide(empty, view.rows.length > 0);
       const drawn = view.rows.map((row) => drawLine(lineOf(row.item), row, actions));
-      const alive = new Set(view.rows.map((r) => r.item.id));
-      for (const id of lines.keys()) if (!alive.has(id)) lines.delete(id);
+      // A line filtered out is kept while its call waits: clearing the filter draws it again
+      // as it was, rather than building every line anew.
+      for (const id of lines.keys()) if (!(id in state.items)) lines.delete(id);
       if (drawn.length !== list.children.length || drawn.some((node, i) => list.children[i] !== node)) {
         list.replaceChildren(...drawn);
       }
