@@ -19,7 +19,6 @@ from ag_ui.core import RunAgentInput, UserMessage
 from agents import (
     Agent,
     Model,
-    ModelProvider,
     ModelResponse,
     RunConfig,
     Runner,
@@ -30,6 +29,7 @@ from agents.items import TResponseStreamEvent
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.errors import CassetteMismatch, CassetteMissing, ErrorCode
 from interrupt_widget.sdk.cassette import CASSETTE_MODE_ENV, Cassette
+from one_model import OneModel, _no_cassette_from_the_environment  # noqa: F401
 
 PROMPT = "delete_rows table=staging_orders count=5"
 
@@ -61,20 +61,6 @@ class Unreachable(Model):
 
     def stream_response(self, *args: Any, **kwargs: Any) -> AsyncIterator[TResponseStreamEvent]:
         raise AssertionError("the model was asked during a replay")
-
-
-class Provider(ModelProvider):
-    def __init__(self, model: Model) -> None:
-        self.model = model
-
-    def get_model(self, model_name: str | None) -> Model:
-        return self.model
-
-
-@pytest.fixture(autouse=True)
-def _no_mode_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(CASSETTE_MODE_ENV, raising=False)
-    monkeypatch.delenv("INTERRUPT_WIDGET_CASSETTE", raising=False)
 
 
 def ops_agent(model: Model | str, runs: Path, *, dry_run: bool = False) -> Agent[Any]:
@@ -124,7 +110,7 @@ async def test_once_records_then_replays_with_the_same_call_ids(
 ) -> None:
     tape, runs = tmp_path / "ops.cassette.jsonl", tmp_path / "runs.txt"
     model = Counting()
-    recorded = Cassette(tape, mode="once", provider=Provider(model))
+    recorded = Cassette(tape, mode="once", provider=OneModel(model))
     assert recorded.records
     said, call_id = await approve_through(
         ops_agent("gpt-4o", runs), streamed=streamed, config=RunConfig(model_provider=recorded)
@@ -132,7 +118,7 @@ async def test_once_records_then_replays_with_the_same_call_ids(
     assert model.calls == 2
     assert len(tape.read_text().splitlines()) == 2
 
-    replaying = Cassette(tape, mode="once", provider=Provider(Unreachable()))
+    replaying = Cassette(tape, mode="once", provider=OneModel(Unreachable()))
     assert not replaying.records
     again, again_id = await approve_through(
         ops_agent("gpt-4o", runs), streamed=streamed, config=RunConfig(model_provider=replaying)
@@ -144,7 +130,7 @@ async def test_once_records_then_replays_with_the_same_call_ids(
 
 async def test_a_stream_replays_for_a_run_that_does_not_stream_and_back(tmp_path: Path) -> None:
     tape = tmp_path / "c.jsonl"
-    config = RunConfig(model_provider=Cassette(tape, provider=Provider(Counting())))
+    config = RunConfig(model_provider=Cassette(tape, provider=OneModel(Counting())))
     said, _ = await approve_through(ops_agent("m", tmp_path / "r"), streamed=True, config=config)
     replay = RunConfig(model_provider=Cassette(tape, mode="none"))
     assert (await approve_through(ops_agent("m", tmp_path / "r"), streamed=False, config=replay))[
@@ -152,7 +138,7 @@ async def test_a_stream_replays_for_a_run_that_does_not_stream_and_back(tmp_path
     ] == said
 
     other = tmp_path / "d.jsonl"
-    config = RunConfig(model_provider=Cassette(other, provider=Provider(Counting())))
+    config = RunConfig(model_provider=Cassette(other, provider=OneModel(Counting())))
     said, _ = await approve_through(ops_agent("m", tmp_path / "r"), streamed=False, config=config)
     replay = RunConfig(model_provider=Cassette(other, mode="none"))
     assert (await approve_through(ops_agent("m", tmp_path / "r"), streamed=True, config=replay))[
@@ -175,7 +161,7 @@ async def test_a_changed_tool_schema_is_named_and_all_records_it_again(
     tmp_path: Path, streamed: bool
 ) -> None:
     tape, runs = tmp_path / "c.jsonl", tmp_path / "runs.txt"
-    config = RunConfig(model_provider=Cassette(tape, provider=Provider(Counting())))
+    config = RunConfig(model_provider=Cassette(tape, provider=OneModel(Counting())))
     await approve_through(ops_agent("m", runs), streamed=streamed, config=config)
 
     changed = ops_agent("m", runs, dry_run=True)
@@ -189,7 +175,7 @@ async def test_a_changed_tool_schema_is_named_and_all_records_it_again(
     assert refused.value.difference == "tool delete_rows: parameter dry_run added"
     assert runs.read_text().splitlines() == ["staging_orders 5"]  # nothing ran on a mismatch
 
-    rerecord = RunConfig(model_provider=Cassette(tape, mode="all", provider=Provider(Counting())))
+    rerecord = RunConfig(model_provider=Cassette(tape, mode="all", provider=OneModel(Counting())))
     await approve_through(changed, streamed=streamed, config=rerecord)
     assert len(tape.read_text().splitlines()) == 2  # replaced, not appended
     locked = RunConfig(model_provider=Cassette(tape, mode="none"))
@@ -199,7 +185,7 @@ async def test_a_changed_tool_schema_is_named_and_all_records_it_again(
 
 async def test_a_changed_prompt_names_the_turn_and_what_was_said(tmp_path: Path) -> None:
     tape = tmp_path / "c.jsonl"
-    config = RunConfig(model_provider=Cassette(tape, provider=Provider(Counting())))
+    config = RunConfig(model_provider=Cassette(tape, provider=OneModel(Counting())))
     await approve_through(ops_agent("m", tmp_path / "r"), streamed=False, config=config)
     locked = RunConfig(model_provider=Cassette(tape, mode="none"))
     with pytest.raises(CassetteMismatch, match=r"^turn 1: input item 1 \(user message\) changed"):
@@ -211,12 +197,12 @@ async def test_a_changed_prompt_names_the_turn_and_what_was_said(tmp_path: Path)
 async def test_new_episodes_replays_what_matches_and_records_the_rest(tmp_path: Path) -> None:
     tape = tmp_path / "c.jsonl"
     first = Counting()
-    config = RunConfig(model_provider=Cassette(tape, provider=Provider(first)))
+    config = RunConfig(model_provider=Cassette(tape, provider=OneModel(first)))
     await Runner.run(ops_agent("m", tmp_path / "r"), "hello", run_config=config)
     assert first.calls == 1
 
     second = Counting()
-    config = RunConfig(model_provider=Cassette(tape, "new_episodes", provider=Provider(second)))
+    config = RunConfig(model_provider=Cassette(tape, "new_episodes", provider=OneModel(second)))
     agent = ops_agent("m", tmp_path / "r")
     await Runner.run(agent, "hello", run_config=config)
     assert second.calls == 0
@@ -311,7 +297,7 @@ async def test_replay_of_a_named_openai_model_needs_no_key_and_no_socket(
     tmp_path: Path, no_network: None
 ) -> None:
     tape = tmp_path / "c.jsonl"
-    record = RunConfig(model_provider=Cassette(tape, provider=Provider(Counting())))
+    record = RunConfig(model_provider=Cassette(tape, provider=OneModel(Counting())))
     said, _ = await approve_through(
         ops_agent("gpt-4o", tmp_path / "r"), streamed=True, config=record
     )
@@ -332,7 +318,7 @@ async def test_the_adapter_replays_and_a_mismatch_is_a_run_error(
     tmp_path: Path, no_network: None
 ) -> None:
     tape = tmp_path / "c.jsonl"
-    recording = Cassette(tape, provider=Provider(Counting()))
+    recording = Cassette(tape, provider=OneModel(Counting()))
     adapter = OpenAIAgentsAdapter(
         ops_agent("gpt-4o", tmp_path / "r"), ledger=tmp_path / "ledger.db", cassette=recording
     )
@@ -392,7 +378,7 @@ async def test_no_key_header_or_organisation_is_ever_written(
             extra_headers={"Authorization": f"Bearer {FAKE_KEY}", "OpenAI-Organization": "org-X"}
         )
     )
-    config = RunConfig(model_provider=Cassette(tape, provider=Provider(Counting())))
+    config = RunConfig(model_provider=Cassette(tape, provider=OneModel(Counting())))
     # The key pasted into a prompt, and echoed back by the model, is still not written.
     await Runner.run(
         agent, f"my key is {FAKE_KEY}, organization org-FAKEORGANISATION", run_config=config
@@ -409,7 +395,7 @@ async def test_a_redact_hook_changes_each_line_before_it_is_written(tmp_path: Pa
     def redact(line: dict[str, Any]) -> dict[str, Any]:
         return json.loads(json.dumps(line).replace("Alice", "<person>"))
 
-    cassette = Cassette(tape, provider=Provider(Counting()), redact=redact)
+    cassette = Cassette(tape, provider=OneModel(Counting()), redact=redact)
     await Runner.run(
         ops_agent("m", tmp_path / "r"), "hello Alice", run_config=RunConfig(model_provider=cassette)
     )
@@ -419,7 +405,7 @@ async def test_a_redact_hook_changes_each_line_before_it_is_written(tmp_path: Pa
 
 async def test_lines_are_sorted_json_one_per_call(tmp_path: Path) -> None:
     tape = tmp_path / "c.jsonl"
-    config = RunConfig(model_provider=Cassette(tape, provider=Provider(Counting())))
+    config = RunConfig(model_provider=Cassette(tape, provider=OneModel(Counting())))
     await approve_through(ops_agent("m", tmp_path / "r"), streamed=True, config=config)
     for number, text in enumerate(tape.read_text().splitlines(), start=1):
         line = json.loads(text)

@@ -12,7 +12,7 @@ import pathlib
 from typing import Any
 
 import pytest
-from agents import Agent, Model, ModelProvider, function_tool, set_tracing_disabled
+from agents import Agent, function_tool, set_tracing_disabled
 
 from interrupt_widget import (
     AgentBatch,
@@ -25,26 +25,12 @@ from interrupt_widget import (
     OfflineModel,
     responders,
 )
-from interrupt_widget.sdk.cassette import CASSETTE_MODE_ENV
 from interrupt_widget.testing import CommRecorder
+from one_model import OneModel, _no_cassette_from_the_environment  # noqa: F401
 
 set_tracing_disabled(True)
 
 PROMPT = "delete_rows table=staging_orders count=5"
-
-
-class Provider(ModelProvider):
-    def __init__(self, model: Model) -> None:
-        self.model = model
-
-    def get_model(self, model_name: str | None) -> Model:
-        return self.model
-
-
-@pytest.fixture(autouse=True)
-def _no_cassette_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(CASSETTE_MODE_ENV, raising=False)
-    monkeypatch.delenv("INTERRUPT_WIDGET_CASSETTE", raising=False)
 
 
 def ops_agent(*, dry_run: bool = False) -> Agent[Any]:
@@ -69,7 +55,7 @@ async def test_a_mismatch_in_a_chat_is_caught_as_cassette_mismatch_with_its_turn
     recorder: CommRecorder, tmp_path: pathlib.Path
 ) -> None:
     tape = tmp_path / "ops.cassette.jsonl"
-    recording = Cassette(tape, provider=Provider(OfflineModel()))
+    recording = Cassette(tape, provider=OneModel(OfflineModel()))
     approve = responders.approve_all()
     first = AgentChat(ops_agent(), cassette=recording, ledger=tmp_path / "a.db", responder=approve)
     await first.send(PROMPT)
