@@ -244,3 +244,26 @@ def test_the_server_serves_the_widgets_code_which_its_kernels_widgets_load_from_
     for outside in ("../__init__.py", "..%2F__init__.py", "%2E%2E/lab/board.py", "nope.js"):
         url = f"http://127.0.0.1:{server.port}/interrupt-widget/static/{outside}"
         assert httpx.get(url, timeout=30).status_code in (403, 404), outside
+
+
+def test_a_server_told_not_to_serve_the_widgets_code_lets_its_kernels_carry_it(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    # For front ends that open this server's kernels from elsewhere (VS Code), which could not
+    # reach the served code: the widgets carry the bundle as they do outside a server.
+    config = {"InterruptWidget": {"serve_widget_code": False}}
+    started = JupyterServer.start(kind="lab", base=tmp_path_factory.mktemp("code"), config=config)
+    try:
+        kernel = ServerKernel(started, "carried.ipynb")
+        try:
+            kernel.run(
+                "from interrupt_widget import Inbox\n"
+                "from interrupt_widget.widgets._bundle import INBOX_ESM\n"
+                "carried = Inbox()._esm == INBOX_ESM.read_text(encoding='utf-8')"
+            )
+            carried = kernel.eval("carried")
+        finally:
+            kernel.close()
+    finally:
+        started.stop()
+    assert carried is True

@@ -29,7 +29,7 @@ from jupyter_server.utils import url_path_join
 from tornado import web
 from tornado.escape import url_escape
 from tornado.ioloop import IOLoop
-from traitlets import Dict, Float, List, Unicode
+from traitlets import Bool, Dict, Float, List, Unicode
 from traitlets.config import Configurable
 
 from interrupt_widget.errors import ErrorCode
@@ -87,6 +87,13 @@ class InterruptWidget(Configurable):
         CLOSED_KEPT,
         help="Seconds the questions of a kernel that died (without shutting down) stay listed "
         "as closed before they leave the list.",
+    ).tag(config=True)
+    serve_widget_code = Bool(
+        True,
+        help="Let the widgets of this server's kernels load their code from the server, so a "
+        "saved notebook keeps a few lines a widget rather than the whole bundle. A front end "
+        "that opens these kernels from elsewhere (VS Code connected to this server) cannot "
+        "reach that code and shows a line saying so: set False there.",
     ).tag(config=True)
 
 
@@ -253,7 +260,8 @@ def load(serverapp: Any) -> None:
             (url_path_join(base, ROUTE, "static", "(.*)"), BundleHandler, {"path": str(STATIC)}),
         ],
     )
-    os.environ[SERVED_AT_ENV] = f"{ROUTE}/static/"  # under the base URL, as the page reads it
+    if config.serve_widget_code:
+        os.environ[SERVED_AT_ENV] = f"{ROUTE}/static/"  # under the base URL, as the page reads it
     _forget_restarted_kernels(serverapp, board)
     if config.webhooks:
         link = config.public_url or serverapp.connection_url
