@@ -9,12 +9,13 @@ line per real run to the file a test reads.
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
+
+from interrupt_widget.free_port import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVERS = ROOT / "tests" / "interop"
@@ -31,13 +32,6 @@ def interop_python(name: str) -> str:
     )
     assert made.returncode == 0, made.stderr
     return made.stdout.strip().splitlines()[-1]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class InteropServer:

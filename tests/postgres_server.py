@@ -10,7 +10,6 @@ import glob
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -21,6 +20,8 @@ from typing import Any
 
 import psycopg
 
+from interrupt_widget.free_port import free_port
+
 START_DEADLINE = 60.0
 """How long to wait for a new server to accept connections."""
 
@@ -29,13 +30,6 @@ def binaries() -> Path | None:
     """The newest installed PostgreSQL's bin folder, or None."""
     found = sorted(glob.glob("/usr/lib/postgresql/*/bin/postgres"))
     return Path(found[-1]).parent if found else None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class PostgresServer:
@@ -59,7 +53,7 @@ class PostgresServer:
             capture_output=True,
             **self._as_user,
         )
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
         """The server's URL (`postgresql://postgres@127.0.0.1:PORT/postgres`)."""
         self._server: subprocess.Popen[bytes] | None = None

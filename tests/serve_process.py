@@ -4,7 +4,7 @@ whose gated tool writes a line to `$RUNS_FILE` each time its body runs (the run 
 from __future__ import annotations
 
 import asyncio
-import socket
+import re
 import subprocess
 import sys
 import threading
@@ -26,12 +26,7 @@ from interrupt_widget.http.client import AGUIClient
 DEADLINE = 60.0
 """How long a server may take to start listening."""
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+_LISTENING = re.compile(r"Uvicorn running on \S+:(\d+) ")
 
 
 AGENT_MODULE = '''
@@ -62,11 +57,13 @@ agent = Agent(name="billing", model=OfflineModel(), tools=[send_invoice])
 
 
 class Served:
-    """A `serve` process; its log is read on a thread so the pipe never fills."""
+    """A `serve` process; its log is read on a thread so the pipe never fills.
+
+    Without a `port` it listens on one the kernel picks as it binds and reads it back from
+    the log: a port picked beforehand can be taken by someone else before the server binds."""
 
     def __init__(self, args: list[str], env: dict[str, str], *, port: int | None = None) -> None:
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
+        self.port = port or 0
         self.process = subprocess.Popen(
             [sys.executable, "-m", "interrupt_widget", "serve", *args, "--port", str(self.port)],
             env=env,
@@ -78,11 +75,18 @@ class Served:
         self._ready = threading.Event()
         threading.Thread(target=self._read, daemon=True).start()
 
+    @property
+    def url(self) -> str:
+        assert self.port, "the server is not listening yet: wait_ready() first"
+        return f"http://127.0.0.1:{self.port}/"
+
     def _read(self) -> None:
         assert self.process.stderr is not None
         for line in self.process.stderr:
             self.log.append(line)
-            if "Uvicorn running on" in line:
+            listening = _LISTENING.search(line)
+            if listening:
+                self.port = int(listening.group(1))
                 self._ready.set()
         self._ready.set()
 

@@ -10,7 +10,6 @@ import json
 import os
 import secrets
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import httpx
+
+from interrupt_widget.free_port import free_port
 
 ServerKind = Literal["lab", "notebook"]
 
@@ -46,14 +47,6 @@ _NOT_INHERITED = frozenset(
     }
 )
 """No real model, no headless responder (a person clicks here), no user's Jupyter paths."""
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from interrupt_widget.free_port import free_port
 from interrupt_widget.http.cli import main
 from interrupt_widget.http.target_loading import load_target
-from serve_process import free_port
 
 CLIENT_DIR = Path(__file__).parents[1] / "agui_client"
 TOKEN = "cli-test-token"

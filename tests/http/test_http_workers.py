@@ -21,6 +21,7 @@ from agents import set_tracing_disabled
 
 from interrupt_widget.errors import WorkersRefused
 from interrupt_widget.examples import meeting_agent
+from interrupt_widget.free_port import free_port
 from interrupt_widget.http import serve
 from interrupt_widget.http.cli import main
 from interrupt_widget.http.client import AGUIClient
@@ -41,15 +42,6 @@ WORKERS = 2
 RESUMES = 50
 MAX_WAVES = 10
 AGENT = "interrupt_widget.examples:meeting_agent"
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class Workers:

@@ -27,6 +27,7 @@ from ag_ui.core import (
 from interrupt_widget import ErrorCode
 from interrupt_widget.errors import CallInDoubt
 from interrupt_widget.examples import meeting_agent
+from interrupt_widget.free_port import free_port
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.cli import main
 from interrupt_widget.ledger.opening import open_ledger
@@ -38,7 +39,6 @@ from recorded_calls import check_when_and_who
 from serve_process import (
     Served,
     events_of,
-    free_port,
     paused_invoice,
     until_written,
     write_agent_module,

@@ -21,9 +21,10 @@ from temporalio.common import WorkflowIDConflictPolicy
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import ErrorCode
+from interrupt_widget.free_port import free_port
 from interrupt_widget.identity import IDENTITY_KEY, Identity
 from interrupt_widget.temporal import TemporalAgent
-from interrupt_widget.temporal.dev_server import DevServer, free_port
+from interrupt_widget.temporal.dev_server import DevServer
 from interrupt_widget.temporal.shapes import RUN_UPDATE, WORKFLOW
 from interrupt_widget.testing import conversation_until
 from payment_agents import PAY, PAY_PROPOSAL, REFUSED_SEND, SEND, runs_in

@@ -13,8 +13,9 @@ pytest.importorskip("temporalio")
 
 from interrupt_widget.__main__ import main
 from interrupt_widget.asking.thread import ConversationThread
+from interrupt_widget.free_port import free_port
 from interrupt_widget.temporal import TemporalAgent, run_worker
-from interrupt_widget.temporal.dev_server import DevServer, free_port
+from interrupt_widget.temporal.dev_server import DevServer
 from payment_agents import RUNS_ENV, SEND, runs_in
 from temporal_agents import PAYMENTS
 

