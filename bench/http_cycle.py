@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
 import sys
 import tempfile
@@ -46,6 +45,7 @@ from agents import set_tracing_disabled
 
 from interrupt_widget import AGUIClient, OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.examples import meeting_agent
+from interrupt_widget.free_port import free_port
 from interrupt_widget.ledger.sqlite import SQLiteLedger
 
 QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), not a figure"
@@ -80,9 +80,7 @@ async def cycle(run: Run, thread_id: str) -> None:
 @asynccontextmanager
 async def served(workers: int = 1) -> AsyncIterator[str]:
     """`python -m interrupt_widget serve` on a free 127.0.0.1 port, in its own process(es)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     with tempfile.TemporaryDirectory() as tmp:
         secret = Path(tmp) / "secret"
         secret.write_text("bench-secret-0123456789abcdef")

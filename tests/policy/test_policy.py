@@ -239,12 +239,13 @@ def test_serve_policy_loads_a_policy_or_says_why_not(capsys: pytest.CaptureFixtu
 def test_serve_with_policy_settles_small_transfers(tmp_path: pathlib.Path) -> None:
     journal = tmp_path / "served.jsonl"
     script = f"""
-import asyncio, json, os, socket, subprocess, sys
+import asyncio, json, os, subprocess, sys
 import httpx
 from ag_ui.core import RunAgentInput, UserMessage
 from interrupt_widget.http.client import AGUIClient
 
-sock = socket.socket(); sock.bind(("127.0.0.1", 0)); port = sock.getsockname()[1]; sock.close()
+from interrupt_widget.free_port import free_port
+port = free_port()
 env = dict(os.environ, INTERRUPT_WIDGET_MODEL="offline", OPENAI_API_KEY="",
            INTERRUPT_WIDGET_BANK_JOURNAL={str(journal)!r})
 server = subprocess.Popen(
