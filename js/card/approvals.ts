@@ -33,6 +33,14 @@ export function needsSeveral(metadata: Record<string, unknown> | undefined): boo
   return typeof needed === "number" && needed > 1;
 }
 
+/** A list line's short progress for a call that needs several approvals ("1 of 2 approvals"),
+ * or "" for one that needs one: the names and times are the card's. */
+export function approvalCount(metadata: Record<string, unknown> | undefined): string {
+  if (!needsSeveral(metadata)) return "";
+  const shown = asRecord(metadata?.[APPROVALS_KEY]);
+  return `${votes(shown?.given).length} of ${String(shown?.needed)} approvals`;
+}
+
 function votes(value: unknown): ShownVote[] {
   return (Array.isArray(value) ? value : []).flatMap((v) => {
     const vote = asRecord(v);

@@ -5,6 +5,7 @@
 
 export { buildCard, type Card, type CardContext, type ViewActions } from "./card_dom";
 export type { CardPhase, CardView } from "./card_view";
+export { approvalCount } from "./approvals";
 export { denial } from "./collect";
 export { formatRemaining, remainingMs } from "./countdown";
 export { type AnswerResultMessage, newRequestId, newViewId, type Settle, settle } from "./protocol";

@@ -66,4 +66,10 @@ describe("who a waiting call is for", () => {
     s = reduce(s, { type: "filter", mine: false });
     expect(shown(s)).toHaveLength(3);
   });
+
+  it("a call that needs several approvals says how far it got on its line; one that needs one says nothing", () => {
+    const two = call(4, {}, { given: [{ name: "carol", at: "2030-01-07T09:00:00Z" }] });
+    const s = reduce(initialState(ESCALATES - 1), { type: "snapshot", items: [plain, two] });
+    expect(viewOf(s).rows.map((r) => r.note)).toEqual(["", "1 of 2 approvals"]);
+  });
 });

@@ -1,7 +1,7 @@
 // The inbox's pure core: Python's list and counts, and this view's filter,
 // sort, selection and cursor, in; the rows to draw out.
 
-import { type FieldError, formatRemaining, remainingMs } from "../card";
+import { approvalCount, type FieldError, formatRemaining, remainingMs } from "../card";
 import { escalatedToMe, forMe, overdue } from "./people";
 import type { Item, ItemResult } from "./protocol";
 
@@ -280,5 +280,5 @@ function noteOf(item: Item, state: InboxState): string {
   if (escalatedToMe(item, state.now)) return "Escalated to you";
   if (!forMe(item, state.now)) return "Not yours to answer: its rules ask for someone else";
   if (overdue(item, state.now, state.remindAfterMs)) return "Reminder: still waiting";
-  return "";
+  return approvalCount(item.interrupt.metadata);
 }

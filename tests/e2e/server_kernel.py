@@ -3,16 +3,25 @@ on its main shell as a cell would be, from the test's process."""
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from jupyter_client.blocking.client import BlockingKernelClient
-from jupyter_process import JupyterServer
+
+
+class KernelHost(Protocol):
+    """A Jupyter server as the tests reach it: a `JupyterServer`, or a person's server on a hub."""
+
+    @property
+    def runtime_dir(self) -> Path: ...
+
+    def api(self, method: str, path: str, body: Any = None) -> Any: ...
 
 
 class ServerKernel:
     """`ServerKernel(server, "pay.ipynb")`: a session's kernel; `path=None`: a bare kernel."""
 
-    def __init__(self, server: JupyterServer, path: str | None) -> None:
+    def __init__(self, server: KernelHost, path: str | None) -> None:
         if path is None:
             self.id = server.api("POST", "/api/kernels", {"name": "python3"})["id"]
         else:
