@@ -3,9 +3,9 @@
 // JSON schema, or from a custom renderer; its stylesheet is `card.css`, which each bundle
 // imports. The picker and the inbox import the card from here.
 
+export { approvalCount } from "./approvals";
 export { buildCard, type Card, type CardContext, type ViewActions } from "./card_dom";
 export type { CardPhase, CardView } from "./card_view";
-export { approvalCount } from "./approvals";
 export { denial } from "./collect";
 export { formatRemaining, remainingMs } from "./countdown";
 export { type AnswerResultMessage, newRequestId, newViewId, type Settle, settle } from "./protocol";

@@ -2,7 +2,8 @@
 // server (the inbox's own view over the server's HTTP API), a badge with the count waiting
 // for this person, JupyterLab notifications, the command that opens it, and the page URL's
 // `?interrupt-widget=<id>` (where a webhook's link lands) opening the sidebar at that
-// question. Works in JupyterLab 4 and Notebook 7; the lab-only pieces are optional.
+// question. Works in JupyterLab 4 and Notebook 7 (where a top-bar button carries the count);
+// the lab-only pieces are optional.
 
 import "../../js/card/card.css";
 import "../../js/inbox/style.css";
@@ -13,12 +14,15 @@ import { URLExt } from "@jupyterlab/coreutils";
 import { IDocumentManager } from "@jupyterlab/docmanager";
 import { ServerConnection } from "@jupyterlab/services";
 import { type QuestionsModel, questionsModel } from "./http_model";
+import { QuestionsIndicator } from "./indicator";
 import { announce } from "./notifications";
 import { openWhere } from "./open_where";
 import { QuestionsPanel } from "./panel";
 
 const COMMAND = "interrupt-widget:open-questions";
 const URL_PARAMETER = "interrupt-widget";
+/** Notebook 7's application name: its side panels have no tab bar to carry the badge. */
+const NOTEBOOK_7 = "Jupyter Notebook";
 
 function activate(
   app: JupyterFrontEnd,
@@ -48,6 +52,7 @@ function activate(
   palette?.addItem({ command: COMMAND, category: "Interrupt Widget" });
   const stopAnnouncing = announce(model, open);
   panel.disposed.connect(stopAnnouncing);
+  if (app.name === NOTEBOOK_7) app.shell.add(new QuestionsIndicator(model, () => open(null)), "top", { rank: 900 });
 
   const asked = new URL(window.location.href).searchParams.get(URL_PARAMETER);
   if (asked === null) return;

@@ -20,6 +20,12 @@ export const questionsIcon = new LabIcon({
     '"/></svg>',
 });
 
+/** How many of the questions listed this person may answer now (the badge's count). */
+export function waitingForMe(model: QuestionsModel): number {
+  const now = Date.now();
+  return model.items().filter((i) => forMe(i, now)).length;
+}
+
 export class QuestionsPanel extends Widget {
   private readonly unmount: () => void;
   private readonly stop: () => void;
@@ -50,7 +56,7 @@ export class QuestionsPanel extends Widget {
       hide(problem, !model.problem());
     };
     const onItems = (): void => {
-      const mine = model.items().filter((i) => forMe(i, Date.now())).length;
+      const mine = waitingForMe(model);
       this.title.dataset = mine ? { "iw-count": String(mine) } : {};
       this.title.caption = `Questions waiting${mine ? ` (${mine} for you)` : ""}`;
     };
