@@ -9,6 +9,7 @@ turns it on for its own page and off again.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -16,7 +17,10 @@ import pytest
 from chat_page import ChatOnPage
 from jupyter_process import JupyterServer
 from notebook_page import NotebookPage
-from playwright.sync_api import expect
+from picker_page import PickerOnPage
+from playwright.sync_api import Route, expect
+
+from conftest import PageGuard
 
 pytestmark = pytest.mark.e2e
 
@@ -64,3 +68,29 @@ def test_a_saved_notebook_keeps_no_widget_code_and_draws_its_chat_with_no_kernel
         "Book a call with Alice about the roadmap"
     )
     expect(again.open_card()).to_have_count(1)
+
+
+def test_a_page_that_cannot_reach_the_served_code_gets_it_from_the_kernel(
+    open_in_lab: OpenNotebook, page_guard: PageGuard
+) -> None:
+    """A front end that cannot load what the server serves (VS Code connected to the server)
+    asks each widget's kernel for the code: the chat and its picker draw, and answer."""
+    page_guard.tolerated.append(re.compile(r"interrupt-widget/static/|Failed to fetch dynamically"))
+    notebook = open_in_lab("chat_picker_alone.ipynb", open_page=False)
+    blocked: list[str] = []
+
+    def refuse(route: Route) -> None:
+        blocked.append(route.request.url)
+        route.abort()
+
+    notebook.page.route("**/interrupt-widget/static/**", refuse)
+    notebook.open()
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(0))
+    expect(chat.open_card()).to_have_count(1)
+    interrupt_id = str(chat.open_card().get_attribute("data-interrupt-id"))
+    alone = PickerOnPage(notebook.output(2))  # the picker shown on its own draws too
+    alone.button(interrupt_id, "Deny").click()
+    expect(chat.picker.decision(interrupt_id)).to_contain_text("Denied")
+    expect(chat.in_status("done")).to_have_count(1)
+    assert any(url.split("?")[0].endswith("widget.js") for url in blocked), blocked

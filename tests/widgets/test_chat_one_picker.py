@@ -198,7 +198,7 @@ def test_on_a_server_that_serves_the_bundle_no_widget_carries_it(
     alone = InterruptPicker([question("q1")])
     states = [w.get_state() for w in (chat, chat._picker, inbox, alone)]
     saved = sum(len(s["_esm"]) + len(s["_css"]) for s in states)
-    assert saved < 6_000, saved  # the bundle alone is ~60 KB a widget
+    assert saved < 10_000, saved  # a loader is ~2.5 KB; the bundle alone ~60 KB a widget
     assert all(s["_css"] == "" for s in states)  # each loader links its stylesheet itself
     for state, files in (
         (states[0], (ESM, CSS)),

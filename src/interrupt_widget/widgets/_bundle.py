@@ -12,6 +12,8 @@ import hashlib
 import json
 import os
 import pathlib
+from dataclasses import dataclass
+from typing import Final
 
 from interrupt_widget.widgets.attendance import attached_to_wire
 
@@ -60,9 +62,7 @@ set for its kernels by the kit's server extension, which serves them. Set it by 
 execute a notebook elsewhere (nbconvert, papermill) that will be opened on such a server."""
 
 _SERVED = """\
-// This widget's code and styles are served by the Jupyter server (the kit's server extension),
-// so a saved notebook keeps these lines, not the whole bundle. They resolve against the page's
-// own Jupyter base URL: the notebook draws on any server with the kit (JupyterHub's too).
+// Served by the kit's Jupyter server extension; from the kernel where the page cannot reach it.
 let base = "/";
 try {
   base = JSON.parse(document.getElementById("jupyter-config-data").textContent).baseUrl || "/";
@@ -75,17 +75,81 @@ if (!document.querySelector(`link[data-interrupt-widget="${STYLES}"]`)) {
   link.dataset.interruptWidget = STYLES;
   document.head.append(link);
 }
-let module;
+let module, unreachable, loading;
 try {
   module = await import(at(%s));
 } catch (error) {
-  const said = "interrupt-widget: this widget's code is served by the kit's Jupyter server " +
-    "extension, which this page cannot reach (" + error + "); open the notebook on a server " +
-    "where interrupt-widget is installed, and run it again to see it live.";
-  module = { default: { render({ el }) { el.textContent = said; } } };
+  unreachable = error;
 }
-export default module.default;
+const fromKernel = (model) => new Promise((resolve, reject) => {
+  const heard = (m) => {
+    if (m?.type !== "widget_code") return;
+    clearTimeout(timer);
+    model.off("msg:custom", heard);
+    resolve(m);
+  };
+  const timer = setTimeout(() => {
+    model.off("msg:custom", heard);
+    reject(new Error("no kernel sent it"));
+  }, %d);
+  model.on("msg:custom", heard);
+  model.send({ type: "widget_code" });
+});
+const fromCode = async ({ esm, css }) => {
+  document.head.append(Object.assign(document.createElement("style"), { textContent: css }));
+  const url = URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
+  try {
+    return (module = await import(url));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+};
+const load = async (model) => module ?? (loading ??= fromKernel(model).then(fromCode));
+const started = new WeakSet();
+export default {
+  initialize: (props) => module?.default.initialize?.(props),
+  async render(props) {
+    if (!module) props.el.textContent = "interrupt-widget: loading this widget's code...";
+    try {
+      const loaded = await load(props.model);
+      if (unreachable && !started.has(props.model)) {
+        started.add(props.model);
+        await loaded.default.initialize?.({ model: props.model, experimental: props.experimental });
+      }
+      props.el.textContent = "";
+      return loaded.default.render(props);
+    } catch (error) {
+      props.el.textContent = "interrupt-widget: this widget's code is served by the kit's " +
+        `Jupyter server extension, which this page cannot reach (${unreachable}), and ` +
+        `${error.message}; open the notebook on a server where interrupt-widget is installed.`;
+    }
+  },
+};
 """
+"""The `_esm` a widget saves where the server serves its code (`served`). It resolves the
+server's URL against the page's own Jupyter base URL, so the notebook draws on any server
+with the kit (JupyterHub's too). A front end that cannot reach that URL (VS Code connected
+to the server) asks the widget's kernel instead, over the widget's own channel
+(`WantsCode`). anywidget delivers no custom message to a model before its `initialize`
+returns, so the first view asks, then runs the module's `initialize` for the model."""
+
+WIDGET_CODE: Final = "widget_code"
+"""`type` of a view's request for its widget's code, when the served loader cannot reach the
+server's copy, and of the kernel's reply carrying it (`widget_code`)."""
+
+KERNEL_WAIT_MS: Final = 15_000
+"""How long a served loader waits for the kernel's copy before saying it has none (a saved
+notebook opened with no kernel never gets one)."""
+
+
+@dataclass(frozen=True)
+class WantsCode:
+    """A view asked for its widget's code: its page cannot reach the copy the server serves."""
+
+
+def widget_code(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
+    """The reply to `WantsCode`: the module and the stylesheet the served loader would load."""
+    return {"type": WIDGET_CODE, "esm": esm.read_text("utf-8"), "css": css.read_text("utf-8")}
 
 
 @functools.cache
@@ -108,7 +172,7 @@ def served(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
     code, styles = (json.dumps(f"{at}{f.name}?v={_version(f)}") for f in (esm, css))
     # The loader links the stylesheet itself: anywidget's own `_css` would read a relative
     # path against the page's address, not the server's base URL.
-    return {"_esm": _SERVED % (styles, code), "_css": ""}
+    return {"_esm": _SERVED % (styles, code, KERNEL_WAIT_MS), "_css": ""}
 
 
 INBOX_ESM = STATIC / "inbox.js"

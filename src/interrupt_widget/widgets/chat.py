@@ -86,7 +86,7 @@ from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.noting_ledger import with_answerers
 from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.sdk.agent_options import OFFLINE_FALLBACK_NOTE, AgentOptions, resolve_agent
-from interrupt_widget.widgets._bundle import CSS, ESM, served
+from interrupt_widget.widgets._bundle import CSS, ESM, WantsCode, served, widget_code
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, WAYS_OUT, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.chat_protocol import (
@@ -808,6 +808,8 @@ class AgentChat(anywidget.AnyWidget):
             return
         if isinstance(message, Attached):
             self._attendance.attach()
+        elif isinstance(message, WantsCode):
+            self._to_front_end(widget_code(ESM, CSS))
         elif isinstance(message, Hello):
             self._attendance.attach()  # a view is a front end too
             self._batcher.flush()

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.agui.wire import JsonDict
+from interrupt_widget.widgets._bundle import WIDGET_CODE, WantsCode
 from interrupt_widget.widgets.attendance import ATTACHED, Attached
 from interrupt_widget.widgets.picker_protocol import ProtocolError, only_fields, request_id_of
 
@@ -65,7 +66,7 @@ class Hello:
     """A view just opened and needs the run so far."""
 
 
-FrontEndMessage: TypeAlias = Prompt | Stop | Hello | Attached
+FrontEndMessage: TypeAlias = Prompt | Stop | Hello | Attached | WantsCode
 
 
 @dataclass(frozen=True)
@@ -83,7 +84,12 @@ class PromptResult:
 EventsKind: TypeAlias = Literal["events", "catchup"]
 
 
-_BARE: dict[str, Callable[[], FrontEndMessage]] = {"stop": Stop, "hello": Hello, ATTACHED: Attached}
+_BARE: dict[str, Callable[[], FrontEndMessage]] = {
+    "stop": Stop,
+    "hello": Hello,
+    ATTACHED: Attached,
+    WIDGET_CODE: WantsCode,
+}
 """The messages that carry nothing but their type."""
 
 

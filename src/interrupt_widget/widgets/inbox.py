@@ -46,7 +46,7 @@ from interrupt_widget.policy.remembered import (
     RememberedRules,
     RuleOp,
 )
-from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM, served
+from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM, WantsCode, served, widget_code
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
 from interrupt_widget.widgets.inbox_protocol import (
@@ -400,6 +400,8 @@ class Inbox(anywidget.AnyWidget):
             return
         if isinstance(message, Attached):
             self._attendance.attach()
+        elif isinstance(message, WantsCode):
+            self.send(widget_code(INBOX_ESM, INBOX_CSS))
         elif isinstance(message, Hello):
             self._attendance.attach()  # a view is a front end too
             self._refresh()

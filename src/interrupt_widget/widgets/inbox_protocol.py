@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.errors import AnswerError
+from interrupt_widget.widgets._bundle import WIDGET_CODE, WantsCode
 from interrupt_widget.widgets.attendance import ATTACHED, Attached
 from interrupt_widget.widgets.picker_protocol import (
     AnswerStatus,
@@ -133,11 +134,12 @@ class AnswerOutcome:
     errors: list[AnswerError] = field(default_factory=list)
 
 
-FrontEndMessage = Hello | Attached | AnswerItems | Remember | Forget | Settle
+FrontEndMessage = Hello | Attached | WantsCode | AnswerItems | Remember | Forget | Settle
 
 _FIELDS: dict[str, frozenset[str]] = {
     "hello": frozenset({"type"}),
     ATTACHED: frozenset({"type"}),
+    WIDGET_CODE: frozenset({"type"}),
     "answer": frozenset({"type", "requestId", "ids", "status", "payload", "viewId"}),
     "remember": frozenset({"type", "requestId", "id", "field", "op", "viewId"}),
     "forget": frozenset({"type", "requestId", "name"}),
@@ -151,9 +153,11 @@ def parse_front_end_message(content: Any) -> FrontEndMessage:
     if not isinstance(content, Mapping):
         raise ProtocolError("an inbox message must be a JSON object")
     kind = content.get("type")
-    if kind in ("hello", ATTACHED):
+    if kind in ("hello", ATTACHED, WIDGET_CODE):
         only_fields(content, _FIELDS[kind], None)
-        return Hello() if kind == "hello" else Attached()
+        if kind == "hello":
+            return Hello()
+        return Attached() if kind == ATTACHED else WantsCode()
     request_id = request_id_of(content)
     if request_id is None:
         raise ProtocolError(f"an inbox {kind!r} message needs a string requestId")

@@ -36,7 +36,7 @@ from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
 from interrupt_widget.asking import ExpiryTimer, OpenQuestions, QuestionsView, answer_words
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
-from interrupt_widget.widgets._bundle import CSS, ESM, owned_module, served
+from interrupt_widget.widgets._bundle import CSS, ESM, WantsCode, owned_module, served, widget_code
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
@@ -348,6 +348,9 @@ class InterruptPicker(QuestionsView, anywidget.AnyWidget):
             return
         if isinstance(request, Attached):
             self._attendance.attach()
+            return
+        if isinstance(request, WantsCode):
+            self.send(widget_code(ESM, CSS))
             return
         questions = self._questions
         try:

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.errors import AnswerError
+from interrupt_widget.widgets._bundle import WIDGET_CODE, WantsCode
 from interrupt_widget.widgets.attendance import ATTACHED, Attached
 
 AnswerStatus: TypeAlias = Literal["resolved", "cancelled"]
@@ -120,14 +121,14 @@ _SETTLE_FIELDS = frozenset({"type", "requestId", "ran", "output", "viewId"})
 """A settle's fields, less the one naming what it settles (`interruptId` or `id`)."""
 
 
-def parse_front_end_message(content: Any) -> AnswerRequest | Settle | Attached:
+def parse_front_end_message(content: Any) -> AnswerRequest | Settle | Attached | WantsCode:
     """The typed request in a front-end custom message, or `ProtocolError`."""
     if not isinstance(content, Mapping):
         raise ProtocolError("a picker message must be a JSON object")
     kind = content.get("type")
-    if kind == ATTACHED:
+    if kind in (ATTACHED, WIDGET_CODE):
         only_fields(content, {"type"}, None)
-        return Attached()
+        return Attached() if kind == ATTACHED else WantsCode()
     request_id = request_id_of(content)
     if kind not in ("answer", "settle"):
         raise ProtocolError(f"unknown picker message type {kind!r}", request_id=request_id)
