@@ -303,3 +303,28 @@ async def test_an_inbox_sends_and_holds_what_its_schema_describes(
     await batch
     await until(inbox, lambda: inbox.counts.get("waiting") == 0, names=["counts"])
     assert all_fit("inbox", channel, kit_traits(inbox)) >= 7
+
+
+async def test_each_widget_answers_a_code_request_with_its_own_bundle(
+    tmp_path: pathlib.Path, recorder: CommRecorder
+) -> None:
+    """The served loader's request (a page that cannot reach the server's copy): each widget
+    sends the files the server would have served, in a reply its schema describes."""
+    from interrupt_widget.widgets._bundle import CSS, ESM, INBOX_CSS, INBOX_ESM
+
+    [interrupt] = example("picker", "traits_waiting")["interrupts"]
+    chat = AgentChat(meeting_agent(OfflineModel()))
+    agent = bank_agent(OfflineModel(), journal=tmp_path / "transfers.jsonl")
+    batch = AgentBatch(agent, ["transfer_funds amount=1 to_account=A memo=m"])
+    widgets = {
+        "picker": (InterruptPicker([interrupt]), ESM, CSS),
+        "chat": (chat, ESM, CSS),
+        "inbox": (batch.inbox, INBOX_ESM, INBOX_CSS),
+    }
+    for name, (widget, esm, css) in widgets.items():
+        channel = recorder.of(widget)
+        channel.deliver(example(name, "widget_code_request"))
+        await until(widget, lambda c=channel: bool(c.custom_messages()), names=[])
+        [reply] = channel.custom_messages()
+        fits(name, "toFrontEnd", reply)
+        assert reply == {"type": "widget_code", "esm": esm.read_text(), "css": css.read_text()}
