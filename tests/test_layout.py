@@ -20,6 +20,7 @@ RANKS: dict[str, int] = {
     "identity": 0,
     "shared_list": 0,
     "clock": 0,
+    "free_port": 0,
     "agui": 1,
     "ledger": 2,
     "decisions": 3,
