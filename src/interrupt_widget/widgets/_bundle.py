@@ -107,7 +107,8 @@ const fromCode = async ({ esm, css }) => {
 const load = async (model) => module ?? (loading ??= fromKernel(model).then(fromCode));
 const started = new WeakSet();
 export default {
-  initialize: (props) => module?.default.initialize?.(props),
+  // With no module yet, say what its `initialize` says: a front end holds the model.
+  initialize: (props) => (module ? module.default.initialize?.(props) : props.model.send(%s)),
   async render(props) {
     if (!module) props.el.textContent = "interrupt-widget: loading this widget's code...";
     try {
@@ -172,7 +173,8 @@ def served(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
     code, styles = (json.dumps(f"{at}{f.name}?v={_version(f)}") for f in (esm, css))
     # The loader links the stylesheet itself: anywidget's own `_css` would read a relative
     # path against the page's address, not the server's base URL.
-    return {"_esm": _SERVED % (styles, code, KERNEL_WAIT_MS), "_css": ""}
+    attached = json.dumps(attached_to_wire())
+    return {"_esm": _SERVED % (styles, code, KERNEL_WAIT_MS, attached), "_css": ""}
 
 
 INBOX_ESM = STATIC / "inbox.js"
