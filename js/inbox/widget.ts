@@ -1,9 +1,9 @@
 // The inbox's own bundle entry: only the inbox and the card it shares with the picker,
 // so a page with pickers and chats alone never loads it. Its stylesheet is the
-// card's rules and the inbox's own (the theme's are scoped to a picker or a chat,
-// which an inbox is not); `initialize` tells Python a front end holds the model
-// (attached.ts).
+// theme's (colours, form controls and buttons, as the picker's), the card's rules and
+// the inbox's own; `initialize` tells Python a front end holds the model (attached.ts).
 
+import "../theme.css";
 import "../card/card.css";
 import "./style.css";
 import type { AnyModel, RenderProps } from "@anywidget/types";

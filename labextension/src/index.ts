@@ -5,6 +5,7 @@
 // question. Works in JupyterLab 4 and Notebook 7 (where a top-bar button carries the count);
 // the lab-only pieces are optional.
 
+import "../../js/theme.css";
 import "../../js/card/card.css";
 import "../../js/inbox/style.css";
 import "./panel.css";

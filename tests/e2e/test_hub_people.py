@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hub_process import PASSWORD, HubUser, JupyterHub
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 from server_kernel import ServerKernel
 
 from postgres_server import binaries, fresh_database, running_postgres
@@ -64,7 +64,7 @@ def sign_in(page: Page, hub: JupyterHub, name: str) -> None:
 
 
 def test_on_a_hub_the_starter_may_not_approve_and_two_others_run_the_call_once(
-    hub: JupyterHub, page: Page, tmp_path: Path
+    hub: JupyterHub, page: Page, tmp_path: Path, screenshot: Callable[[Locator | Page, str], Path]
 ) -> None:
     ann, bob, carol = hub.users["ann"], hub.users["bob"], hub.users["carol"]
     runs = tmp_path / "runs.jsonl"
@@ -107,6 +107,8 @@ def test_on_a_hub_the_starter_may_not_approve_and_two_others_run_the_call_once(
         row = panel.locator(".iw-item", has_text="send_money")
         expect(row).to_contain_text("1 of 2 approvals")
         row.get_by_role("button", name="Open").click()
+        expect(panel.locator(".iw-card")).to_contain_text("1 of 2 approvals: carol approved")
+        screenshot(page, "hub-sidebar")
         panel.locator(".iw-card").get_by_role("button", name="Approve").click()
         expect(panel.locator(".iw-item", has_text="send_money")).to_have_count(0, timeout=30_000)
 
