@@ -8,12 +8,12 @@ call runs once, in Ann's kernel, after both. Runs are counted from the tool's ow
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from board_votes import asks_two_approvals, once_voted
 from hub_process import PASSWORD, HubUser, JupyterHub
 from playwright.sync_api import Locator, Page, expect
 from server_kernel import ServerKernel
@@ -35,17 +35,7 @@ def hub(tmp_path_factory: pytest.TempPathFactory) -> Iterator[JupyterHub]:
 
 def listed(person: HubUser, given: list[str]) -> dict[str, Any]:
     """The one question once its approvals so far are `given` (read from `person`'s server)."""
-    deadline = time.monotonic() + 30
-    while True:
-        items = person.kit("questions").json()["items"]
-        votes = [
-            [v["name"] for v in i["interrupt"]["metadata"]["approvals"]["given"]] for i in items
-        ]
-        if votes == [given]:
-            found: dict[str, Any] = items[0]
-            return found
-        assert time.monotonic() < deadline, votes
-        time.sleep(0.1)  # another server's board: no event to await from here
+    return once_voted(lambda: person.kit("questions").json()["items"], given)
 
 
 def approve(person: HubUser, question: str, **extra: Any) -> Any:
@@ -70,13 +60,7 @@ def test_on_a_hub_the_starter_may_not_approve_and_two_others_run_the_call_once(
     runs = tmp_path / "runs.jsonl"
     kernel = ServerKernel(ann, "pay.ipynb")
     try:
-        kernel.run(
-            "import pathlib\nfrom interrupt_widget import AgentChat, Policy, require\n"
-            "from payment_agents import payment_agent\n"
-            f"chat = AgentChat(payment_agent(pathlib.Path({str(runs)!r})), "
-            "policy=Policy(require('send_money', approvals=2)))\n"
-            "handle = chat.send('send_money amount=5000 to=Bob')"
-        )
+        kernel.run(asks_two_approvals(runs))
         first = listed(bob, [])
         assert first["where"]["state"] == "remote"  # Bob's server runs no such kernel
         assert first["mayAnswer"] is True

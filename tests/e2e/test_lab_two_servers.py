@@ -6,13 +6,13 @@ request naming the other person is refused. Runs are counted from the tool's own
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from board_votes import asks_two_approvals, once_voted
 from jupyter_process import JupyterServer
 from server_kernel import ServerKernel
 
@@ -68,17 +68,7 @@ def call(server: JupyterServer, token: str, path: str, body: Any = None) -> http
 
 def listed(server: JupyterServer, token: str, given: list[str]) -> dict[str, Any]:
     """The one question once its approvals so far are `given` (polling the other server)."""
-    deadline = time.monotonic() + 30
-    while True:
-        items = call(server, token, "questions").json()["items"]
-        votes = [
-            [v["name"] for v in i["interrupt"]["metadata"]["approvals"]["given"]] for i in items
-        ]
-        if votes == [given]:
-            found: dict[str, Any] = items[0]
-            return found
-        assert time.monotonic() < deadline, votes
-        time.sleep(0.1)  # another server's board: no event to await from here
+    return once_voted(lambda: call(server, token, "questions").json()["items"], given)
 
 
 def approve(server: JupyterServer, token: str, question: str) -> dict[str, Any]:
@@ -94,13 +84,7 @@ def test_two_people_on_two_servers_approve_one_call_and_it_runs_once(
     runs = tmp_path / "runs.jsonl"
     kernel = ServerKernel(ann_server, "pay.ipynb")
     try:
-        kernel.run(
-            "import pathlib\nfrom interrupt_widget import AgentChat, Policy, require\n"
-            "from payment_agents import payment_agent\n"
-            f"chat = AgentChat(payment_agent(pathlib.Path({str(runs)!r})), "
-            "policy=Policy(require('send_money', approvals=2)))\n"
-            "handle = chat.send('send_money amount=5000 to=Bob')"
-        )
+        kernel.run(asks_two_approvals(runs))
         first = listed(bob_server, "tok-bob", [])
         assert first["where"]["state"] == "remote"  # bob's server runs no such kernel
         assert first["where"]["path"] is None
