@@ -167,8 +167,10 @@ class JupyterHub:
         hub = cls(base=base, url=url, admin_token=admin_token, process=process, log_path=log_path)
         try:
             hub._wait_ready()
+            for person in people:  # the hub spawns them side by side
+                hub.hub_api("POST", f"users/{person}/server")
             for person in people:
-                hub.users[person] = hub._start_server(person, home / person)
+                hub.users[person] = hub._once_started(person, home / person)
         except BaseException:
             hub.stop()
             raise
@@ -187,8 +189,7 @@ class JupyterHub:
                     raise TimeoutError(f"jupyterhub not ready:\n{self.log()}") from None
                 time.sleep(0.2)  # a process coming up: nothing to await
 
-    def _start_server(self, person: str, folder: Path) -> HubUser:
-        self.hub_api("POST", f"users/{person}/server")
+    def _once_started(self, person: str, folder: Path) -> HubUser:
         deadline = time.monotonic() + READY_SECONDS
         while not self.hub_api("GET", f"users/{person}")["servers"].get("", {}).get("ready"):
             assert time.monotonic() < deadline, f"{person}'s server never started:\n{self.log()}"
