@@ -70,6 +70,12 @@ WAITING = SearchAttributeKey.for_keyword(WAITING_ATTRIBUTE)
 BUSY = "busy"
 """The ApplicationError type of new input sent while a run is going."""
 
+EXPIRY_GRACE = timedelta(seconds=2)
+"""How long after the last deadline the workflow cancels the open questions itself. A chat
+that watches them gives each its default answer at its deadline, as in the kernel (a denial
+where the rules say so); the workflow's own cancel is for questions nobody watches, and were
+it to fire at the same moment, the chat's answer would race it and be refused."""
+
 SEGMENT_TIMEOUT = timedelta(hours=1)
 """The longest one run of the agent (its model calls and tools) may take."""
 
@@ -393,12 +399,12 @@ class Conversation:
     # -- deadlines -----------------------------------------------------------------------------
 
     def _deadline(self) -> datetime | None:
-        """When every open interrupt has expired (None if one never does, or the workflow gave
-        up cancelling them)."""
+        """When to cancel the open interrupts: `EXPIRY_GRACE` after the last one's deadline (None
+        if one never expires, or the workflow gave up cancelling them)."""
         times = [i.get("expiresAt") for i in self._interrupts]
         if not times or any(t is None for t in times) or self._problem is not None:
             return None
-        return max(parse_instant(str(t)) for t in times)
+        return max(parse_instant(str(t)) for t in times) + EXPIRY_GRACE
 
     async def _expire(self) -> None:
         """Cancel every open interrupt: their deadline passed, so none of them may run."""
