@@ -70,6 +70,10 @@ class BatchView(Protocol):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any: ...
 
+    def close(self) -> None:
+        """Stop following the batch and close the widget."""
+        ...
+
     async def _attended(self, work: asyncio.Future[_T]) -> _T:
         """`work`, or `UnattendedWait` when its questions wait and no front end holds the view."""
         ...
@@ -200,6 +204,7 @@ class AgentBatch:
         self._task: asyncio.Task[tuple[RowResult, ...]] | None = None
         self._stopping = False
         self._inbox: BatchView | None = None
+        self._view_wanted = False  # asked for (shown, or read as `inbox`), not only awaited
         self._recorder = decision_recorder()  # INTERRUPT_WIDGET_RECORD: the decisions kept
         self._recorded_as = self._recorder.join() if self._recorder is not None else 0
         askers.announce(self)
@@ -237,7 +242,16 @@ class AgentBatch:
             return await asyncio.shield(self._task)
         # Through the inbox, built now if it was not shown: a front end creates its model and
         # says so; with none (nbval, nbconvert), a question nobody can answer fails the await.
-        return await self.inbox._attended(self._task)
+        watching_only = self._inbox is None
+        inbox = self._view()
+        try:
+            return await inbox._attended(self._task)
+        finally:
+            if watching_only and not self._view_wanted and self._task.done():
+                # Built for this await alone, it goes with it: the widgets' registry would
+                # keep it, and through it every row of the batch, for the life of the process.
+                self._inbox = None
+                inbox.close()
 
     def cancel(self) -> None:
         """Stop the batch: running rows end cancelled at their next safe point, waiting rows'
@@ -315,6 +329,10 @@ class AgentBatch:
     @property
     def inbox(self) -> BatchView:
         """The widget listing every open question of this batch (built once): an `Inbox`."""
+        self._view_wanted = True
+        return self._view()
+
+    def _view(self) -> BatchView:
         if self._inbox is None:
             if not _views:
                 raise RuntimeError("no inbox to show: import interrupt_widget first")

@@ -1,8 +1,11 @@
 """Where the front end's built files live: one ES module and one stylesheet for every widget.
 
-anywidget loads `_esm` and `_css` by path; the stylesheet goes into the document in
+Each widget's `_esm` and `_css` are synced traits of its own (`module`): the files' text,
+or a loader where the server serves them. The stylesheet goes into the document in
 JupyterLab and into the widget's shadow root in marimo, which a stylesheet added at run
-time to the document's head would not reach.
+time to the document's head would not reach. Not class attributes naming the files:
+anywidget then ties every instance to the file's change signal, which keeps each widget
+(and all it holds) alive for the life of the process, closed or not.
 """
 
 from __future__ import annotations
@@ -175,6 +178,21 @@ def served(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
     # path against the page's address, not the server's base URL.
     attached = json.dumps(attached_to_wire())
     return {"_esm": _SERVED % (styles, code, KERNEL_WAIT_MS, attached), "_css": ""}
+
+
+def widget_module(esm: pathlib.Path, css: pathlib.Path) -> dict[str, str]:
+    """A widget's `_esm` and `_css`: the loader where the server serves them (`served`), else
+    the files' text (read once per build of the files)."""
+    return served(esm, css) or {"_esm": _text(esm), "_css": _text(css)}
+
+
+def _text(path: pathlib.Path) -> str:
+    return _read(path, path.stat().st_mtime_ns)
+
+
+@functools.cache
+def _read(path: pathlib.Path, _built: int) -> str:
+    return path.read_text("utf-8")
 
 
 INBOX_ESM = STATIC / "inbox.js"

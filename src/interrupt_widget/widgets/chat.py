@@ -86,7 +86,7 @@ from interrupt_widget.http.remote import RemoteAgent
 from interrupt_widget.ledger.noting_ledger import with_answerers
 from interrupt_widget.recordings import decision_recorder
 from interrupt_widget.sdk.agent_options import OFFLINE_FALLBACK_NOTE, AgentOptions, resolve_agent
-from interrupt_widget.widgets._bundle import CSS, ESM, WantsCode, served, widget_code
+from interrupt_widget.widgets._bundle import CSS, ESM, WantsCode, widget_code, widget_module
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, WAYS_OUT, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.chat_protocol import (
@@ -285,8 +285,8 @@ UNATTENDED_HINT = (
 class AgentChat(anywidget.AnyWidget):
     """A chat with an OpenAI Agents SDK agent whose gated tools ask you first."""
 
-    _esm = ESM
-    _css = CSS
+    _esm = traitlets.Unicode().tag(sync=True)  # `_bundle.widget_module`
+    _css = traitlets.Unicode().tag(sync=True)
 
     unattended_after: float | None = UNATTENDED_AFTER
     """Seconds a question may wait for a person with no front end heard from (nbval,
@@ -341,7 +341,7 @@ class AgentChat(anywidget.AnyWidget):
         default model would only fail with "Missing credentials". An agent that names a
         model is left as it is; a run that fails for want of a key says the offline way.
         """
-        super().__init__(**served(ESM, CSS))
+        super().__init__(**widget_module(ESM, CSS))
         resolved = resolve_agent(agent, **options)
         adapter = resolved.runs_on
         self.offline_for_want_of_a_key = resolved.offline
@@ -444,6 +444,11 @@ class AgentChat(anywidget.AnyWidget):
         self._sync_messages()
         self.set_trait("picker", None)
         return self._start(loop, self._converse(run_input, len(self._decisions)))
+
+    def close(self) -> None:
+        """Close the widget and the picker it draws (which would keep the chat alive)."""
+        self._picker.close()
+        super().close()
 
     def stop(self, *, by: str = "python") -> bool:
         """Stop the agent: the run ends with the cancelled outcome. False if idle.

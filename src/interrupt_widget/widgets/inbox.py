@@ -46,7 +46,13 @@ from interrupt_widget.policy.remembered import (
     RememberedRules,
     RuleOp,
 )
-from interrupt_widget.widgets._bundle import INBOX_CSS, INBOX_ESM, WantsCode, served, widget_code
+from interrupt_widget.widgets._bundle import (
+    INBOX_CSS,
+    INBOX_ESM,
+    WantsCode,
+    widget_code,
+    widget_module,
+)
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
 from interrupt_widget.widgets.inbox_protocol import (
@@ -88,8 +94,8 @@ class Inbox(anywidget.AnyWidget):
         inbox.deny(reason="duplicate") # every open one: {key: "denied", ...}
     """
 
-    _esm = INBOX_ESM
-    _css = INBOX_CSS
+    _esm = traitlets.Unicode().tag(sync=True)  # `_bundle.widget_module`
+    _css = traitlets.Unicode().tag(sync=True)
 
     unattended_after: float | None = UNATTENDED_AFTER
     """Seconds `await batch` gives a front end to show up while a question of the list
@@ -135,7 +141,7 @@ class Inbox(anywidget.AnyWidget):
                 given.update(source.renderers)
         given.update(renderers or {})
         super().__init__(
-            **served(INBOX_ESM, INBOX_CSS),
+            **widget_module(INBOX_ESM, INBOX_CSS),
             notify=notify,
             renderers={str(k): renderer_source(v) for k, v in given.items()},
             remind_after=remind_after,

@@ -36,7 +36,14 @@ from interrupt_widget.agui.wire import interrupts_from_wire, to_wire
 from interrupt_widget.asking import ExpiryTimer, OpenQuestions, QuestionsView, answer_words
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.errors import AnswerRefused, CannotWaitHere, UnattendedWait
-from interrupt_widget.widgets._bundle import CSS, ESM, WantsCode, owned_module, served, widget_code
+from interrupt_widget.widgets._bundle import (
+    CSS,
+    ESM,
+    WantsCode,
+    owned_module,
+    widget_code,
+    widget_module,
+)
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
 from interrupt_widget.widgets.picker_protocol import (
@@ -74,8 +81,8 @@ class InterruptPicker(QuestionsView, anywidget.AnyWidget):
     built-in form below the renderer, and `render` may return a cleanup.
     """
 
-    _esm = ESM
-    _css = CSS
+    _esm = traitlets.Unicode().tag(sync=True)  # `_bundle.widget_module`
+    _css = traitlets.Unicode().tag(sync=True)
 
     unattended_after: float | None = UNATTENDED_AFTER
     """Seconds `wait()` gives a front end to show up while a question is open; with none
@@ -134,7 +141,7 @@ class InterruptPicker(QuestionsView, anywidget.AnyWidget):
         self._signed = signed
         self._failure = ""
         self._questions = self._ask(parsed, messages, expire=True)
-        module = served(ESM, CSS)
+        module = widget_module(ESM, CSS)
         if owner is not None:
             module["_esm"] = owned_module(owner.model_id)
         # Passed to the constructor so the opening message already carries them.
