@@ -362,14 +362,24 @@ class AgentBatch:
 
     async def _run_all(self) -> tuple[RowResult, ...]:
         slots = asyncio.Semaphore(self.concurrency)
-        await asyncio.gather(*(self._drive(row, slots) for row in self.rows))
+        try:  # every row's first records in one read: a fresh batch then reads nothing more
+            fresh = await row_records.not_begun(
+                self.ledger, [r.thread.thread_id for r in self.rows]
+            )
+        except Exception:  # each row reads its own, and fails alone if it cannot
+            fresh = set()
+        await asyncio.gather(
+            *(self._drive(row, slots, row.thread.thread_id in fresh) for row in self.rows)
+        )
         return self.results
 
-    async def _drive(self, row: BatchRow, slots: asyncio.Semaphore) -> None:
+    async def _drive(self, row: BatchRow, slots: asyncio.Semaphore, fresh: bool) -> None:
         thread_id = row.thread.thread_id
         try:
             # Reading the row's records needs no place among the runs.
-            found, saved = await row_records.begun(self.ledger, thread_id)
+            found, saved = (
+                (None, None) if fresh else await row_records.begun(self.ledger, thread_id)
+            )
             if found is not None:
                 _apply_record(row, found)
                 await self._when_ran(row)

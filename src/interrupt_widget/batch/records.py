@@ -17,7 +17,7 @@ it counts as not written, and the row goes on from the record before it.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from ag_ui.core import Interrupt, Message
@@ -71,6 +71,21 @@ async def write(
     return value if isinstance(value, Mapping) else None
 
 
+async def not_begun(ledger: CallLedger, thread_ids: Sequence[str]) -> set[str]:
+    """The rows (by thread id) that have neither an outcome nor a saved conversation, read
+    in one trip to a ledger that can (none found otherwise: `begun` reads each)."""
+    if not isinstance(ledger, OnceOnlyLedger) or not thread_ids:
+        return set()
+    keys = [key for thread_id in thread_ids for key in _first_records(thread_id)]
+    free = await ledger.unclaimed_each(keys)
+    pairs = zip(thread_ids, free[::2], free[1::2], strict=True)
+    return {thread_id for thread_id, outcome, step in pairs if outcome and step}
+
+
+def _first_records(thread_id: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    return (thread_id, ROW_OUTCOME_CALL), (thread_id, f"{ROW_STEP_CALL}1")
+
+
 async def begun(
     ledger: CallLedger, thread_id: str
 ) -> tuple[Mapping[str, Any] | None, tuple[int, list[Message], list[Interrupt]] | None]:
@@ -78,8 +93,7 @@ async def begun(
 
     A row not begun has neither: a ledger that can tells so in one look at both records.
     """
-    outcome_key, first_step = (thread_id, ROW_OUTCOME_CALL), (thread_id, f"{ROW_STEP_CALL}1")
-    if isinstance(ledger, OnceOnlyLedger) and await ledger.unclaimed([outcome_key, first_step]):
+    if isinstance(ledger, OnceOnlyLedger) and await ledger.unclaimed(_first_records(thread_id)):
         return None, None
     outcome = await read(ledger, thread_id, ROW_OUTCOME_CALL)
     if outcome is not None:

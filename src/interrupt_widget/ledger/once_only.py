@@ -253,11 +253,18 @@ class OnceOnlyLedger:
 
         Raises `LedgerUnavailable` when the storage cannot be read.
         """
+        return all(await self.unclaimed_each(keys))
+
+    async def unclaimed_each(self, keys: Sequence[Key]) -> list[bool]:
+        """For each of `keys`, whether nothing holds it (see `unclaimed`), all read in one
+        trip to the storage.
+
+        Raises `LedgerUnavailable` when the storage cannot be read.
+        """
         with self._lock:
-            if any(key in self._settling for key in keys):
-                return False
+            settling = [key in self._settling for key in keys]
         found = await self._io(self._look_all, list(keys))
-        return all(look is None for look in found)
+        return [look is None and not held for look, held in zip(found, settling, strict=True)]
 
     async def keep_first(self, key: Key, output: str) -> str:
         """`output` as the record of `key` unless one is there (or claimed): the record that

@@ -269,6 +269,9 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
     def _look(self, key: Key) -> KeyState:
         return self._attempt(lambda db: self._read(db, key, locked=False))
 
+    def _look_all(self, keys: list[Key]) -> list[KeyState]:
+        return self._attempt(lambda db: [self._read(db, key, locked=False) for key in keys])
+
     def _store(self, key: Key, output: str) -> None:
         sql = (
             f"UPDATE {TABLE} SET state = 'done', output = %s, finished_at = now() "
