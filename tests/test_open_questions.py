@@ -5,6 +5,8 @@ owner's settler."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -153,3 +155,27 @@ def test_questions_withdrawn_for_others_take_no_answer_and_submit_nothing() -> N
     questions.cancel_open(by="stopped")
     assert submitted == []
     assert questions.entries is None
+
+
+_FIRST_ASK = """
+import sys
+from ag_ui.core import Interrupt
+from interrupt_widget.agui import answers
+from interrupt_widget.asking.open_questions import OpenQuestions
+
+OpenQuestions([])
+assert "jsonschema" not in sys.modules and not answers._preparing, "nothing asked yet"
+OpenQuestions([Interrupt(id="a", reason="tool_call")])
+(thread,) = answers._preparing
+assert thread.daemon
+thread.join(60)
+assert "jsonschema" in sys.modules
+OpenQuestions([Interrupt(id="b", reason="tool_call")])
+assert answers._preparing == [thread], "once per process"
+"""
+
+
+def test_the_first_question_prepares_the_answer_check_while_the_person_reads() -> None:
+    """Importing `jsonschema` takes over a second; the first ask starts it on a thread, so
+    the first answer does not stall the kernel for it (bench/import_time.py times it)."""
+    subprocess.run([sys.executable, "-c", _FIRST_ASK], check=True, timeout=120)

@@ -12,17 +12,22 @@ that leaves extra fields open (another server's) keeps its own rule.
 
 `jsonschema` is imported on the first check, not with the kit: importing it builds its
 format checkers (an IRI grammar among them), over a second on a loaded machine, which
-`import interrupt_widget` would otherwise pay before anyone answers anything. Code that must
-not pay it at the first check (a Temporal workflow task, which has two seconds to yield) calls
-`prepare_checks()` first.
+`import interrupt_widget` would otherwise pay before anyone answers anything. Nor does the
+first answer pay it: the first question asked starts the import on a thread of its own
+(`prepare_checks_soon`), in the seconds a person takes to read the question; an answer given
+sooner waits for the rest of it. Code that must not pay it at the first check (a Temporal
+workflow task, which has two seconds to yield) calls `prepare_checks()` first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import json
 import re
+import sys
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,6 +50,27 @@ def prepare_checks() -> None:
     import jsonschema
 
     jsonschema.FormatChecker()
+
+
+_preparing: list[threading.Thread] = []
+
+
+def prepare_checks_soon() -> None:
+    """`prepare_checks` on a daemon thread, once per process, unless it is done already.
+
+    The thread shares the interpreter's lock with the kernel's loop, which keeps turning
+    (the import is mostly pure Python, handed over every few milliseconds)."""
+    if "jsonschema" in sys.modules or _preparing:
+        return
+    thread = threading.Thread(target=_prepare_quietly, name="prepare-answer-checks", daemon=True)
+    _preparing.append(thread)
+    thread.start()
+
+
+def _prepare_quietly() -> None:
+    # A failure here is the first check's to report, where the person is looking.
+    with contextlib.suppress(Exception):
+        prepare_checks()
 
 
 def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[AnswerError]:

@@ -29,7 +29,7 @@ from typing import Any, Literal
 from ag_ui.core import Interrupt, Message, ResumeEntry
 
 from interrupt_widget import clock
-from interrupt_widget.agui.answers import check_answer, is_expired, too_late
+from interrupt_widget.agui.answers import check_answer, is_expired, prepare_checks_soon, too_late
 from interrupt_widget.agui.interrupts import (
     ANSWERED_BY_EXPIRY,
     DENIAL_REASON,
@@ -112,6 +112,8 @@ class OpenQuestions:
         entry carries `metadata.by` and the identity. `lock`: share the view's lock."""
         conversation = tuple(messages)
         self._order = list(interrupts)
+        if self._order:
+            prepare_checks_soon()  # the answer's check is ready when the person is
         self._by_id = {i.id: i for i in self._order}
         self._names = {i.id: tool_name(i, conversation) for i in self._order}
         self._on_change = on_change
