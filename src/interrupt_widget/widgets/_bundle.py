@@ -1,6 +1,6 @@
 """Where the front end's built files live: one ES module and one stylesheet for every widget.
 
-Each widget's `_esm` and `_css` are synced traits of its own (`module`): the files' text,
+Each widget's `_esm` and `_css` are synced traits of its own (`widget_module`): the files' text,
 or a loader where the server serves them. The stylesheet goes into the document in
 JupyterLab and into the widget's shadow root in marimo, which a stylesheet added at run
 time to the document's head would not reach. Not class attributes naming the files:
