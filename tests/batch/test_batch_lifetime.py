@@ -64,7 +64,8 @@ async def test_an_inbox_read_after_the_await_is_built_again_and_lists_every_row(
     )
     await batch
     inbox = batch.inbox
-    assert isinstance(inbox, Inbox) and inbox.comm is not None
+    assert isinstance(inbox, Inbox)
+    assert inbox.comm is not None
     await until(inbox, lambda: inbox.counts.get("done") == 3, names=["counts"])
     inbox.close()
 
