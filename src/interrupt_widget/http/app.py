@@ -31,6 +31,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from interrupt_widget.agui.answers import prepare_checks_soon
 from interrupt_widget.agui.run_handle import AGUIAgent
 from interrupt_widget.agui.wire import json_pointer
 from interrupt_widget.errors import ErrorCode, IdentityMismatch
@@ -397,10 +398,14 @@ _EXCEPTION_HANDLERS: dict[Any, Callable[[Request, Exception], Awaitable[Response
 def _lifespan(
     server: _Server,
 ) -> Callable[[Starlette], contextlib.AbstractAsyncContextManager[None]]:
-    """At shutdown, runs whose client has left get `shutdown_grace` seconds, then are cancelled."""
+    """At start-up, the answer checks are prepared on a thread of their own (importing
+    `jsonschema` takes over a second, which the first resume would otherwise spend on the
+    server's loop, every client waiting). At shutdown, runs whose client has left get
+    `shutdown_grace` seconds, then are cancelled."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        prepare_checks_soon()
         yield
         if server.runs:
             tasks = {run.task for run in server.runs}
