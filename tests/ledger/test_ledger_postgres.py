@@ -24,9 +24,10 @@ from ag_ui.core import (
     ToolCallResultEvent,
 )
 
-from interrupt_widget import ErrorCode
+from interrupt_widget import AgentBatch, ErrorCode, OfflineModel, Policy, approve
 from interrupt_widget.errors import CallInDoubt
-from interrupt_widget.examples import meeting_agent
+from interrupt_widget.examples import bank_agent, meeting_agent
+from interrupt_widget.examples.tool_runs import read_journal
 from interrupt_widget.free_port import free_port
 from interrupt_widget.http.app import asgi_app
 from interrupt_widget.http.cli import main
@@ -119,6 +120,34 @@ async def test_a_call_that_raised_may_run_again_and_prune_goes_by_age(database: 
     assert ledger.prune(older_than=3600) == 0  # a second old: kept
     assert ledger.prune(older_than=0) == 1
     assert await ledger.recorded(KEY) is None
+
+
+async def test_which_keys_nothing_holds_is_read_for_all_at_once(database: str) -> None:
+    ledger = PostgresLedger(database)
+    await ledger.run_once(KEY, Calls("sent"))
+    slow = Calls("later")
+    in_flight = asyncio.ensure_future(ledger.run_once(("thread-1", "call-2"), slow))
+    await asyncio.sleep(0.01)  # claimed and running (the call sleeps 0.05 s)
+    keys = [KEY, ("thread-1", "call-2"), ("thread-1", "call-3")]
+    assert await ledger.unclaimed_each(keys) == [False, False, True]
+    assert await in_flight == "later"
+
+
+async def test_a_batch_run_again_on_postgres_finds_its_rows_ended_and_runs_nothing(
+    database: str, tmp_path: Path
+) -> None:
+    journal = tmp_path / "transfers.jsonl"
+    rows = [f"transfer_funds amount={n + 1} to_account=ACME-{n} memo=m{n}" for n in range(5)]
+
+    def batch() -> AgentBatch:
+        agent = bank_agent(OfflineModel(), journal=journal)
+        policy = Policy(approve("transfer_funds"))
+        return AgentBatch(agent, rows, name="pg-rows", policy=policy, ledger=database)
+
+    assert {r.status for r in await batch()} == {"done"}
+    again = await batch()  # every row's records read in one trip: all ended
+    assert {r.status for r in again} == {"done"}
+    assert sorted(r["memo"] for r in read_journal(journal)) == [f"m{n}" for n in range(5)]
 
 
 def test_the_table_is_made_on_first_use(database: str) -> None:

@@ -54,7 +54,7 @@ from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, WaitingQuestion
 from interrupt_widget.clock import utc_text
 from interrupt_widget.decisions import Decision
-from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode
+from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode, LedgerUnavailable
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.ledger.opening import open_ledger
 from interrupt_widget.recordings import decision_recorder
@@ -366,7 +366,7 @@ class AgentBatch:
             fresh = await row_records.not_begun(
                 self.ledger, [r.thread.thread_id for r in self.rows]
             )
-        except Exception:  # each row reads its own, and fails alone if it cannot
+        except LedgerUnavailable:  # each row reads its own, and fails alone if it cannot
             fresh = set()
         await asyncio.gather(
             *(self._drive(row, slots, row.thread.thread_id in fresh) for row in self.rows)
