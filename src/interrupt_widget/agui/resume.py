@@ -29,7 +29,7 @@ from interrupt_widget.agui.interrupts import (
     is_adapter_result,
 )
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.identity import identity_in
+from interrupt_widget.identity import MAX_NAME, Identity, identity_in
 
 logger = logging.getLogger(__name__)
 
@@ -51,9 +51,13 @@ class Resolution:
     edited_arguments: dict[str, Any] | None = None
     """The arguments to run with when the answer edits the proposal; None to run it as proposed."""
     by: str | None = None
-    """Who answered, as the resume entry's `metadata.by` says; None when it does not say."""
+    """Who answered, as the resume entry's `metadata.by` says (bounded); None when it does not
+    say. For a call several people decided, their names."""
     identity: str | None = None
     """The person who gave the answer, as the entry's `metadata.identity` names them."""
+    answerer: Identity | None = None
+    """Who gave the answer, as the rules about people count it: the entry's identity (with its
+    roles), else its `by` as a name; None when the entry says neither."""
     approvers: tuple[str, ...] = ()
     """For a call that needed several people (`require`): the names whose votes decided it."""
 
@@ -204,12 +208,9 @@ def _resolve(
     now: datetime,
     check_edit: EditCheck | None,
 ) -> Resolution:
-    interrupt_id = call.interrupt.id
-    by = _answered_by(entry)
-    who = identity_in(entry.metadata)
-    person = who.name if who is not None else None
     if entry.status == "cancelled":
-        return Resolution(call, "cancelled", None, by=by, identity=person)
+        return _answered(call, entry, "cancelled", None)
+    interrupt_id = call.interrupt.id
     # The one answer check every entry shares; an expiry is told before an edit is judged.
     problem = check_answer(call.interrupt, entry.payload, schema, now)
     if problem is not None and problem.code is ErrorCode.INTERRUPT_EXPIRED:
@@ -228,11 +229,25 @@ def _resolve(
             interrupt_id=interrupt_id,
         )
     approved = isinstance(entry.payload, Mapping) and entry.payload.get("approved") is True
-    verdict: ResolvedAs = "approved" if approved else "denied"
-    return Resolution(call, verdict, entry.payload, edited, by, identity=person)
+    return _answered(call, entry, "approved" if approved else "denied", edited)
 
 
-def _answered_by(entry: ResumeEntry) -> str | None:
-    """Who gave the answer, when the client says so in the entry's metadata."""
-    by = entry.metadata.get("by") if isinstance(entry.metadata, Mapping) else None
-    return by if isinstance(by, str) and by else None
+def _answered(
+    call: GatedCall, entry: ResumeEntry, verdict: ResolvedAs, edited: dict[str, Any] | None
+) -> Resolution:
+    """The resolution of `call` by `entry`, with who gave it: read here once, for the rules
+    about people, the audit and the decision's span alike."""
+    metadata = entry.metadata if isinstance(entry.metadata, Mapping) else {}
+    raw_by = metadata.get("by")
+    by = raw_by[:MAX_NAME] if isinstance(raw_by, str) and raw_by.strip() else None
+    who = identity_in(metadata)
+    payload = None if verdict == "cancelled" else entry.payload
+    return Resolution(
+        call,
+        verdict,
+        payload,
+        edited,
+        by,
+        identity=who.name if who is not None else None,
+        answerer=who if who is not None or by is None else Identity(by),
+    )

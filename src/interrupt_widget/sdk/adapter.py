@@ -255,7 +255,6 @@ class OpenAIAgentsAdapter:
             self.ledger,
             input.thread_id,
             plan.resolutions,
-            vote_counting.answerer_identities(input.resume),
             self.now(),
         )
         return dataclasses.replace(counted, starter=counted.starter or starter)

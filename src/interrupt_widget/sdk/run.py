@@ -59,7 +59,6 @@ from interrupt_widget.agui.interrupts import (
 from interrupt_widget.agui.messages import Transcript, content_text
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
-from interrupt_widget.ledger.noting_ledger import answerers
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs, vote_counting
@@ -160,8 +159,6 @@ class SDKRun:
         """Call id -> interrupt id of every call this run claimed."""
         self._edited: dict[str, dict[str, Any]] = {}
         self._answers: dict[str, Any] = {}
-        self._by = answerers(input.resume)
-        """Interrupt id -> who answered it, as its resume entry says (for the audit)."""
 
     @functools.cached_property
     def _run_config(self) -> RunConfig:
@@ -507,7 +504,7 @@ class SDKRun:
         if ruling is not None:
             return ruling.by
         # A call decided by several people names them all (`sdk/vote_counting.py` sets `by`).
-        return resolution.by or self._by.get(resolution.gated.interrupt.id)
+        return resolution.by
 
     async def _note_failed(self, error: Exception) -> None:
         """Note the claimed calls whose tool raised `error` as failed, in the audit."""

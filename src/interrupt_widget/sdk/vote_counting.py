@@ -22,13 +22,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NoReturn
 
-from ag_ui.core import Interrupt, ResumeEntry
+from ag_ui.core import Interrupt
 
 from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.identity import Identity, identity_in
+from interrupt_widget.identity import identity_in
 from interrupt_widget.ledger import votes
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.policy.quorum import (
@@ -41,30 +41,11 @@ from interrupt_widget.policy.quorum import (
 )
 from interrupt_widget.policy.rules import Policy
 
-_BY = "by"
-
 
 def starter_of(forwarded_props: Any) -> str | None:
     """Who started a run, as its `forwarded_props` say (the server sets it from the token)."""
     found = identity_in(forwarded_props)
     return found.name if found is not None else None
-
-
-def answerer_identities(
-    entries: Sequence[ResumeEntry | Mapping[str, Any]] | None,
-) -> dict[str, Identity]:
-    """Who gave each answer, by interrupt id: the entry's identity, else its `by` as a name."""
-    found: dict[str, Identity] = {}
-    for raw in entries or []:
-        entry = raw if isinstance(raw, ResumeEntry) else ResumeEntry.model_validate(dict(raw))
-        metadata = entry.metadata if isinstance(entry.metadata, Mapping) else {}
-        who = identity_in(metadata)
-        by = metadata.get(_BY)
-        if who is None and isinstance(by, str) and by.strip():
-            who = Identity(by)
-        if who is not None:
-            found[entry.interrupt_id] = who
-    return found
 
 
 def _quorum_rules(policy: Policy | None, interrupt: Interrupt) -> tuple[Any, Any]:
@@ -146,12 +127,11 @@ async def count(
     ledger: CallLedger,
     thread_id: str,
     resolutions: Sequence[Resolution],
-    who: Mapping[str, Identity],
     now: datetime,
 ) -> Counted:
     """Judge every answer (raising `AdapterError` before anything is kept), keep the votes,
     and say which calls are decided."""
-    judged = [await _judge(policy, ledger, thread_id, r, who, now) for r in resolutions]
+    judged = [await _judge(policy, ledger, thread_id, r, now) for r in resolutions]
     records = [await votes.asked(ledger, thread_id, r.gated.call_id) for r in resolutions]
     starter = next((r.started_by for r in records if r is not None and r.started_by), None)
     for j in judged:
@@ -168,7 +148,6 @@ async def _judge(
     ledger: CallLedger,
     thread_id: str,
     resolution: Resolution,
-    who: Mapping[str, Identity],
     now: datetime,
 ) -> _Judged:
     interrupt = resolution.gated.interrupt
@@ -180,7 +159,7 @@ async def _judge(
     record = await votes.asked(ledger, thread_id, call_id)
     quorum = Quorum.of(requirement, escalation, record)
     given = await votes.votes(ledger, thread_id, call_id)
-    admission = judge(resolution, quorum, given, who.get(interrupt.id), now)
+    admission = judge(resolution, quorum, given, now)
     return _Judged(resolution, quorum, given, admission)
 
 
@@ -188,16 +167,17 @@ def judge(
     resolution: Resolution,
     quorum: Quorum,
     given: Sequence[votes.Vote],
-    answerer: Identity | None,
     now: datetime,
 ) -> Admission | None:
-    """What `answerer`'s answer does to a call needing `quorum` with the votes `given`, or
-    `AdapterError` (`not_allowed_to_answer`) when it may not count; None for a cancel, which
-    anyone may give (abandoning a call never runs it); a cancel once the call lapsed (the
-    expiry's, on time) settles it as the escalation's `then` says."""
+    """What the answer does to a call needing `quorum` with the votes `given` (counted as
+    `resolution.answerer`'s), or `AdapterError` (`not_allowed_to_answer`) when it may not
+    count; None for a cancel, which anyone may give (abandoning a call never runs it); a
+    cancel once the call lapsed (the expiry's, on time) settles it as the escalation's `then`
+    says."""
     if resolution.decision == "cancelled":
         lapsed = quorum.lapsed(now) and quorum.then == "deny"
         return Admission("lapsed", lapsed_reason(quorum)) if lapsed else None
+    answerer = resolution.answerer
     if answerer is None:
         _refuse(
             resolution,
@@ -224,7 +204,6 @@ def judge(
 def refuse_as_shown(
     resolutions: Sequence[Resolution],
     shown: Mapping[str, Any],
-    who: Mapping[str, Identity],
     now: datetime,
 ) -> None:
     """Judge each answer against the quorum and votes its interrupt shows (`shown`: interrupt
@@ -241,7 +220,7 @@ def refuse_as_shown(
         if found is None:
             continue
         quorum, given = found
-        admission = judge(resolution, quorum, given, who.get(interrupt_id), now)
+        admission = judge(resolution, quorum, given, now)
         if admission is not None and admission.outcome == "duplicate":
             _refuse(resolution, admission.reason)
 

@@ -40,7 +40,7 @@ from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.sdk.edits import EditSpec, check_edit
-from interrupt_widget.sdk.vote_counting import answerer_identities, refuse_as_shown
+from interrupt_widget.sdk.vote_counting import refuse_as_shown
 from interrupt_widget.temporal.dev_server import WAITING_ATTRIBUTE
 from interrupt_widget.temporal.shapes import (
     ANSWER_UPDATE,
@@ -271,8 +271,7 @@ class Conversation:
             # And who may answer: the interrupts as the worker asked them carry each call's
             # quorum and the votes so far, and every vote comes through this workflow.
             shown = {str(i["id"]): i.get("metadata") for i in self._interrupts}
-            who = answerer_identities(answer.entries)
-            refuse_as_shown(plan.resolutions, shown, who, workflow.now())
+            refuse_as_shown(plan.resolutions, shown, workflow.now())
         except AdapterError as problem:
             raise refusal(problem.code, str(problem)) from None
         except (ValueError, TypeError) as problem:
