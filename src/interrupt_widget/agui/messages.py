@@ -20,6 +20,7 @@ from ag_ui.core import (
     TextMessageStartEvent,
     ToolCall,
     ToolCallArgsEvent,
+    ToolCallEndEvent,
     ToolCallResultEvent,
     ToolCallStartEvent,
     ToolMessage,
@@ -170,3 +171,12 @@ def reply_text(message: AssistantMessage) -> str:
     except ValueError:
         return text
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+def call_events(call_id: str, name: str, arguments: str) -> list[BaseEvent]:
+    """The events that show a tool call whole: its start, its arguments (if any), its end."""
+    events: list[BaseEvent] = [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name)]
+    if arguments:
+        events.append(ToolCallArgsEvent(tool_call_id=call_id, delta=arguments))
+    events.append(ToolCallEndEvent(tool_call_id=call_id))
+    return events

@@ -72,6 +72,8 @@ class ResumePlan:
     """One per open gated call, in conversation order; empty when nothing was open."""
     replayed: bool
     """True when entries were given but every one answered an interrupt already done."""
+    answered: frozenset[str] = frozenset()
+    """The ids of the tool calls in `messages` that have a result."""
 
 
 def plan_resume(
@@ -137,7 +139,7 @@ def plan_resume(
         if by_interrupt[interrupt_id].call_id in done:
             logger.info("interrupt %r already has a result; its entry is ignored", interrupt_id)
     replayed = bool(given) and not open_calls
-    return ResumePlan(messages=cleaned, resolutions=resolutions, replayed=replayed)
+    return ResumePlan(cleaned, resolutions, replayed, frozenset(done))
 
 
 def _is_duplicate_result(message: Message, gated_ids: set[str]) -> bool:

@@ -37,7 +37,15 @@ from interrupt_widget.ledger.once_only import CLAIMED_HERE, Claim, ClaimNote, Ke
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["Answered", "Asked", "AuditedLedger", "NotingLedger", "answerers", "with_answerers"]
+__all__ = [
+    "Answered",
+    "Asked",
+    "AuditedLedger",
+    "NotingLedger",
+    "answerers",
+    "note_answered",
+    "with_answerers",
+]
 
 BY_KEY = "by"
 """The resume entry's `metadata` key naming who answered (as the picker records it)."""
@@ -150,6 +158,12 @@ class NotingLedger(OnceOnlyLedger):
         logger.warning("could not write an audit note to %r: %s", self, error)
         for listener in self.note_error_listeners:
             listener(error)
+
+
+async def note_answered(ledger: object, key: Key, note: Answered) -> None:
+    """Write an answer's note in `ledger`'s audit, when it keeps one (`AuditedLedger`)."""
+    if isinstance(ledger, AuditedLedger):
+        await ledger.note_answered(*key, note)
 
 
 def answerers(entries: Sequence[ResumeEntry | Mapping[str, Any]] | None) -> dict[str, str]:

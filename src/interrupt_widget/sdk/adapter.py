@@ -94,6 +94,7 @@ from interrupt_widget.errors import (
     ErrorCode,
     LedgerUnavailable,
 )
+from interrupt_widget.identity import Identity, identity_in
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
 from interrupt_widget.policy.rules import Policy, Ruling
@@ -216,7 +217,10 @@ class OpenAIAgentsAdapter:
         )
         try:
             plan = self._plan(input)
-            counted = await self._count_votes(input, plan)
+            # Who started the run, as its forwarded props say (the server sets it from the
+            # token): read with the answers' identities, before any rule counts them.
+            started = identity_in(input.forwarded_props)
+            counted = await self._count_votes(input, plan, started)
             if counted.waiting and not counted.ready:  # every call waits for people yet
                 for event in self._still_waiting(input, plan.messages, counted.waiting):
                     yield event
@@ -239,15 +243,17 @@ class OpenAIAgentsAdapter:
                 thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedSuccessOutcome()
             )
             return
-        run = SDKRun(self, input, handle, history, starter=counted.starter)
+        run = SDKRun(self, input, handle, history, answered=plan.answered, starter=counted.starter)
         decided: list[Decided] = [(r, None) for r in counted.ready]
         async for event in run.events(state, decided):
             yield event
 
-    async def _count_votes(self, input: RunAgentInput, plan: ResumePlan) -> vote_counting.Counted:
+    async def _count_votes(
+        self, input: RunAgentInput, plan: ResumePlan, started: Identity | None
+    ) -> vote_counting.Counted:
         """The answers after the rules about people (`sdk/vote_counting.py`): decided, or
         waiting."""
-        starter = vote_counting.starter_of(input.forwarded_props)
+        starter = started.name if started is not None else None
         if self.policy is None or not self.policy.people or not plan.resolutions:
             return vote_counting.Counted(list(plan.resolutions), [], starter)
         counted = await vote_counting.count(

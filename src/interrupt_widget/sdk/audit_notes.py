@@ -17,7 +17,7 @@ from ag_ui.core import Interrupt
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.ledger.audit import arguments_sha256
-from interrupt_widget.ledger.noting_ledger import Answered, Asked, AuditedLedger
+from interrupt_widget.ledger.noting_ledger import Answered, Asked, AuditedLedger, note_answered
 from interrupt_widget.ledger.once_only import CallLedger, Key
 
 
@@ -43,12 +43,6 @@ async def answered(
 ) -> None:
     """Note the answer that settles a call, from the run that holds its claim."""
     await note_answered(ledger, key, answered_note(resolution, by, at))
-
-
-async def note_answered(ledger: CallLedger, key: Key, note: Answered) -> None:
-    """Write an answer's note, when the ledger keeps notes."""
-    if isinstance(ledger, AuditedLedger):
-        await ledger.note_answered(*key, note)
 
 
 def answered_note(resolution: Resolution, by: str | None, at: datetime) -> Answered:

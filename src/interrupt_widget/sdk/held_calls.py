@@ -21,7 +21,7 @@ import contextlib
 from dataclasses import dataclass
 from typing import Any
 
-from interrupt_widget.ledger.noting_ledger import Answered
+from interrupt_widget.ledger.noting_ledger import Answered, note_answered
 from interrupt_widget.ledger.once_only import (
     CallLedger,
     ClaimNote,
@@ -30,7 +30,6 @@ from interrupt_widget.ledger.once_only import (
     Recorded,
     noting_claim,
 )
-from interrupt_widget.sdk import audit_notes
 
 
 class NotRun(RuntimeError):
@@ -111,7 +110,7 @@ async def claim(
         held = Claim(key, output, settled)
         if noting is not None and not noting.written:  # a ledger that could not: after it
             try:
-                await audit_notes.note_answered(ledger, key, noting.note)
+                await note_answered(ledger, key, noting.note)
             except BaseException:
                 held.drop("the answer could not be noted")
                 raise

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncGenerator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Collection, Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -30,10 +30,7 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunFinishedSuccessOutcome,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
     ToolCallResultEvent,
-    ToolCallStartEvent,
 )
 from agents import (
     Agent,
@@ -50,13 +47,12 @@ from agents import (
 from interrupt_widget.agui.answer_edit import EDIT_KEY
 from interrupt_widget.agui.interrupts import (
     INTERRUPT_KEY,
-    answered_call_ids,
     attach,
     expiry,
     gated_calls,
     result_message_id,
 )
-from interrupt_widget.agui.messages import Transcript, content_text
+from interrupt_widget.agui.messages import Transcript, call_events, content_text
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
@@ -138,9 +134,12 @@ class SDKRun:
         handle: RunControl,
         history: list[Message],
         *,
+        answered: Collection[str] = (),
         starter: str | None = None,
     ) -> None:
         self._adapter = adapter
+        self._answered = answered
+        """The ids of the calls in `history` that have a result (read with the resume)."""
         self._starter = starter
         """Who started the run (its calls' own approvals are refused by `require`)."""
         self._input = input
@@ -463,7 +462,7 @@ class SDKRun:
             interrupt = self._adapter.interrupt_for(item, expires_at)
             call = self._transcript.call(item.call_id)
             if call is None:  # a call the stream did not show: show it now
-                for event in _call_events(item.call_id, item.tool_name or "", item.arguments or ""):
+                for event in call_events(item.call_id, item.tool_name or "", item.arguments or ""):
                     self._transcript.apply(event)
                     events.append(event)
                 call = self._transcript.call(item.call_id)
@@ -476,7 +475,7 @@ class SDKRun:
         return self._history + self._transcript.messages
 
     def _unanswered_calls(self) -> set[str]:
-        done = answered_call_ids(self._history)
+        done = self._answered
         return {
             call.id
             for message in self._history
@@ -574,11 +573,3 @@ def _result(call_id: str, content: str, marker: dict[str, Any]) -> ToolCallResul
         role="tool",
         metadata={INTERRUPT_KEY: marker},
     )
-
-
-def _call_events(call_id: str, name: str, arguments: str) -> list[BaseEvent]:
-    events: list[BaseEvent] = [ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name)]
-    if arguments:
-        events.append(ToolCallArgsEvent(tool_call_id=call_id, delta=arguments))
-    events.append(ToolCallEndEvent(tool_call_id=call_id))
-    return events

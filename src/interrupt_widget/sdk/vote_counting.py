@@ -28,7 +28,6 @@ from interrupt_widget.agui.interrupts import DENIAL_REASON, tool_arguments, tool
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.identity import identity_in
 from interrupt_widget.ledger import votes
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.policy.quorum import (
@@ -40,12 +39,6 @@ from interrupt_widget.policy.quorum import (
     lapsed_reason,
 )
 from interrupt_widget.policy.rules import Policy
-
-
-def starter_of(forwarded_props: Any) -> str | None:
-    """Who started a run, as its `forwarded_props` say (the server sets it from the token)."""
-    found = identity_in(forwarded_props)
-    return found.name if found is not None else None
 
 
 def _quorum_rules(policy: Policy | None, interrupt: Interrupt) -> tuple[Any, Any]:
@@ -117,6 +110,8 @@ class Counted:
 @dataclass
 class _Judged:
     resolution: Resolution
+    asked: votes.AskedRecord | None
+    """When the call was asked and who started its run, as the ledger keeps it."""
     quorum: Quorum | None = None
     given: list[votes.Vote] = dataclasses.field(default_factory=list)
     admission: Admission | None = None
@@ -132,8 +127,7 @@ async def count(
     """Judge every answer (raising `AdapterError` before anything is kept), keep the votes,
     and say which calls are decided."""
     judged = [await _judge(policy, ledger, thread_id, r, now) for r in resolutions]
-    records = [await votes.asked(ledger, thread_id, r.gated.call_id) for r in resolutions]
-    starter = next((r.started_by for r in records if r is not None and r.started_by), None)
+    starter = next((j.asked.started_by for j in judged if j.asked and j.asked.started_by), None)
     for j in judged:
         if j.admission is not None and j.admission.vote is not None:
             call_id = j.resolution.gated.call_id
@@ -153,14 +147,15 @@ async def _judge(
     interrupt = resolution.gated.interrupt
     requirement, escalation = _quorum_rules(policy, interrupt)
     _refuse_an_edit_into_a_rule(policy, resolution, requirement)
-    if requirement is None and escalation is None:
-        return _Judged(resolution)
     call_id = resolution.gated.call_id
+    # Read once: the quorum's clock starts then, and the run's starter is carried on.
     record = await votes.asked(ledger, thread_id, call_id)
+    if requirement is None and escalation is None:
+        return _Judged(resolution, record)
     quorum = Quorum.of(requirement, escalation, record)
     given = await votes.votes(ledger, thread_id, call_id)
     admission = judge(resolution, quorum, given, now)
-    return _Judged(resolution, quorum, given, admission)
+    return _Judged(resolution, record, quorum, given, admission)
 
 
 def judge(
