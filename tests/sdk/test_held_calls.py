@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import pathlib
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent
@@ -14,6 +16,8 @@ from interrupt_widget import OfflineModel, OpenAIAgentsAdapter, SQLiteLedger
 from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import CallInDoubt, ErrorCode
 from interrupt_widget.ledger.doubt import settle_doubt
+from interrupt_widget.ledger.noting_ledger import Answered
+from interrupt_widget.ledger.once_only import Recorded
 from interrupt_widget.sdk import held_calls
 
 
@@ -120,3 +124,45 @@ async def test_a_kernel_run_cancelled_inside_its_approved_tool_leaves_the_call_i
     assert isinstance(again[-1], RunErrorEvent)
     assert again[-1].code == ErrorCode.CALL_IN_DOUBT
     assert runs == [(42.0, "Bob")]
+
+
+async def test_a_denial_is_claimed_with_its_note_in_one_commit_and_stands_for_later_answers(
+    tmp_path: pathlib.Path,
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    key = ("thread", "call-1")
+    at = datetime.now(UTC)
+    denied = Answered("send", "sha", "denied", {"approved": False}, "ann", at, None)
+    writes = _counting_writes(ledger)
+    got = await held_calls.claim(
+        ledger, key, answer={"approved": False}, note=denied, output="Denied by ann."
+    )
+    assert isinstance(got, held_calls.Claim)
+    await got.recorded()
+    # The claim with its note, then the output: two writes (the note was a third before).
+    assert writes == ["write", "write"]
+    found = await ledger.recorded(key)
+    assert found is not None
+    assert found.output == "Denied by ann."
+    [entry] = ledger.audit().entries
+    assert (entry.by, entry.decision) == ("ann", "denied")
+    # A later answer, even an approval, finds the denial's record: nothing runs.
+    approving = Answered("send", "sha", "approved", {"approved": True}, "bob", at, "sha")
+    again = await held_calls.claim(ledger, key, answer={"approved": True}, note=approving)
+    assert isinstance(again, Recorded)
+    assert again.output == "Denied by ann."
+    [entry] = ledger.audit().entries
+    assert entry.by == "ann"
+
+
+def _counting_writes(ledger: SQLiteLedger) -> list[str]:
+    """The writes `ledger` sends to its group commits from now on, a list that grows with each."""
+    writes: list[str] = []
+    write = ledger._commits.write
+
+    def counted(work: Any) -> Any:
+        writes.append("write")
+        return write(work)
+
+    ledger._commits.write = counted  # type: ignore[method-assign]
+    return writes

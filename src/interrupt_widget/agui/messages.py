@@ -25,6 +25,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
     ToolMessage,
 )
+from pydantic import TypeAdapter
+from pydantic_core import PydanticSerializationError
 
 NOT_RUN_PREFIX = "Not run:"
 """How every tool output for a call that did not run begins (denied, cancelled, stopped)."""
@@ -58,6 +60,17 @@ def output_text(output: Any) -> str:
         return json.dumps(output, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(output)
+
+
+def final_output_text(output: Any) -> str:
+    """An agent's final output as the text of its reply: a string as it is, anything else
+    (a model, a dataclass, a mapping) as JSON."""
+    if isinstance(output, str):
+        return output
+    try:
+        return TypeAdapter(type(output)).dump_json(output).decode()
+    except (PydanticSerializationError, TypeError, ValueError):
+        return output_text(output)
 
 
 class Transcript:

@@ -1,9 +1,9 @@
 """The audit notes a run writes beside its ledger's claims (see `ledger/noting_ledger.py`).
 
 Three moments: the calls a run pauses on (asked, written with the paused
-state), the answer that settles a call, written by the run that holds its
-claim before the SDK may run it (answered, with an approved call's claim),
-and a tool that raised (failed). A ledger that keeps no notes
+state), the answer that settles a call, written with the claim of the run
+that settles it, before the SDK may run an approved one (answered; a denial
+or a cancel is claimed too), and a tool that raised (failed). A ledger that keeps no notes
 (`AuditedLedger`) is left alone; a note that cannot be written is logged by
 the ledger and the run goes on.
 """
@@ -17,7 +17,7 @@ from ag_ui.core import Interrupt
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.ledger.audit import arguments_sha256
-from interrupt_widget.ledger.noting_ledger import Answered, Asked, AuditedLedger, note_answered
+from interrupt_widget.ledger.noting_ledger import Answered, Asked, AuditedLedger
 from interrupt_widget.ledger.once_only import CallLedger, Key
 
 
@@ -36,13 +36,6 @@ def asked(ledger: CallLedger, interrupts: list[Interrupt], at: datetime) -> list
         for i in interrupts
         if i.tool_call_id
     ]
-
-
-async def answered(
-    ledger: CallLedger, key: Key, resolution: Resolution, by: str | None, at: datetime
-) -> None:
-    """Note the answer that settles a call, from the run that holds its claim."""
-    await note_answered(ledger, key, answered_note(resolution, by, at))
 
 
 def answered_note(resolution: Resolution, by: str | None, at: datetime) -> Answered:

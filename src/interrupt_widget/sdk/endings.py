@@ -35,25 +35,14 @@ from agents import (
     ToolInputGuardrailTripwireTriggered,
     ToolOutputGuardrailTripwireTriggered,
 )
-from pydantic import BaseModel, TypeAdapter
-from pydantic_core import PydanticSerializationError
+from pydantic import BaseModel
 
-from interrupt_widget.agui.messages import OUTPUT_TYPE_KEY, Transcript, output_text
+from interrupt_widget.agui.messages import OUTPUT_TYPE_KEY, Transcript, final_output_text
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.sdk.events import EventTranslator
 
 _WRAPPER_KEY = "response"
 """Where the SDK asks the model to put an output type that is not an object (a dataclass)."""
-
-
-def final_output_text(output: Any) -> str:
-    """The SDK's final output as text: a string as it is, anything else as JSON."""
-    if isinstance(output, str):
-        return output
-    try:
-        return TypeAdapter(type(output)).dump_json(output).decode()
-    except (PydanticSerializationError, TypeError, ValueError):
-        return output_text(output)
 
 
 def is_structured(output: Any) -> bool:

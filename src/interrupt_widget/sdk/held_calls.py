@@ -76,20 +76,28 @@ class Claim:
 
 
 async def claim(
-    ledger: CallLedger, key: Key, *, answer: Any, note: Answered | None = None
+    ledger: CallLedger,
+    key: Key,
+    *,
+    answer: Any,
+    note: Answered | None = None,
+    output: str | None = None,
 ) -> Claim | Recorded:
     """Hold `key` for this run (`Claim`), or the record of the run that holds or held it.
 
     `note`, the answer's audit note, is written with a claim that is this run's: in the
     claim's own trip to a ledger that can (`noting_claim`; in SQLite, its commit), else
-    after it.
+    after it. `output`, for a call that does not run (a denial, a cancel): its record,
+    known at once; the claim is then recorded without waiting for the SDK (`Claim.recorded`).
     """
-    output: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    output_of: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    if output is not None:
+        output_of.set_result(output)
     claimed = asyncio.Event()
 
     async def invoke() -> str:
         claimed.set()
-        return await output
+        return await output_of
 
     noting = None if note is None else ClaimNote(key, note)
     with contextlib.nullcontext() if noting is None else noting_claim(noting):
@@ -101,13 +109,13 @@ async def claim(
     except BaseException:
         # Cancelled while claiming (a run stopped, a worker's activity cancelled): nobody will
         # hold this claim, so give it up now rather than leave it held by a live process.
-        if not output.done():
-            output.set_exception(NotRun("the run was stopped before the call started"))
+        if not output_of.done():
+            output_of.set_exception(NotRun("the run was stopped before the call started"))
         raise
     finally:
         won.cancel()
     if claimed.is_set():
-        held = Claim(key, output, settled)
+        held = Claim(key, output_of, settled)
         if noting is not None and not noting.written:  # a ledger that could not: after it
             try:
                 await note_answered(ledger, key, noting.note)

@@ -399,50 +399,39 @@ class SDKRun:
         """(the marker, None to approve or the text a rejection tells the model)."""
         call_id = resolution.gated.call_id
         key = (self._input.thread_id, call_id)
-        ledger = self._adapter.ledger
         # A call that was settled has one truth: any later answer gets its recorded result.
-        # The claim finds that record itself, so no look at the ledger goes first.
-        if resolution.decision == "approved":
-            # The answer is noted with the claim, when the claim is this run's.
-            by, now = self._answerer(resolution, ruling), self._adapter.now()
-            note = audit_notes.answered_note(resolution, by, now)
-            got = await held_calls.claim(ledger, key, answer=resolution.payload, note=note)
-            if isinstance(got, Recorded):  # another run claimed it first: its result stands
-                return replay_marker(resolution, got), got.output
-            self._claims[call_id] = got
-            self._claimed[call_id] = resolution.gated.interrupt.id
-            self._answers[call_id] = resolution.payload
-            self._fallback[call_id] = f"{self._tool_name(call_id)} ran inside another tool's run."
-            marker: dict[str, Any] = {"decision": "approved"}
-            if resolution.edited_arguments is not None:
-                self._edited[call_id] = resolution.edited_arguments
-                marker[EDIT_KEY] = resolution.edited_arguments
-            return marker, None
-        return await self._settle_not_run(resolution, ruling)
-
-    async def _settle_not_run(
-        self, resolution: Resolution, ruling: Ruling | None
-    ) -> tuple[dict[str, Any], str | None]:
-        # A denial or a cancel is settled through the ledger as well, so the call has
-        # one truth: whichever answer claims it first stands, a later one replays it.
-        key = (self._input.thread_id, resolution.gated.call_id)
-        output = not_run_output(resolution, resolution.gated.call.function.name, ruling)
-        settled = False
-
-        async def settle() -> str:
-            nonlocal settled
-            settled = True
-            by = self._answerer(resolution, ruling)
-            await audit_notes.answered(
-                self._adapter.ledger, key, resolution, by, self._adapter.now()
-            )
-            return output
-
-        kept = await self._adapter.ledger.run_once(key, settle, answer=not_run_answer(resolution))
-        if not settled:
-            prior = await self._adapter.ledger.recorded(key) or Recorded(kept)
-            return replay_marker(resolution, prior), prior.output
-        return {"decision": resolution.decision}, output
+        # The claim finds that record itself, so no look at the ledger goes first. A denial
+        # or a cancel is claimed as well, its output known at once; every answer is noted
+        # with its claim, when the claim is this run's.
+        by, now = self._answerer(resolution, ruling), self._adapter.now()
+        note = audit_notes.answered_note(resolution, by, now)
+        approved = resolution.decision == "approved"
+        told = (
+            None
+            if approved
+            else not_run_output(resolution, resolution.gated.call.function.name, ruling)
+        )
+        got = await held_calls.claim(
+            self._adapter.ledger,
+            key,
+            answer=resolution.payload if approved else not_run_answer(resolution),
+            note=note,
+            output=told,
+        )
+        if isinstance(got, Recorded):  # another run claimed it first: its result stands
+            return replay_marker(resolution, got), got.output
+        if told is not None:
+            await got.recorded()  # settled in the ledger before the model is told
+            return {"decision": resolution.decision}, told
+        self._claims[call_id] = got
+        self._claimed[call_id] = resolution.gated.interrupt.id
+        self._answers[call_id] = resolution.payload
+        self._fallback[call_id] = f"{self._tool_name(call_id)} ran inside another tool's run."
+        marker: dict[str, Any] = {"decision": "approved"}
+        if resolution.edited_arguments is not None:
+            self._edited[call_id] = resolution.edited_arguments
+            marker[EDIT_KEY] = resolution.edited_arguments
+        return marker, None
 
     def _interrupts(self, streamed: RunResultStreaming) -> tuple[list[Interrupt], list[BaseEvent]]:
         """The run's interrupts, recorded on their calls; events for calls the stream hid."""
