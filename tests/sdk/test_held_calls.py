@@ -17,7 +17,7 @@ from interrupt_widget.asking.thread import ConversationThread
 from interrupt_widget.errors import CallInDoubt, ErrorCode
 from interrupt_widget.ledger.doubt import settle_doubt
 from interrupt_widget.ledger.noting_ledger import Answered
-from interrupt_widget.ledger.once_only import Recorded
+from interrupt_widget.ledger.once_only import Recorded, all_settled
 from interrupt_widget.sdk import held_calls
 
 
@@ -166,3 +166,23 @@ def _counting_writes(ledger: SQLiteLedger) -> list[str]:
 
     ledger._commits.write = counted  # type: ignore[method-assign]
     return writes
+
+
+async def test_calls_are_settled_for_a_resume_once_each_has_a_record_or_is_in_doubt(
+    tmp_path: pathlib.Path,
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    done, doubtful, open_ = ("t", "done"), ("t", "doubtful"), ("t", "open")
+    ran = await held_calls.claim(ledger, done, answer=None)
+    assert isinstance(ran, held_calls.Claim)
+    ran.ran("sent")
+    await ran.recorded()
+    cut = await held_calls.claim(ledger, doubtful, answer=None)
+    assert isinstance(cut, held_calls.Claim)
+    cut.started = True
+    cut.cut_off("the worker shut down mid-tool")
+    with pytest.raises(CallInDoubt):
+        await cut.recorded()
+    assert await all_settled(ledger, [done, doubtful])
+    assert not await all_settled(ledger, [done, doubtful, open_])
+    assert await all_settled(ledger, [])

@@ -148,6 +148,18 @@ class CallLedger(Protocol):
         ...
 
 
+async def all_settled(ledger: CallLedger, keys: Sequence[Key]) -> bool:
+    """Whether every one of `keys` has its record in `ledger`, or is held in doubt: settled as
+    far as a resume goes (it reports the doubt and runs nothing)."""
+    for key in keys:
+        try:
+            if await ledger.recorded(key) is None:
+                return False
+        except CallInDoubt:
+            continue
+    return True
+
+
 @runtime_checkable
 class PlacedLedger(Protocol):
     """A ledger that says where it keeps its records (`ledger_place`)."""

@@ -17,7 +17,6 @@ edit may be; how an answer carries one is `interrupt_widget.agui.answer_edit`'s.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -220,13 +219,4 @@ def _changed_outside(
         str(name)
         for name in fixed
         if name not in proposal or name not in edit or not agrees(proposal[name], edit[name])
-    )
-
-
-def edited_note(tool_name: str, arguments: Mapping[str, Any], output: str) -> str:
-    """The tool output the model reads after an edited call: what ran, then the result."""
-    shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
-    return (
-        f"The user edited the arguments before approving; {tool_name} ran with {shown} "
-        f"(not the arguments you proposed). Result: {output}"
     )

@@ -26,10 +26,10 @@ from agents import Agent, RunState, ToolApprovalItem
 
 from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
-from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
+from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.ledger.memory import MemoryLedger
 from interrupt_widget.ledger.noting_ledger import Asked, AuditedLedger
-from interrupt_widget.ledger.once_only import CallLedger, Key
+from interrupt_widget.ledger.once_only import CallLedger, Key, all_settled
 from interrupt_widget.ledger.table_ledger import TableLedger
 
 STATE_PREFIX: Final = "sdk-state:"
@@ -173,7 +173,7 @@ async def load(
     else:
         found = await ledger.recorded(key)
         if found is None:
-            if await _all_settled(ledger, thread_id, waiting):
+            if await all_settled(ledger, [(thread_id, g.call_id) for g in waiting]):
                 return None
             raise AdapterError(
                 ErrorCode.STATE_UNAVAILABLE,
@@ -191,16 +191,6 @@ async def load(
     for call_id, arguments in edits.items():
         rewrite_arguments(data, call_id, json.dumps(arguments, ensure_ascii=False))
     return Paused.restored(await RunState.from_json(agent, data, context_override=context))
-
-
-async def _all_settled(ledger: CallLedger, thread_id: str, waiting: Sequence[GatedCall]) -> bool:
-    for gated in waiting:
-        try:
-            if await ledger.recorded((thread_id, gated.call_id)) is None:
-                return False
-        except CallInDoubt:
-            continue  # settled as far as a resume goes: it reports the doubt, runs nothing
-    return True
 
 
 def pending_items(items: Iterable[ToolApprovalItem]) -> dict[str, ToolApprovalItem]:

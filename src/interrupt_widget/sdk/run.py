@@ -44,7 +44,7 @@ from agents import (
     UserError,
 )
 
-from interrupt_widget.agui.answer_edit import EDIT_KEY
+from interrupt_widget.agui.answer_edit import EDIT_KEY, edited_note
 from interrupt_widget.agui.interrupts import (
     INTERRUPT_KEY,
     attach,
@@ -64,7 +64,6 @@ from interrupt_widget.sdk.call_results import (
     replay_marker,
     ruled_marker,
 )
-from interrupt_widget.sdk.edits import edited_note
 from interrupt_widget.sdk.endings import final_reply, refused_reply
 from interrupt_widget.sdk.events import EventTranslator, MessageIds
 from interrupt_widget.sdk.model_input import to_sdk_input
