@@ -81,3 +81,18 @@ def test_closed_widgets_of_the_kit_are_freed() -> None:
     del chat, picker, inbox, widget
     gc.collect()
     assert [r() for r in refs] == [None, None, None]
+
+
+def test_a_closed_widget_of_the_kit_closes_its_layout_but_not_a_shared_one() -> None:
+    chat = AgentChat(bank_agent(OfflineModel()))
+    inbox = Inbox(chat)
+    first, second = InterruptPicker(None), InterruptPicker(None)
+    second.layout = first.layout  # shared on purpose, as a user may
+    own = [w.layout.model_id for w in (chat, inbox)]
+    shared = first.layout.model_id
+    for widget in (inbox, chat, first):
+        widget.close()
+    assert not set(own) & set(live_widgets)  # ipywidgets alone would keep them
+    assert shared in live_widgets  # the open picker still draws with it
+    second.close()
+    assert shared not in live_widgets

@@ -98,6 +98,7 @@ from interrupt_widget.widgets.chat_protocol import (
     parse_front_end_message,
     prompt_result_to_wire,
 )
+from interrupt_widget.widgets.closing import close_layout_of
 from interrupt_widget.widgets.delta_batching import EventBatcher, coalesce
 from interrupt_widget.widgets.loop_handoff import comm_handler, running_loop
 from interrupt_widget.widgets.picker import InterruptPicker
@@ -449,6 +450,7 @@ class AgentChat(anywidget.AnyWidget):
         """Close the widget and the picker it draws (which would keep the chat alive)."""
         self._picker.close()
         super().close()
+        close_layout_of(self)
 
     def stop(self, *, by: str = "python") -> bool:
         """Stop the agent: the run ends with the cancelled outcome. False if idle.

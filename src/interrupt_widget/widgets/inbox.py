@@ -55,6 +55,7 @@ from interrupt_widget.widgets._bundle import (
 )
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attendance
 from interrupt_widget.widgets.chat import AgentChat
+from interrupt_widget.widgets.closing import close_layout_of
 from interrupt_widget.widgets.inbox_protocol import (
     AnswerItems,
     AnswerOutcome,
@@ -269,6 +270,7 @@ class Inbox(anywidget.AnyWidget):
         if self._flush_at is not None:
             self._flush_at.cancel()
         super().close()
+        close_layout_of(self)
 
     # -- internals -------------------------------------------------------------------------
 

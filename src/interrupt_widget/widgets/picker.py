@@ -46,6 +46,7 @@ from interrupt_widget.widgets._bundle import (
 )
 from interrupt_widget.widgets.attendance import UNATTENDED_AFTER, Attached, Attendance
 from interrupt_widget.widgets.awaiting import in_marimo, marimo_way
+from interrupt_widget.widgets.closing import close_layout_of
 from interrupt_widget.widgets.picker_protocol import (
     AnswerResult,
     ProtocolError,
@@ -287,6 +288,7 @@ class InterruptPicker(QuestionsView, anywidget.AnyWidget):
             with self._lock:
                 self._expiry.stop()
         super().close()
+        close_layout_of(self)
 
     # -- reading -----------------------------------------------------------------------------
 
