@@ -30,6 +30,7 @@ from interrupt_widget import (
     escalate,
     require,
 )
+from interrupt_widget.ledger.once_only import Recorded
 from interrupt_widget.sdk.paused_runs import is_state_key
 from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
 from interrupt_widget.temporal.dev_server import DevServer
@@ -124,6 +125,12 @@ class HoldingLedger(SQLiteLedger):
             await hold("before")
         return await super().run_once(key, invoke, answer=answer)
 
+    async def record_not_run(
+        self, key: tuple[str, str], output: str, *, answer: Any = None
+    ) -> Recorded | None:
+        await hold("before")  # a denial's or a cancel's record, written without a claim
+        return await super().record_not_run(key, output, answer=answer)
+
 
 def faulty() -> OpenAIAgentsAdapter:
     """The payment agent on the shared ledger, holdable before the claim and in the tool."""
@@ -151,12 +158,22 @@ class DownLedger(SQLiteLedger):
     async def run_once(
         self, key: tuple[str, str], invoke: Callable[[], Awaitable[str]], *, answer: Any = None
     ) -> str:
-        folder = pathlib.Path(os.environ[HOLD_ENV])
-        if not is_state_key(key) and (folder / LEDGER_DOWN).exists():
-            with (folder / "ledger-tries").open("a", encoding="utf-8") as tries:
-                tries.write(f"{key[1]}\n")
-            raise LedgerUnavailable("the ledger cannot be reached (the test took it down)")
+        _refuse_while_down(key)
         return await super().run_once(key, invoke, answer=answer)
+
+    async def record_not_run(
+        self, key: tuple[str, str], output: str, *, answer: Any = None
+    ) -> Recorded | None:
+        _refuse_while_down(key)
+        return await super().record_not_run(key, output, answer=answer)
+
+
+def _refuse_while_down(key: tuple[str, str]) -> None:
+    folder = pathlib.Path(os.environ[HOLD_ENV])
+    if not is_state_key(key) and (folder / LEDGER_DOWN).exists():
+        with (folder / "ledger-tries").open("a", encoding="utf-8") as tries:
+            tries.write(f"{key[1]}\n")
+        raise LedgerUnavailable("the ledger cannot be reached (the test took it down)")
 
 
 def expiring_on_a_ledger_that_fails() -> OpenAIAgentsAdapter:

@@ -133,6 +133,20 @@ async def test_which_keys_nothing_holds_is_read_for_all_at_once(database: str) -
     assert await in_flight == "later"
 
 
+async def test_a_call_that_does_not_run_is_recorded_in_one_write_and_the_first_stands(
+    database: str,
+) -> None:
+    ledger, other = PostgresLedger(database), PostgresLedger(database)
+    assert await ledger.record_not_run(KEY, "denied by ann", answer={"approved": False}) is None
+    first = await other.record_not_run(KEY, "cancelled by bob")  # another server, later
+    assert first is not None
+    assert (first.output, first.answer) == ("denied by ann", {"approved": False})
+    with psycopg.connect(database) as db:
+        row = db.execute(f"SELECT state, output FROM {TABLE} WHERE call_id = %s", (KEY[1],))
+        assert row.fetchall() == [("done", "denied by ann")]  # never claimed, never in doubt
+    assert await ledger.run_once(KEY, Calls("sent")) == "denied by ann"  # nothing runs
+
+
 async def test_a_batch_run_again_on_postgres_finds_its_rows_ended_and_runs_nothing(
     database: str, tmp_path: Path
 ) -> None:

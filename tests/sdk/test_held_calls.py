@@ -126,7 +126,7 @@ async def test_a_kernel_run_cancelled_inside_its_approved_tool_leaves_the_call_i
     assert runs == [(42.0, "Bob")]
 
 
-async def test_a_denial_is_claimed_with_its_note_in_one_commit_and_stands_for_later_answers(
+async def test_a_denial_is_recorded_with_its_note_in_one_commit_and_stands_for_later_answers(
     tmp_path: pathlib.Path,
 ) -> None:
     ledger = SQLiteLedger(tmp_path / "calls.db")
@@ -139,11 +139,14 @@ async def test_a_denial_is_claimed_with_its_note_in_one_commit_and_stands_for_la
     )
     assert isinstance(got, held_calls.Claim)
     await got.recorded()
-    # The claim with its note, then the output: two writes (the note was a third before).
-    assert writes == ["write", "write"]
+    # The record with its answer and its note, in one write: no claim goes first, so no
+    # crash can leave this call, which never runs, in doubt (a claim, a note and the
+    # record were three writes before).
+    assert writes == ["write"]
+    assert ledger.in_doubt() == []
     found = await ledger.recorded(key)
     assert found is not None
-    assert found.output == "Denied by ann."
+    assert (found.output, found.answer) == ("Denied by ann.", {"approved": False})
     [entry] = ledger.audit().entries
     assert (entry.by, entry.decision) == ("ann", "denied")
     # A later answer, even an approval, finds the denial's record: nothing runs.

@@ -100,6 +100,14 @@ class MemoryLedger(NotingLedger):
                 return CLAIMED_HERE
             return _found(entry, self._notes.get(key))
 
+    def _insert_first(self, key: Key, output: str, answer: Any = None) -> bool:
+        now = time.time()
+        with self._entries_lock:
+            if key in self._entries:
+                return False
+            self._entries[key] = _Entry(answer, now, output, now)
+            return True
+
     def _look(self, key: Key) -> KeyState:
         with self._entries_lock:
             entry = self._entries.get(key)

@@ -123,13 +123,28 @@ class NotingLedger(OnceOnlyLedger):
         """The claim, then its answer's note when the claim is `CLAIMED_HERE`: one trip to the
         storage (a ledger may write both in one transaction). The note is best effort."""
         found = self._claim(key, answer)
-        if found is CLAIMED_HERE and note is not None and isinstance(note.note, Answered):
+        if found is CLAIMED_HERE:
+            self._note_with(key, note)
+        return found
+
+    def _insert_first_noting(
+        self, key: Key, output: str, answer: Any, note: ClaimNote | None
+    ) -> bool:
+        """The record, then its answer's note when the record is this one (see
+        `_claim_noting`)."""
+        inserted = self._insert_first(key, output, answer)
+        if inserted:
+            self._note_with(key, note)
+        return inserted
+
+    def _note_with(self, key: Key, note: ClaimNote | None) -> None:
+        """The answer's note a write of this ledger's carries, best effort."""
+        if note is not None and isinstance(note.note, Answered):
             note.written = True
             try:
                 self._note_answered(key, note.note)
             except Exception as error:
                 self._note_trouble(error)
-        return found
 
     def _note_asked(self, thread_id: str, asked: list[Asked]) -> None:
         raise NotImplementedError

@@ -112,8 +112,9 @@ _claim_note: ContextVar[ClaimNote | None] = ContextVar("claim_note", default=Non
 
 @contextlib.contextmanager
 def noting_claim(note: ClaimNote) -> Iterator[None]:
-    """Inside, a `run_once` of `note.key` started here writes `note` with its claim, when the
-    ledger can (one trip to its storage, in SQLite one commit); else `note.written` stays
+    """Inside, a `run_once` (or a `record_not_run`) of `note.key` started here writes `note`
+    with its claim, when the ledger can (one trip to its storage, in SQLite one commit); else
+    `note.written` stays
     unset and the asker notes it after the claim. A context, not a parameter, so a ledger
     that wraps `run_once` passes it on untouched."""
     token = _claim_note.set(note)
@@ -158,6 +159,16 @@ async def all_settled(ledger: CallLedger, keys: Sequence[Key]) -> bool:
         except CallInDoubt:
             continue
     return True
+
+
+@runtime_checkable
+class RecordsNotRun(Protocol):
+    """A ledger that records a call that does not run in one write (`OnceOnlyLedger`'s)."""
+
+    async def record_not_run(self, key: Key, output: str, *, answer: Any = None) -> Recorded | None:
+        """`output` as the record of `key`: None when it stands, else the record that stood
+        first (see `OnceOnlyLedger.record_not_run`)."""
+        ...
 
 
 @runtime_checkable
@@ -287,15 +298,34 @@ class OnceOnlyLedger:
         doubt either. A key taken meanwhile is settled by `run_once`, which waits for it or
         replays it, and raises as it does.
         """
+        first = await self.record_not_run(key, output)
+        return output if first is None else first.output
+
+    async def record_not_run(self, key: Key, output: str, *, answer: Any = None) -> Recorded | None:
+        """`output` as the record of `key`, a call that does not run (a denial, a cancel), in
+        one write: None when this record stands, else the record that stood first.
+
+        No claim goes first, so a crash cannot leave a call that never ran in doubt. Under
+        `noting_claim` for `key`, the answer's note goes with the write (in SQLite, its
+        commit) when this record stands. A key taken meanwhile is settled by `run_once`,
+        which waits for it or replays it, and raises as it does.
+        """
+        note = _claim_note.get()
+        if note is not None and note.key != key:
+            note = None
         with self._lock:
             settling = key in self._settling
-        if not settling and await self._io(self._insert_first, key, output):
-            return output
+        if not settling and await self._io(self._insert_first_noting, key, output, answer, note):
+            return None
+        ran = False
 
         async def invoke() -> str:
+            nonlocal ran
+            ran = True
             return output
 
-        return await self.run_once(key, invoke)
+        kept = await self.run_once(key, invoke, answer=answer)
+        return None if ran else (await self.recorded(key) or Recorded(kept))
 
     async def check(self) -> None:
         """Raise `LedgerUnavailable` if the ledger's storage cannot be reached right now.
@@ -335,12 +365,20 @@ class OnceOnlyLedger:
         """Mark this ledger's claim on `key` as held by no live run, so other processes read it
         in doubt now rather than once this one exits (a ledger of one process: nothing)."""
 
-    def _insert_first(self, key: Key, output: str) -> bool:
-        """Record `output` under `key` in one write if nothing holds the key; True if it did.
+    def _insert_first(self, key: Key, output: str, answer: Any = None) -> bool:
+        """Record `output` (and `answer`) under `key` in one write if nothing holds the key;
+        True if it did.
 
-        False when the key is held, or when the ledger has no such write (`keep_first`
+        False when the key is held, or when the ledger has no such write (`record_not_run`
         then goes through `run_once`)."""
         return False
+
+    def _insert_first_noting(
+        self, key: Key, output: str, answer: Any, note: ClaimNote | None
+    ) -> bool:
+        """`_insert_first`, and when it wrote, the note made under `noting_claim` (a ledger
+        without notes leaves it to the asker, `note.written` unset)."""
+        return self._insert_first(key, output, answer)
 
     def _ping(self) -> None:
         """Reach the storage once, raising `LedgerUnavailable` if it cannot (memory: nothing)."""

@@ -266,6 +266,15 @@ class PostgresLedger(TableLedger["psycopg.Connection[Any]"]):
 
         return self._attempt(claim, keep=lambda found: found is CLAIMED_HERE)
 
+    def _insert_first(self, key: Key, output: str, answer: Any = None) -> bool:
+        # No lock to take: a live claim's row is there, and the insert leaves it alone.
+        sql = (
+            f"INSERT INTO {TABLE} (thread_id, call_id, state, output, answer, owner, "
+            "finished_at) VALUES (%s, %s, 'done', %s, %s, %s, now()) ON CONFLICT DO NOTHING"
+        )
+        values = (*key, output, _jsonb(answer), self._owner)
+        return self._attempt(lambda db: db.execute(sql, values).rowcount == 1)
+
     def _look(self, key: Key) -> KeyState:
         return self._attempt(lambda db: self._read(db, key, locked=False))
 

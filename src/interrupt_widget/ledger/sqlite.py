@@ -329,19 +329,39 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
             return InDoubt(f"{host}:{pid}")
         return HeldByLiveRun()
 
-    def _insert_first(self, key: Key, output: str) -> bool:
+    def _insert_first(self, key: Key, output: str, answer: Any = None) -> bool:
+        return self._commits.write(lambda db: self._insert_first_in(db, key, output, answer))
+
+    def _insert_first_in(self, db: sqlite3.Connection, key: Key, output: str, answer: Any) -> bool:
         now = time.time()
-        return self._commits.write(
-            lambda db: (
-                db.execute(
-                    f"INSERT OR IGNORE INTO {TABLE} (thread_id, call_id, state, output, "
-                    "owner, owner_host, owner_pid, claimed_at, finished_at) "
-                    "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?)",
-                    (*key, output, self._owner, self._host, os.getpid(), now, now),
-                ).rowcount
-                == 1
-            )
+        cursor = db.execute(
+            f"INSERT OR IGNORE INTO {TABLE} (thread_id, call_id, state, output, "
+            "owner, owner_host, owner_pid, claimed_at, finished_at, answer) "
+            "VALUES (?, ?, 'done', ?, ?, ?, ?, ?, ?, ?)",
+            (*key, output, self._owner, self._host, os.getpid(), now, now, _json(answer)),
         )
+        return cursor.rowcount == 1
+
+    def _insert_first_noting(
+        self, key: Key, output: str, answer: Any, note: ClaimNote | None
+    ) -> bool:
+        """The record and, when it is this one, its answer's note in one synced commit (see
+        `_claim_noting`)."""
+        answered = None if note is None else note.note
+        if not isinstance(answered, Answered):
+            return self._insert_first(key, output, answer)
+
+        def insert(db: sqlite3.Connection) -> tuple[bool, sqlite3.Error | None]:
+            if not self._insert_first_in(db, key, output, answer):
+                return False, None
+            return True, best_effort(db, sqlite_audit.note_answered, key, answered)
+
+        inserted, trouble = self._commits.write(insert)
+        if inserted and note is not None:
+            note.written = True
+        if trouble is not None:
+            self._note_trouble(trouble)
+        return inserted
 
     def _store(self, key: Key, output: str) -> None:
         self._commits.write(

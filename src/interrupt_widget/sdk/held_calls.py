@@ -28,6 +28,7 @@ from interrupt_widget.ledger.once_only import (
     Key,
     MayHaveRun,
     Recorded,
+    RecordsNotRun,
     noting_claim,
 )
 
@@ -88,20 +89,40 @@ async def claim(
     `note`, the answer's audit note, is written with a claim that is this run's: in the
     claim's own trip to a ledger that can (`noting_claim`; in SQLite, its commit), else
     after it. `output`, for a call that does not run (a denial, a cancel): its record,
-    known at once; the claim is then recorded without waiting for the SDK (`Claim.recorded`).
+    known at once, written in one trip where the ledger can (`RecordsNotRun`: no claim
+    goes first, so a crash cannot leave it in doubt); the `Claim` returned is settled.
     """
     output_of: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-    if output is not None:
-        output_of.set_result(output)
+    noting = None if note is None else ClaimNote(key, note)
+    with contextlib.nullcontext() if noting is None else noting_claim(noting):
+        if output is not None and isinstance(ledger, RecordsNotRun):
+            output_of.set_result(output)
+            first = await ledger.record_not_run(key, output, answer=answer)
+            held: Claim | Recorded = Claim(key, output_of, output_of) if first is None else first
+        else:
+            if output is not None:
+                output_of.set_result(output)
+            held = await _take(ledger, key, output_of, answer)
+    if isinstance(held, Claim) and noting is not None and not noting.written:
+        try:  # a ledger that could not note it with the claim: after it
+            await note_answered(ledger, key, noting.note)
+        except BaseException:
+            held.drop("the answer could not be noted")
+            raise
+    return held
+
+
+async def _take(
+    ledger: CallLedger, key: Key, output: asyncio.Future[str], answer: Any
+) -> Claim | Recorded:
+    """A claim on `key` through `run_once`, held until `output` is set."""
     claimed = asyncio.Event()
 
     async def invoke() -> str:
         claimed.set()
-        return await output_of
+        return await output
 
-    noting = None if note is None else ClaimNote(key, note)
-    with contextlib.nullcontext() if noting is None else noting_claim(noting):
-        settled = asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
+    settled = asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
     settled.add_done_callback(_retrieve)
     won = asyncio.ensure_future(claimed.wait())
     try:
@@ -109,20 +130,13 @@ async def claim(
     except BaseException:
         # Cancelled while claiming (a run stopped, a worker's activity cancelled): nobody will
         # hold this claim, so give it up now rather than leave it held by a live process.
-        if not output_of.done():
-            output_of.set_exception(NotRun("the run was stopped before the call started"))
+        if not output.done():
+            output.set_exception(NotRun("the run was stopped before the call started"))
         raise
     finally:
         won.cancel()
     if claimed.is_set():
-        held = Claim(key, output_of, settled)
-        if noting is not None and not noting.written:  # a ledger that could not: after it
-            try:
-                await note_answered(ledger, key, noting.note)
-            except BaseException:
-                held.drop("the answer could not be noted")
-                raise
-        return held
+        return Claim(key, output, settled)
     kept = settled.result()  # raises CallInDoubt when the holder left it in doubt
     return await ledger.recorded(key) or Recorded(kept)
 
