@@ -123,9 +123,15 @@ def check_answer(
     responder, a resume over HTTP, a workflow update): the interrupt has not expired, the
     payload is plain JSON, and it fits `schema` (an unknown field named with the nearest
     declared one). None when the answer may be taken."""
-    if is_expired(interrupt, now):
+    problem = _payload_problem(payload, schema)
+    if is_expired(interrupt, now):  # told first: an expired question takes no answer at all
         reason = f"expired at {interrupt.expires_at}; it can only be cancelled"
         return AnswerProblem(ErrorCode.INTERRUPT_EXPIRED, reason, [])
+    return problem
+
+
+def _payload_problem(payload: Any, schema: Mapping[str, Any] | None) -> AnswerProblem | None:
+    """What is wrong with `payload` itself: not plain JSON, or not what `schema` asks."""
     try:
         json.dumps(payload, allow_nan=False)
     except (TypeError, ValueError) as exc:

@@ -210,8 +210,34 @@ def _resolve(
     now: datetime,
     check_edit: EditCheck | None,
 ) -> Resolution:
+    verdict, edited = _verdict(call, entry, schema, now, check_edit)
+    # Who gave the answer, read here once: for the rules about people, the audit and the
+    # decision's span alike.
+    metadata = entry.metadata if isinstance(entry.metadata, Mapping) else {}
+    raw_by = metadata.get("by")
+    by = raw_by[:MAX_NAME] if isinstance(raw_by, str) and raw_by.strip() else None
+    who = identity_in(metadata)
+    return Resolution(
+        call,
+        verdict,
+        None if verdict == "cancelled" else entry.payload,
+        edited,
+        by,
+        identity=who.name if who is not None else None,
+        answerer=who if who is not None or by is None else Identity(by),
+    )
+
+
+def _verdict(
+    call: GatedCall,
+    entry: ResumeEntry,
+    schema: Mapping[str, Any] | None,
+    now: datetime,
+    check_edit: EditCheck | None,
+) -> tuple[ResolvedAs, dict[str, Any] | None]:
+    """What `entry` decides for `call`, and the arguments an edit asks to run with."""
     if entry.status == "cancelled":
-        return _answered(call, entry, "cancelled", None)
+        return "cancelled", None
     interrupt_id = call.interrupt.id
     # The one answer check every entry shares; an expiry is told before an edit is judged.
     problem = check_answer(call.interrupt, entry.payload, schema, now)
@@ -231,25 +257,4 @@ def _resolve(
             interrupt_id=interrupt_id,
         )
     approved = isinstance(entry.payload, Mapping) and entry.payload.get("approved") is True
-    return _answered(call, entry, "approved" if approved else "denied", edited)
-
-
-def _answered(
-    call: GatedCall, entry: ResumeEntry, verdict: ResolvedAs, edited: dict[str, Any] | None
-) -> Resolution:
-    """The resolution of `call` by `entry`, with who gave it: read here once, for the rules
-    about people, the audit and the decision's span alike."""
-    metadata = entry.metadata if isinstance(entry.metadata, Mapping) else {}
-    raw_by = metadata.get("by")
-    by = raw_by[:MAX_NAME] if isinstance(raw_by, str) and raw_by.strip() else None
-    who = identity_in(metadata)
-    payload = None if verdict == "cancelled" else entry.payload
-    return Resolution(
-        call,
-        verdict,
-        payload,
-        edited,
-        by,
-        identity=who.name if who is not None else None,
-        answerer=who if who is not None or by is None else Identity(by),
-    )
+    return ("approved" if approved else "denied"), edited
