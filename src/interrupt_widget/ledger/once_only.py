@@ -113,10 +113,9 @@ _claim_note: ContextVar[ClaimNote | None] = ContextVar("claim_note", default=Non
 @contextlib.contextmanager
 def noting_claim(note: ClaimNote) -> Iterator[None]:
     """Inside, a `run_once` (or a `record_not_run`) of `note.key` started here writes `note`
-    with its claim, when the ledger can (one trip to its storage, in SQLite one commit); else
-    `note.written` stays
-    unset and the asker notes it after the claim. A context, not a parameter, so a ledger
-    that wraps `run_once` passes it on untouched."""
+    with its claim (or record), when the ledger can (one trip to its storage, in SQLite one
+    commit); else `note.written` stays unset and the asker notes it after. A context, not a
+    parameter, so a ledger that wraps `run_once` passes it on untouched."""
     token = _claim_note.set(note)
     try:
         yield

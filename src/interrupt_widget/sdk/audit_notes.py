@@ -1,11 +1,11 @@
 """The audit notes a run writes beside its ledger's claims (see `ledger/noting_ledger.py`).
 
 Three moments: the calls a run pauses on (asked, written with the paused
-state), the answer that settles a call, written with the claim of the run
-that settles it, before the SDK may run an approved one (answered; a denial
-or a cancel is claimed too), and a tool that raised (failed). A ledger that keeps no notes
-(`AuditedLedger`) is left alone; a note that cannot be written is logged by
-the ledger and the run goes on.
+state), the answer that settles a call, written with the claim (an approved
+call, before the SDK may run it) or the record (a denial, a cancel) of the
+run that settles it (answered, `held_calls.claim`), and a tool that raised
+(failed). A ledger that keeps no notes (`AuditedLedger`) is left alone; a
+note that cannot be written is logged by the ledger and the run goes on.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def asked(ledger: CallLedger, interrupts: list[Interrupt], at: datetime) -> list
 
 
 def answered_note(resolution: Resolution, by: str | None, at: datetime) -> Answered:
-    """The note of the answer that settles a call (see `answered`)."""
+    """The note of the answer that settles a call, written with its claim or record."""
     call = resolution.gated.call
     proposed = arguments_sha256(call.function.arguments)
     executed = None

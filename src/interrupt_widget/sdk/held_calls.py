@@ -94,14 +94,13 @@ async def claim(
     """
     output_of: asyncio.Future[str] = asyncio.get_running_loop().create_future()
     noting = None if note is None else ClaimNote(key, note)
+    if output is not None:
+        output_of.set_result(output)
     with contextlib.nullcontext() if noting is None else noting_claim(noting):
         if output is not None and isinstance(ledger, RecordsNotRun):
-            output_of.set_result(output)
             first = await ledger.record_not_run(key, output, answer=answer)
             held: Claim | Recorded = Claim(key, output_of, output_of) if first is None else first
         else:
-            if output is not None:
-                output_of.set_result(output)
             held = await _take(ledger, key, output_of, answer)
     if isinstance(held, Claim) and noting is not None and not noting.written:
         try:  # a ledger that could not note it with the claim: after it

@@ -133,7 +133,7 @@ class SDKRun:
         handle: RunControl,
         history: list[Message],
         *,
-        answered: Collection[str] = (),
+        answered: Collection[str],
         starter: str | None = None,
     ) -> None:
         self._adapter = adapter
@@ -400,8 +400,8 @@ class SDKRun:
         key = (self._input.thread_id, call_id)
         # A call that was settled has one truth: any later answer gets its recorded result.
         # The claim finds that record itself, so no look at the ledger goes first. A denial
-        # or a cancel is claimed as well, its output known at once; every answer is noted
-        # with its claim, when the claim is this run's.
+        # or a cancel is recorded at once, in one write where the ledger can; every answer
+        # is noted with its claim or record, when it is this run's.
         by, now = self._answerer(resolution, ruling), self._adapter.now()
         note = audit_notes.answered_note(resolution, by, now)
         approved = resolution.decision == "approved"
@@ -463,12 +463,11 @@ class SDKRun:
         return self._history + self._transcript.messages
 
     def _unanswered_calls(self) -> set[str]:
-        done = self._answered
         return {
             call.id
             for message in self._history
             for call in (getattr(message, "tool_calls", None) or [])
-            if call.id not in done
+            if call.id not in self._answered
         }
 
     def _tool_name(self, call_id: str) -> str:
