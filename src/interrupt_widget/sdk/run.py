@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import functools
 from collections.abc import AsyncGenerator, Collection, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -150,12 +151,10 @@ class SDKRun:
         """Call id -> the interrupt marker its result carries (answers applied, not reported)."""
         self._fallback: dict[str, str] = {}
         """Call id -> what its result says if the SDK's stream shows none (a nested call)."""
-        self._claims: dict[str, held_calls.Claim] = {}
+        self._claims: dict[str, _Approved] = {}
+        """Call id -> the approved call this run claimed, until its output is recorded."""
         self._resumed: set[str] = set()
         """Calls started in an earlier run whose results this run may give."""
-        self._claimed: dict[str, str] = {}
-        """Call id -> interrupt id of every call this run claimed."""
-        self._edited: dict[str, dict[str, Any]] = {}
         self._answers: dict[str, Any] = {}
 
     @functools.cached_property
@@ -196,8 +195,8 @@ class SDKRun:
                 yield event
         finally:
             # Cut off (cancelled, closed): a call the SDK may have started stays claimed.
-            for claim in self._claims.values():
-                claim.cut_off("the run was cut off before the tool's output")
+            for approved in self._claims.values():
+                approved.claim.cut_off("the run was cut off before the tool's output")
             self._claims.clear()
             self._handle.end_sdk_run()
 
@@ -269,8 +268,8 @@ class SDKRun:
             run_config=self._run_config,
             hooks=adapter.hooks,
         )
-        for claim in self._claims.values():
-            claim.started = True  # the SDK may run it from now on
+        for approved in self._claims.values():
+            approved.claim.started = True  # the SDK may run it from now on
         # The SDK's run task copies this context: the answers reach the tools it runs.
         with answering(self._answers), adapter.model_calls():
             # The offline model's ids also depend on the message ids, not on words alone.
@@ -321,13 +320,12 @@ class SDKRun:
             return [*inner, event]
         self._fallback.pop(call_id, None)
         content = content_text(event.content)
-        edited = self._edited.get(call_id)
-        if edited is not None and marker.get("decision") == "approved":
-            content = edited_note(self._tool_name(call_id), edited, content)
-        claim = self._claims.pop(call_id, None)
-        if claim is not None:
-            claim.ran(content)
-            await claim.recorded()  # the result is in the ledger before anyone sees it
+        approved = self._claims.pop(call_id, None)
+        if approved is not None:
+            if approved.edited is not None:
+                content = edited_note(approved.tool, approved.edited, content)
+            approved.claim.ran(content)
+            await approved.claim.recorded()  # the result is in the ledger before anyone sees it
         return [_result(call_id, content, marker)]
 
     async def _unreported(self, still_waiting: Iterable[str | None]) -> list[BaseEvent]:
@@ -339,10 +337,10 @@ class SDKRun:
                 continue
             marker = self._markers.pop(call_id)
             content = self._fallback.pop(call_id, "")
-            claim = self._claims.pop(call_id, None)
-            if claim is not None:
-                claim.ran(content)
-                await claim.recorded()
+            approved = self._claims.pop(call_id, None)
+            if approved is not None:
+                approved.claim.ran(content)
+                await approved.claim.recorded()
             events.append(_result(call_id, content, marker))
         return events
 
@@ -422,14 +420,14 @@ class SDKRun:
         if told is not None:
             await got.recorded()  # settled in the ledger before the model is told
             return {"decision": resolution.decision}, told
-        self._claims[call_id] = got
-        self._claimed[call_id] = resolution.gated.interrupt.id
+        tool = resolution.gated.call.function.name
+        edited = resolution.edited_arguments
+        self._claims[call_id] = _Approved(got, resolution.gated.interrupt.id, tool, edited)
         self._answers[call_id] = resolution.payload
-        self._fallback[call_id] = f"{self._tool_name(call_id)} ran inside another tool's run."
+        self._fallback[call_id] = f"{tool} ran inside another tool's run."
         marker: dict[str, Any] = {"decision": "approved"}
-        if resolution.edited_arguments is not None:
-            self._edited[call_id] = resolution.edited_arguments
-            marker[EDIT_KEY] = resolution.edited_arguments
+        if edited is not None:
+            marker[EDIT_KEY] = edited
         return marker, None
 
     def _interrupts(self, streamed: RunResultStreaming) -> tuple[list[Interrupt], list[BaseEvent]]:
@@ -470,17 +468,8 @@ class SDKRun:
             if call.id not in self._answered
         }
 
-    def _tool_name(self, call_id: str) -> str:
-        # The earlier runs' calls, then this run's: a name needs no copy of the messages.
-        for message in self._history:
-            for call in getattr(message, "tool_calls", None) or []:
-                if call.id == call_id:
-                    return str(call.function.name)
-        call = self._transcript.call(call_id)
-        return "the tool" if call is None else str(call.function.name)
-
     async def _record_claims(self, output: str) -> None:
-        claims = list(self._claims.values())
+        claims = [approved.claim for approved in self._claims.values()]
         self._claims.clear()
         for claim in claims:
             claim.ran(output)
@@ -495,13 +484,13 @@ class SDKRun:
     async def _note_failed(self, error: Exception) -> None:
         """Note the claimed calls whose tool raised `error` as failed, in the audit."""
         message = str(error)
-        for call_id in self._claims:
-            if message.startswith(f"Error running tool {self._tool_name(call_id)}"):
-                key = (self._input.thread_id, call_id)
-                await audit_notes.failed(self._adapter.ledger, key, message.splitlines()[0])
+        for approved in self._claims.values():
+            if message.startswith(f"Error running tool {approved.tool}"):
+                note = message.splitlines()[0]
+                await audit_notes.failed(self._adapter.ledger, approved.claim.key, note)
 
     async def _drop_claims(self, why: str, *, wait: bool = False) -> None:
-        claims = list(self._claims.values())
+        claims = [approved.claim for approved in self._claims.values()]
         self._claims.clear()
         for claim in claims:
             claim.drop(why)
@@ -511,13 +500,13 @@ class SDKRun:
     def _failed_call(self, error: UserError) -> AdapterError | None:
         """The error of an approved call whose tool raised (its failure policy re-raises)."""
         message = str(error)
-        for call_id, interrupt_id in self._claimed.items():
-            name = self._tool_name(call_id)
-            if call_id in self._claims and message.startswith(f"Error running tool {name}"):
+        for approved in self._claims.values():
+            if message.startswith(f"Error running tool {approved.tool}"):
                 return AdapterError(
                     ErrorCode.TOOL_ERROR,
-                    f"{name} failed after interrupt {interrupt_id!r} was approved: {message}",
-                    interrupt_id=interrupt_id,
+                    f"{approved.tool} failed after interrupt {approved.interrupt_id!r} was "
+                    f"approved: {message}",
+                    interrupt_id=approved.interrupt_id,
                 )
         return None
 
@@ -545,6 +534,19 @@ class SDKRun:
             events.append(MessagesSnapshotEvent(messages=kept))
         events.append(self._adapter.run_error(code, message))
         return events
+
+
+@dataclass(frozen=True)
+class _Approved:
+    """An approved call this run claimed: what its result and its errors say of it."""
+
+    claim: held_calls.Claim
+    interrupt_id: str
+    """The interrupt the approval answered (a tool error names it)."""
+    tool: str
+    """The gated call's tool name (a tool error is matched on it)."""
+    edited: dict[str, Any] | None
+    """The arguments the person changed the call to, if they edited it."""
 
 
 def _ended(streamed: RunResultStreaming) -> bool:
