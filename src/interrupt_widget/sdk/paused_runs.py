@@ -13,24 +13,25 @@ back to `Runner.run_streamed`: the SDK stays the one executor.
 
 from __future__ import annotations
 
-import asyncio
+import functools
 import hashlib
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol, runtime_checkable
+from typing import Any, Final
 
 from agents import Agent, RunState, ToolApprovalItem
 
 from interrupt_widget.agui.canonical import spell
 from interrupt_widget.agui.interrupts import GatedCall, parse_arguments
 from interrupt_widget.errors import AdapterError, ErrorCode
-from interrupt_widget.ledger.memory import MemoryLedger
-from interrupt_widget.ledger.noting_ledger import Asked, AuditedLedger
+from interrupt_widget.ledger import pauses
+from interrupt_widget.ledger.noting_ledger import Asked
 from interrupt_widget.ledger.once_only import CallLedger, Key, all_settled
-from interrupt_widget.ledger.table_ledger import TableLedger
+from interrupt_widget.ledger.pauses import PeopleSoFar
+from interrupt_widget.sdk.vote_counting import PeopleAsked
 
 STATE_PREFIX: Final = "sdk-state:"
 """Ledger keys that hold a paused run's state, beside the keys of tool calls."""
@@ -45,15 +46,6 @@ def state_key(thread_id: str, call_ids: Iterable[str]) -> Key:
 def is_state_key(key: Key) -> bool:
     """Whether a ledger key holds a paused run's state rather than a tool call."""
     return key[1].startswith(STATE_PREFIX)
-
-
-@runtime_checkable
-class Recording(Protocol):
-    """A ledger that can set a key's record in one write (the SQLite and PostgreSQL ones)."""
-
-    def record(self, thread_id: str, call_id: str, output: str) -> None:
-        """Set the record of (thread id, call id) to `output`."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -88,9 +80,11 @@ async def keep(
     state: RunState[Any, Any],
     interruptions: Sequence[ToolApprovalItem],
     asked: Sequence[Asked] = (),
-) -> None:
-    """Keep `state` (paused on approvals) for the resume that answers them, and note the
-    calls it `asked` in the ledger's audit.
+    people: PeopleAsked | None = None,
+) -> dict[str, PeopleSoFar]:
+    """Keep `state` (paused on approvals) for the resume that answers them, with the audit's
+    notes of the calls it `asked` and the records the rules about `people` keep, in one
+    request to the ledger (`ledger/pauses.py`); what those rules count now, by call id.
 
     `interruptions` are the paused run's own (`RunResultStreaming.interruptions`, the
     items `state` holds). Written to the ledger, which every process and replica reads;
@@ -100,36 +94,19 @@ async def keep(
     """
     pending = pending_items(interruptions)
     key = state_key(thread_id, pending)
-    await _write(ledger, key, state, asked)
+    pause = pauses.Pause(
+        key,
+        functools.partial(state_text, state),
+        asked,
+        {} if people is None else people.records,
+        () if people is None else people.rules.keys(),
+    )
+    so_far = await pauses.keep(ledger, pause)
     with _live_lock:
         _live[(id(ledger), id(agent), key)] = Paused(state, pending)
         while len(_live) > LIVE_STATES:
             _live.popitem(last=False)
-
-
-async def _write(
-    ledger: CallLedger, key: Key, state: RunState[Any, Any], asked: Sequence[Asked]
-) -> None:
-    """The state in the ledger under `key`, the asked notes in its audit."""
-    if isinstance(ledger, TableLedger):
-        # One upsert, not a claim and a result: a process killed while writing a state
-        # leaves nothing in doubt, and the next pause on the same calls writes it again.
-        # The notes go in the same trip to the database (in SQLite, the same commit).
-        await ledger.record_asked(key, state_text(state), asked)
-        return
-    if asked and isinstance(ledger, AuditedLedger):
-        await ledger.note_asked(key[0], asked)
-    if isinstance(ledger, MemoryLedger):
-        return  # read by this process alone: the object `keep` holds is all it needs
-    if isinstance(ledger, Recording):
-        await asyncio.to_thread(ledger.record, key[0], key[1], state_text(state))
-        return
-    text = state_text(state)
-
-    async def write() -> str:
-        return text
-
-    await ledger.run_once(key, write)
+    return so_far
 
 
 def state_text(state: RunState[Any, Any]) -> str:

@@ -229,19 +229,19 @@ class SDKRun:
                 await self._decide(paused_runs.Paused(state, pending), settled)
                 continue
             if asked:
-                adapter = self._adapter
-                thread_id = self._input.thread_id
-                asked = await vote_counting.asked(
-                    adapter.policy, adapter.ledger, thread_id, asked, self._starter, adapter.now()
-                )
-                await paused_runs.keep(
+                # One request keeps the pause: the state, the notes, the records of people.
+                adapter, now = self._adapter, self._adapter.now()
+                people = vote_counting.asking(adapter.policy, asked, self._starter, now)
+                so_far = await paused_runs.keep(
                     adapter.ledger,
                     adapter.agent,
-                    thread_id,
+                    self._input.thread_id,
                     streamed.to_state(),
                     streamed.interruptions,
-                    audit_notes.asked(adapter.ledger, asked, adapter.now()),
+                    audit_notes.asked(adapter.ledger, asked, now),
+                    people,
                 )
+                asked = vote_counting.annotated(asked, people, so_far, now)
             else:  # the final output, when no message the model streamed carried it
                 for event in final_reply(streamed, self._translator, self._transcript):
                     self._transcript.apply(event)

@@ -30,6 +30,7 @@ from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AdapterError, ErrorCode
 from interrupt_widget.ledger import votes
 from interrupt_widget.ledger.once_only import CallLedger
+from interrupt_widget.ledger.pauses import PeopleSoFar
 from interrupt_widget.policy.quorum import (
     APPROVALS_KEY,
     Admission,
@@ -65,33 +66,52 @@ def with_quorum(
     return interrupt.model_copy(update=update)
 
 
-async def asked(
-    policy: Policy | None,
-    ledger: CallLedger,
-    thread_id: str,
-    interrupts: list[Interrupt],
-    starter: str | None,
+@dataclass(frozen=True)
+class PeopleAsked:
+    """What a run that pauses keeps for the rules about people, and the rules it counts by."""
+
+    records: dict[str, votes.AskedRecord]
+    """Call id -> when it was asked and who started the run, for every call asked under
+    rules about people, plain ones too: a resume that answers only a plain call still
+    knows who started the run (not who resumed it)."""
+    rules: dict[str, tuple[Any, Any]]
+    """Call id -> its (requirement, escalation), for the calls a quorum counts."""
+
+
+def asking(
+    policy: Policy | None, interrupts: Sequence[Interrupt], starter: str | None, now: datetime
+) -> PeopleAsked:
+    """What the rules about people keep for `interrupts`, asked now in a run `starter` began."""
+    asked = PeopleAsked({}, {})
+    if policy is None or not policy.people:
+        return asked
+    for interrupt in interrupts:
+        call_id = interrupt.tool_call_id
+        if not call_id:
+            continue
+        asked.records[call_id] = votes.AskedRecord(utc_text(now), starter)
+        requirement, escalation = _quorum_rules(policy, interrupt)
+        if requirement is not None or escalation is not None:
+            asked.rules[call_id] = (requirement, escalation)
+    return asked
+
+
+def annotated(
+    interrupts: Sequence[Interrupt],
+    people: PeopleAsked,
+    so_far: Mapping[str, PeopleSoFar],
     now: datetime,
 ) -> list[Interrupt]:
-    """The interrupts a run pauses on, those that need people kept as asked and annotated."""
+    """`interrupts`, each a quorum counts annotated with what it needs and who gave it."""
     out: list[Interrupt] = []
     for interrupt in interrupts:
-        requirement, escalation = _quorum_rules(policy, interrupt)
-        call_id = interrupt.tool_call_id
-        if policy is None or not policy.people or not call_id:
+        call_id = interrupt.tool_call_id or ""
+        rules, kept = people.rules.get(call_id), so_far.get(call_id)
+        if rules is None or kept is None:
             out.append(interrupt)
             continue
-        # Kept for every call asked under rules about people, plain ones too: a resume that
-        # answers only a plain call still knows who started the run (not who resumed it).
-        record = await votes.note_asked(
-            ledger, thread_id, call_id, votes.AskedRecord(utc_text(now), starter)
-        )
-        if requirement is None and escalation is None:
-            out.append(interrupt)
-            continue
-        given = await votes.votes(ledger, thread_id, call_id)
-        quorum = Quorum.of(requirement, escalation, record)
-        out.append(with_quorum(interrupt, quorum, given, now))
+        quorum = Quorum.of(*rules, kept.asked)
+        out.append(with_quorum(interrupt, quorum, kept.given, now))
     return out
 
 

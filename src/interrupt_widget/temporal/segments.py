@@ -28,8 +28,9 @@ from temporalio.exceptions import ApplicationError
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.ledger.once_only import ledger_place
+from interrupt_widget.ledger.pauses import Recording
 from interrupt_widget.sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
-from interrupt_widget.sdk.paused_runs import Recording, state_key
+from interrupt_widget.sdk.paused_runs import state_key
 from interrupt_widget.temporal.shapes import (
     SEGMENT_ACTIVITY,
     STREAM_SIGNAL,
