@@ -22,7 +22,6 @@ def _pause(texts: list[str], *, at: str, starter: str | None) -> Pause:
         return texts[-1]
 
     return Pause(
-        KEY,
         state_text,
         [
             Asked("call-a", "transfer", "a" * 64, ASKED_AT),
@@ -36,7 +35,7 @@ def _pause(texts: list[str], *, at: str, starter: str | None) -> Pause:
 async def test_a_pause_keeps_its_state_notes_and_people_records_on_sqlite(tmp_path: Path) -> None:
     ledger = SQLiteLedger(tmp_path / "calls.db")
     texts: list[str] = []
-    so_far = await keep(ledger, _pause(texts, at="2026-12-06T09:00:00Z", starter="ada"))
+    so_far = await keep(ledger, KEY, _pause(texts, at="2026-12-06T09:00:00Z", starter="ada"))
 
     assert set(so_far) == {"call-a", "call-b"}
     assert so_far["call-a"].asked == votes.AskedRecord("2026-12-06T09:00:00Z", "ada")
@@ -55,7 +54,7 @@ async def test_a_pause_keeps_its_state_notes_and_people_records_on_sqlite(tmp_pa
     # quorum): the first record stands, and the vote is read back with it.
     vote = votes.Vote("grace", ("treasurer",), True, "2026-12-06T09:05:00Z")
     await votes.cast(ledger, "thread-1", "call-a", vote)
-    again = await keep(ledger, _pause(texts, at="2026-12-06T10:00:00Z", starter="bob"))
+    again = await keep(ledger, KEY, _pause(texts, at="2026-12-06T10:00:00Z", starter="bob"))
     assert again["call-a"].asked == votes.AskedRecord("2026-12-06T09:00:00Z", "ada")
     assert again["call-a"].given == [vote]
     assert again["call-b"].given == []  # no quorum counts it: its votes are not read
@@ -64,7 +63,7 @@ async def test_a_pause_keeps_its_state_notes_and_people_records_on_sqlite(tmp_pa
 async def test_a_pause_in_memory_keeps_no_state_text() -> None:
     ledger = MemoryLedger()
     texts: list[str] = []
-    so_far = await keep(ledger, _pause(texts, at="2026-12-06T09:00:00Z", starter=None))
+    so_far = await keep(ledger, KEY, _pause(texts, at="2026-12-06T09:00:00Z", starter=None))
     assert texts == []  # the run keeps the object; no JSON is made for nobody
     assert await ledger.recorded(KEY) is None
     assert so_far["call-a"].asked == votes.AskedRecord("2026-12-06T09:00:00Z", None)
@@ -73,7 +72,7 @@ async def test_a_pause_in_memory_keeps_no_state_text() -> None:
 
 async def test_a_pause_without_people_keeps_the_state_alone(tmp_path: Path) -> None:
     ledger = SQLiteLedger(tmp_path / "calls.db")
-    so_far = await keep(ledger, Pause(KEY, lambda: "{}"))
+    so_far = await keep(ledger, KEY, Pause(lambda: "{}"))
     assert so_far == {}
     found = await ledger.recorded(KEY)
     assert found is not None

@@ -36,8 +36,6 @@ class Recording(Protocol):
 class Pause:
     """What a run that pauses keeps."""
 
-    key: Key
-    """Where the paused state is kept."""
     state_text: Callable[[], str]
     """The state as the ledger keeps it; made only for a ledger that stores it (a ledger
     in memory is read by its own process alone, which keeps the state as an object)."""
@@ -60,37 +58,38 @@ class PeopleSoFar:
     """The votes given so far (empty for a call no quorum counts)."""
 
 
-async def keep(ledger: CallLedger, pause: Pause) -> dict[str, PeopleSoFar]:
-    """Keep `pause` in `ledger`; by call id, what the rules about people count now."""
-    thread_id = pause.key[0]
+async def keep(ledger: CallLedger, key: Key, pause: Pause) -> dict[str, PeopleSoFar]:
+    """Keep `pause` in `ledger`, its state under `key` (thread id, state key); by call id,
+    what the rules about people count now."""
+    thread_id = key[0]
     people: dict[str, PeopleSoFar] = {}
     for call_id, record in pause.people.items():
         asked = await votes.note_asked(ledger, thread_id, call_id, record)
         counted = call_id in pause.counted
         given = await votes.votes(ledger, thread_id, call_id) if counted else []
         people[call_id] = PeopleSoFar(asked, given)
-    await _keep_state(ledger, pause)
+    await _keep_state(ledger, key, pause)
     return people
 
 
-async def _keep_state(ledger: CallLedger, pause: Pause) -> None:
-    """The state in the ledger under `pause.key`, the asked notes in its audit."""
+async def _keep_state(ledger: CallLedger, key: Key, pause: Pause) -> None:
+    """The state in the ledger under `key`, the asked notes in its audit."""
     if isinstance(ledger, TableLedger):
         # One upsert, not a claim and a result: a process killed while writing a state
         # leaves nothing in doubt, and the next pause on the same calls writes it again.
         # The notes go in the same trip to the database (in SQLite, the same commit).
-        await ledger.record_asked(pause.key, pause.state_text(), pause.asked)
+        await ledger.record_asked(key, pause.state_text(), pause.asked)
         return
     if pause.asked and isinstance(ledger, AuditedLedger):
-        await ledger.note_asked(pause.key[0], pause.asked)
+        await ledger.note_asked(key[0], pause.asked)
     if isinstance(ledger, MemoryLedger):
         return  # read by this process alone: the object its run keeps is all it needs
     if isinstance(ledger, Recording):
-        await asyncio.to_thread(ledger.record, *pause.key, pause.state_text())
+        await asyncio.to_thread(ledger.record, *key, pause.state_text())
         return
     text = pause.state_text()
 
     async def write() -> str:
         return text
 
-    await ledger.run_once(pause.key, write)
+    await ledger.run_once(key, write)

@@ -95,13 +95,12 @@ async def keep(
     pending = pending_items(interruptions)
     key = state_key(thread_id, pending)
     pause = pauses.Pause(
-        key,
         functools.partial(state_text, state),
         asked,
         {} if people is None else people.records,
         () if people is None else people.rules.keys(),
     )
-    so_far = await pauses.keep(ledger, pause)
+    so_far = await pauses.keep(ledger, key, pause)
     with _live_lock:
         _live[(id(ledger), id(agent), key)] = Paused(state, pending)
         while len(_live) > LIVE_STATES:
