@@ -12,7 +12,6 @@ editable, and what an edit may change, is the SDK side's
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -59,12 +58,3 @@ def executed_arguments(proposal: Any, payload: Any) -> Any:
     if edit is None or not isinstance(proposal, Mapping):
         return proposal
     return read_against_proposal(proposal, edit)
-
-
-def edited_note(tool_name: str, arguments: Mapping[str, Any], output: str) -> str:
-    """The tool output the model reads after an edited call: what ran, then the result."""
-    shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
-    return (
-        f"The user edited the arguments before approving; {tool_name} ran with {shown} "
-        f"(not the arguments you proposed). Result: {output}"
-    )

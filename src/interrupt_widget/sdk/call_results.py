@@ -4,11 +4,13 @@ A gated call's TOOL_CALL_RESULT carries a marker in `metadata["interrupt"]`:
 the decision, and for a later answer to a call already settled, that the
 earlier answer stands (`replayed`). A call that did not run gets a sentence
 the model reads (denied, with the person's reason; cancelled; denied by the
-policy). The ledger keeps, beside a claim, which answer settled the call.
+policy), and so does one that ran with the arguments a person edited, before
+its result. The ledger keeps, beside a claim, which answer settled the call.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Final
@@ -38,6 +40,15 @@ def not_run_sentence(decision: str, name: str, payload: Any) -> str:
     if decision == "denied":
         return f"{NOT_RUN_PREFIX} the user did not approve {name}.{_reason(payload)}"
     return f"{NOT_RUN_PREFIX} the approval request for {name} was cancelled."
+
+
+def edited_note(tool_name: str, arguments: Mapping[str, Any], output: str) -> str:
+    """The tool output the model reads after an edited call: what ran, then the result."""
+    shown = json.dumps(arguments, ensure_ascii=False, sort_keys=True)
+    return (
+        f"The user edited the arguments before approving; {tool_name} ran with {shown} "
+        f"(not the arguments you proposed). Result: {output}"
+    )
 
 
 def not_run_answer(resolution: Resolution) -> dict[str, Any]:

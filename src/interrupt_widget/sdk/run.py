@@ -45,7 +45,7 @@ from agents import (
     UserError,
 )
 
-from interrupt_widget.agui.answer_edit import EDIT_KEY, edited_note
+from interrupt_widget.agui.answer_edit import EDIT_KEY
 from interrupt_widget.agui.interrupts import (
     INTERRUPT_KEY,
     attach,
@@ -53,13 +53,14 @@ from interrupt_widget.agui.interrupts import (
     gated_calls,
     result_message_id,
 )
-from interrupt_widget.agui.messages import Transcript, call_events, content_text
+from interrupt_widget.agui.messages import Transcript, call_events
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.errors import AdapterError, CallInDoubt, ErrorCode
 from interrupt_widget.ledger.once_only import CallLedger, Recorded
 from interrupt_widget.policy.rules import Policy, Ruling
 from interrupt_widget.sdk import audit_notes, decision_spans, held_calls, paused_runs, vote_counting
 from interrupt_widget.sdk.call_results import (
+    edited_note,
     not_run_answer,
     not_run_output,
     replay_marker,
@@ -319,7 +320,8 @@ class SDKRun:
             inner = await self._unreported(()) if call_id in self._resumed else []
             return [*inner, event]
         self._fallback.pop(call_id, None)
-        content = content_text(event.content)
+        content = event.content
+        assert isinstance(content, str)  # the translator gives a tool's output as text
         approved = self._claims.pop(call_id, None)
         if approved is not None:
             if approved.edited is not None:
