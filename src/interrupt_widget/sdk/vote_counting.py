@@ -34,7 +34,9 @@ from interrupt_widget.ledger.pauses import PeopleSoFar
 from interrupt_widget.policy.quorum import (
     APPROVALS_KEY,
     Admission,
+    Escalation,
     Quorum,
+    Requirement,
     admit,
     decisive_tally,
     lapsed_reason,
@@ -42,7 +44,9 @@ from interrupt_widget.policy.quorum import (
 from interrupt_widget.policy.rules import Policy
 
 
-def _quorum_rules(policy: Policy | None, interrupt: Interrupt) -> tuple[Any, Any]:
+def _quorum_rules(
+    policy: Policy | None, interrupt: Interrupt
+) -> tuple[Requirement | None, Escalation | None]:
     if policy is None or not policy.people:
         return None, None
     return policy.people_for(tool_name(interrupt), tool_arguments(interrupt))
@@ -74,7 +78,7 @@ class PeopleAsked:
     """Call id -> when it was asked and who started the run, for every call asked under
     rules about people, plain ones too: a resume that answers only a plain call still
     knows who started the run (not who resumed it)."""
-    rules: dict[str, tuple[Any, Any]]
+    rules: dict[str, tuple[Requirement | None, Escalation | None]]
     """Call id -> its (requirement, escalation), for the calls a quorum counts."""
 
 
@@ -85,11 +89,12 @@ def asking(
     asked = PeopleAsked({}, {})
     if policy is None or not policy.people:
         return asked
+    record = votes.AskedRecord(utc_text(now), starter)
     for interrupt in interrupts:
         call_id = interrupt.tool_call_id
         if not call_id:
             continue
-        asked.records[call_id] = votes.AskedRecord(utc_text(now), starter)
+        asked.records[call_id] = record
         requirement, escalation = _quorum_rules(policy, interrupt)
         if requirement is not None or escalation is not None:
             asked.rules[call_id] = (requirement, escalation)
