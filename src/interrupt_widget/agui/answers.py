@@ -10,6 +10,12 @@ field as a hint: a typo such as `aproved` would otherwise be dropped, and the
 call would run as proposed while the person meant something else. A schema
 that leaves extra fields open (another server's) keeps its own rule.
 
+An answer that fits is told so by `jsonschema-rs` in a few microseconds, where `jsonschema`
+walks the schema in Python; only a schema whose every keyword and format the two read alike
+takes that path (`date-time` through `jsonschema`'s own checker), and an answer it does not
+call valid goes to `jsonschema`, whose errors name the fields
+(`tests/agui/test_quick_answer_check.py` holds the two to the same verdicts).
+
 `jsonschema` is imported on the first check, not with the kit: importing it builds its
 format checkers (an IRI grammar among them), over a second on a loaded machine, which
 `import interrupt_widget` would otherwise pay before anyone answers anything. Nor does the
@@ -28,10 +34,10 @@ import json
 import re
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ag_ui.core import Interrupt
 
@@ -43,6 +49,7 @@ from interrupt_widget.errors import AnswerError, ErrorCode
 
 if TYPE_CHECKING:
     import jsonschema
+    import jsonschema_rs
 
 
 def prepare_checks() -> None:
@@ -84,10 +91,13 @@ def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[Ans
     import jsonschema  # here, not at the top: see the module's docstring
     import referencing.exceptions
 
+    schema_json = json.dumps(schema, sort_keys=True)
     try:
-        validator = _validator(json.dumps(schema, sort_keys=True))
+        validator = _validator(schema_json)
     except jsonschema.SchemaError as exc:
         return [AnswerError("", f"the interrupt's response_schema is invalid: {exc.message}")]
+    if _fits_quickly(schema_json, payload):
+        return []
     try:
         errors = [found for e in validator.iter_errors(payload) for found in _answer_errors(e)]
     except referencing.exceptions.Unresolvable as exc:  # a $ref to nowhere, found lazily
@@ -153,6 +163,87 @@ def _validator(schema_json: str) -> jsonschema.protocols.Validator:
     validator_cls = jsonschema.validators.validator_for(schema, jsonschema.Draft202012Validator)
     validator_cls.check_schema(schema)
     return validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+
+
+_QUICK_KEYWORDS: Final = frozenset(
+    {
+        "type", "properties", "required", "additionalProperties", "if", "then", "else",
+        "const", "enum", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
+        "exclusiveMaximum", "items", "minItems", "maxItems", "minProperties", "maxProperties",
+        "allOf", "anyOf", "oneOf", "not", "format", "title", "description", "default",
+        "examples", "readOnly", "writeOnly", "deprecated",
+    }
+)  # fmt: skip
+"""The keywords `jsonschema-rs` reads as `jsonschema` does (a differential test keeps it so)."""
+
+_ANNOTATIONS: Final = frozenset({"title", "description", "default", "examples", "const", "enum"})
+"""Keywords whose values are data, not subschemas."""
+
+
+def _fits_quickly(schema_json: str, payload: Any) -> bool:
+    """Whether `jsonschema-rs` says at once that `payload` fits; False when it cannot say.
+
+    The common answer fits its schema; `jsonschema-rs` says so in a microsecond where
+    `jsonschema` walks the schema in Python (30-150 us). Only a schema it reads exactly as
+    `jsonschema` does gets this path (`_quick_validator`), and only a payload it calls valid:
+    anything else goes to `jsonschema`, whose errors name the fields."""
+    quick = _quick_validator(schema_json)
+    if quick is None:
+        return False
+    try:
+        return bool(quick.is_valid(payload))
+    except (ValueError, TypeError, OverflowError):  # a value it cannot read (an infinity)
+        return False
+
+
+@functools.lru_cache(maxsize=256)
+def _quick_validator(schema_json: str) -> jsonschema_rs.Draft202012Validator | None:
+    schema = json.loads(schema_json)
+    if not _read_alike(schema):
+        return None
+    import jsonschema
+    import jsonschema_rs
+
+    # `date-time` checked by `jsonschema`'s own checker (RFC 3339, no leap second), not as
+    # `jsonschema-rs` checks it (it takes `23:59:60`, which no `datetime` holds).
+    checker = jsonschema.Draft202012Validator.FORMAT_CHECKER
+
+    def date_time(text: str) -> bool:
+        return bool(checker.conforms(text, "date-time"))
+
+    formats: dict[str, Callable[..., bool]] = {"date-time": date_time}
+    try:
+        return jsonschema_rs.Draft202012Validator(schema, formats=formats, validate_formats=True)
+    except Exception:  # a schema it will not build: `jsonschema` alone checks it
+        return None
+
+
+def _read_alike(schema: Any) -> bool:
+    """Whether every keyword of `schema` is one both validators read alike."""
+    if isinstance(schema, bool):
+        return True
+    if not isinstance(schema, dict):
+        return False
+    for keyword, value in schema.items():
+        if keyword not in _QUICK_KEYWORDS:
+            return False
+        if keyword in _ANNOTATIONS:
+            continue
+        if keyword == "format" and value != "date-time":
+            return False
+        if keyword == "properties" and not (
+            isinstance(value, dict) and all(_read_alike(v) for v in value.values())
+        ):
+            return False
+        if keyword in ("allOf", "anyOf", "oneOf") and not (
+            isinstance(value, list) and all(_read_alike(v) for v in value)
+        ):
+            return False
+        if keyword in ("additionalProperties", "items", "if", "then", "else", "not") and not (
+            _read_alike(value)
+        ):
+            return False
+    return True
 
 
 def describe(errors: list[AnswerError]) -> str:

@@ -112,8 +112,8 @@ def build_worker(
 
 PASSED_THROUGH: Final = (
     "ag_ui", "pydantic", "pydantic_core", "agents", "openai", "httpx", "jsonschema",
-    "referencing", "rpds", "anyio", "griffe", "typing_extensions", "annotated_types",
-    "opentelemetry",
+    "jsonschema_rs", "referencing", "rpds", "anyio", "griffe", "typing_extensions",
+    "annotated_types", "opentelemetry",
 )  # fmt: skip
 """Libraries the sandbox shares with the worker rather than import again for every run."""
 
