@@ -117,6 +117,9 @@ def _answers() -> list[Any]:
         {"approved": True, "tags": ["a", "b", "c", "d"]},
         {"approved": True, "tags": [1]},
         {"approved": True, "tags": "a"},
+        {"approved": True, "tags": ("a",)},  # a tuple: JSON's dumps takes it, a schema does not
+        {"approved": True, "tags": ["a", ("b",)]},
+        {"approved": True, "nested": {"when": ("x",)}},
     ]
     return found
 

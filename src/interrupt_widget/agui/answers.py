@@ -188,12 +188,26 @@ def _fits_quickly(schema_json: str, payload: Any) -> bool:
     `jsonschema` does gets this path (`_quick_validator`), and only a payload it calls valid:
     anything else goes to `jsonschema`, whose errors name the fields."""
     quick = _quick_validator(schema_json)
-    if quick is None:
+    if quick is None or not _plain(payload):
         return False
     try:
         return bool(quick.is_valid(payload))
     except (ValueError, TypeError, OverflowError):  # a value it cannot read (an infinity)
         return False
+
+
+_PLAIN_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` is built of JSON's own Python types alone: `jsonschema-rs` reads a tuple
+    as an array, where `jsonschema` (and so the kit) refuses it."""
+    kind = type(value)
+    if kind is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    if kind is list:
+        return all(_plain(v) for v in value)
+    return kind in _PLAIN_SCALARS
 
 
 @functools.lru_cache(maxsize=256)
