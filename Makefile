@@ -18,6 +18,9 @@ marimo: setup ## Open marimo on the quickstart with the offline model.
 
 setup: $(STAMP) build
 
+## The editable install writes the lab extension's files into the venv: through the link an
+## earlier build left there they would land in the build itself (a second install.json), so
+## the link goes first and `build` makes it again.
 $(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json tests/agui_client/package-lock.json \
 		$(LAB)/package.json $(LAB)/package-lock.json
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -26,6 +29,7 @@ $(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json test
 	npm ci --no-audit --no-fund --prefix tests/agui_client
 	npm ci --no-audit --no-fund --prefix $(LAB)
 	npm run build
+	if [ -L $(LAB_IN_VENV) ]; then rm $(LAB_IN_VENV) $(LAB_LINKED); fi
 	$(BIN)/python -m pip install -q -c requirements/ci.txt -e ".[dev]"
 	touch $(STAMP)
 
@@ -42,6 +46,7 @@ $(BUNDLE) &: $(JS_SOURCES) | $(STAMP)
 ## build puts this checkout's build in the venv's JupyterLab instead, so a reload shows a change.
 LAB_BUILT   := src/interrupt_widget/labextension/package.json
 LAB_LINKED  := $(VENV)/.labextension-linked
+LAB_IN_VENV := $(VENV)/share/jupyter/labextensions/interrupt-widget-lab
 LAB_SOURCES := $(shell find $(LAB)/src -name '*.ts' -o -name '*.css') $(JS_SOURCES) $(LAB)/package.json $(LAB)/package-lock.json
 $(LAB_BUILT): $(LAB_SOURCES) | $(STAMP)
 	PATH="$(abspath $(BIN)):$$PATH" npm run --prefix $(LAB) build
