@@ -29,7 +29,7 @@ $(STAMP): pyproject.toml requirements/ci.txt package.json package-lock.json test
 	npm ci --no-audit --no-fund --prefix tests/agui_client
 	npm ci --no-audit --no-fund --prefix $(LAB)
 	npm run build
-	if [ -L $(LAB_IN_VENV) ]; then rm $(LAB_IN_VENV) $(LAB_LINKED); fi
+	if [ -L $(LAB_IN_VENV) ]; then rm -f $(LAB_IN_VENV) $(LAB_LINKED); fi
 	$(BIN)/python -m pip install -q -c requirements/ci.txt -e ".[dev]"
 	touch $(STAMP)
 

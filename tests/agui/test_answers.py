@@ -164,3 +164,16 @@ def test_importing_the_kit_leaves_jsonschema_for_the_first_check() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "must be a valid date-time"
+
+
+def test_an_answer_nested_thousands_deep_is_refused_not_a_crash() -> None:
+    deep: list[object] = []
+    inner = deep
+    for _ in range(5000):
+        inner.append([])
+        inner = inner[0]  # type: ignore[assignment]
+    asked = Interrupt(id="i", reason="tool_call", response_schema=SCHEMA)
+    problem = check_answer(asked, {"approved": True, "room": deep}, SCHEMA, datetime.now(UTC))
+    assert problem is not None
+    assert problem.code is ErrorCode.INVALID_PAYLOAD
+    assert problem.reason == "the answer is nested too deeply to be checked"

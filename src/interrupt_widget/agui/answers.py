@@ -147,6 +147,9 @@ def _payload_problem(payload: Any, schema: Mapping[str, Any] | None) -> AnswerPr
     except (TypeError, ValueError) as exc:
         reason = f"the answer must be plain JSON ({exc})"
         return AnswerProblem(ErrorCode.INVALID_PAYLOAD, reason, [])
+    except RecursionError:  # thousands of arrays in arrays: refused, not a crash of the check
+        reason = "the answer is nested too deeply to be checked"
+        return AnswerProblem(ErrorCode.INVALID_PAYLOAD, reason, [])
     errors = validate_payload(schema, payload)
     if errors:
         return AnswerProblem(ErrorCode.INVALID_PAYLOAD, describe(errors), errors)
@@ -176,7 +179,7 @@ _QUICK_KEYWORDS: Final = frozenset(
 )  # fmt: skip
 """The keywords `jsonschema-rs` reads as `jsonschema` does (a differential test keeps it so)."""
 
-_ANNOTATIONS: Final = frozenset({"title", "description", "default", "examples", "const", "enum"})
+_DATA_KEYWORDS: Final = frozenset({"title", "description", "default", "examples", "const", "enum"})
 """Keywords whose values are data, not subschemas."""
 
 
@@ -188,7 +191,10 @@ def _fits_quickly(schema_json: str, payload: Any) -> bool:
     `jsonschema` does gets this path (`_quick_validator`), and only a payload it calls valid:
     anything else goes to `jsonschema`, whose errors name the fields."""
     quick = _quick_validator(schema_json)
-    if quick is None or not _plain(payload):
+    try:
+        if quick is None or not _plain(payload):
+            return False
+    except RecursionError:  # too deep to walk here: `jsonschema` says what it says
         return False
     try:
         return bool(quick.is_valid(payload))
@@ -241,7 +247,7 @@ def _read_alike(schema: Any) -> bool:
     for keyword, value in schema.items():
         if keyword not in _QUICK_KEYWORDS:
             return False
-        if keyword in _ANNOTATIONS:
+        if keyword in _DATA_KEYWORDS:
             continue
         if keyword == "format" and value != "date-time":
             return False
