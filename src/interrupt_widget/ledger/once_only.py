@@ -52,6 +52,11 @@ DEFAULT_RETENTION: Final = timedelta(days=365)
 """How long a ledger keeps a call's record after it ran, by default (see `prune`)."""
 
 
+class WouldWait(Exception):
+    """A hook tried on the event loop would have waited for its storage (another writer
+    holds it): it did nothing, and runs on a worker thread instead."""
+
+
 @dataclass(frozen=True)
 class Recorded:
     """What a ledger holds for a call that ran."""
@@ -205,7 +210,8 @@ class OnceOnlyLedger:
     """The shared core; subclasses supply `_claim`, `_look`, `_store` and `_unclaim`."""
 
     blocking: ClassVar[bool] = True
-    """Whether the hooks do blocking I/O (then they run in a worker thread)."""
+    """Whether the hooks do blocking I/O (then they run in a worker thread, unless the
+    ledger takes them at once on the event loop: `_without_waiting`)."""
 
     def __init__(
         self,
@@ -392,9 +398,18 @@ class OnceOnlyLedger:
     # -- internals ---------------------------------------------------------------------------
 
     async def _io(self, hook: Callable[..., Any], *args: Any) -> Any:
-        if self.blocking:
+        if not self.blocking:
+            return hook(*args)
+        try:
+            return self._without_waiting(hook, *args)
+        except WouldWait:
             return await asyncio.to_thread(hook, *args)
-        return hook(*args)
+
+    def _without_waiting(self, hook: Callable[..., Any], *args: Any) -> Any:
+        """`hook(*args)` on the calling thread (the event loop's) when its storage lets it
+        finish without waiting; `WouldWait`, having done nothing, when it would wait (then
+        it runs on a worker thread). A blocking ledger's hooks always would, by default."""
+        raise WouldWait
 
     async def _settle(
         self, key: Key, invoke: Callable[[], Awaitable[str]], answer: Any, note: ClaimNote | None

@@ -51,13 +51,17 @@ exits or `wait_timeout` passes; the process that left it answers
 
 SQLite's locking is only as good as the file system's: keep the file on a
 local disk shared by processes on one host, not on a network share. Each
-approved call costs two synced commits (claim, result), so that a claim
-survives a power cut as well as a crash; writes from threads that wait at
-the same moment (the rows of a batch) share one commit
-(`interrupt_widget.ledger.sqlite_commits`), each still on the disk before
-its caller goes on. See `docs/performance.md` for the figures
-(`bench/ledger.py`). Only approved calls pay it, and they wait for a person
-anyway.
+approved call costs one synced commit, its claim, so that the claim survives
+a power cut as well as a crash, and one commit of its result that a crash of
+the process keeps and the next synced commit puts on the disk: a power cut
+in between loses only the result, and the call, still claimed, is in doubt
+(never run again). Writes from threads that wait at the same moment share one
+commit (`interrupt_widget.ledger.sqlite_commits`). A run's writes are made on
+its event loop while the file is free (a commit and its sync: 0.2-0.3 ms on a
+local disk, less than a worker thread's round trip in a busy loop); one that
+would wait for a lock goes to a worker thread, so the loop never waits for
+another process, and every write does once three on the loop were slow. See
+`docs/performance.md` for the figures (`bench/ledger.py`, `bench/batch.py`).
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ import json
 import os
 import socket
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -89,6 +94,7 @@ from interrupt_widget.ledger.once_only import (
     KeyState,
     Recorded,
     WaitOptions,
+    WouldWait,
     seconds,
 )
 from interrupt_widget.ledger.sqlite_commits import GroupCommits, best_effort, busy
@@ -155,7 +161,13 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         self._owner = f"{self._host}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
         self._notes = sqlite_audit.NoteConnection(self.path)
         self._connections = KeptConnections(self.path, busy_timeout)
-        self._commits = GroupCommits(self._attempt, lambda exc: LedgerUnavailable(_reason(exc)))
+        self._on_loop = _OnLoop()
+        self._slow_on_loop = 0
+        self._commits = GroupCommits(
+            self._attempt,
+            lambda exc: LedgerUnavailable(_reason(exc)),
+            may_wait=lambda: not self._on_loop.now,
+        )
         try:
             self._attempt(_create)
             self.prune(retention)
@@ -220,14 +232,42 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         finally:
             db.close()
 
+    def _without_waiting(self, hook: Callable[..., _T], *args: Any) -> _T:
+        """`hook(*args)` on the event loop while the file is free: a claim's commit and
+        sync take 0.2-0.3 ms on a local disk, where a worker thread's round trip took
+        40-60 ms in a busy loop (the thread waits for the interpreter's lock after each
+        statement). A write that would wait (another process holds the file, this
+        process's threads are committing) raises `WouldWait` having written nothing, and
+        goes to a worker thread; so does every write once three on the loop were slow (a
+        slow disk's syncs), and every note (their connection is shared by threads)."""
+        if self._slow_on_loop >= _SLOW_WRITES:
+            raise WouldWait
+        started = time.perf_counter()
+        self._on_loop.now = True
+        try:
+            return hook(*args)
+        finally:
+            self._on_loop.now = False
+            if time.perf_counter() - started > _SLOW_ON_LOOP:
+                self._slow_on_loop += 1
+
     def _attempt(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """`work(db)` on this thread's kept connection (`sqlite_connections`), tried again on
         a fresh one while the file is busy (up to `busy_timeout`); any other failure, or busy
-        for longer, is `LedgerUnavailable`.
+        for longer, is `LedgerUnavailable`. On the event loop (`_without_waiting`), one try
+        with the shortest wait: busy is `WouldWait`.
 
         Every write here commits whole or not at all (a statement alone, or a group's
         transaction, `sqlite_commits`), so trying again is safe.
         """
+        if self._on_loop.now:
+            try:
+                with self._connections.using(0.001) as db:
+                    return work(db)
+            except sqlite3.Error as exc:
+                if busy(exc):
+                    raise WouldWait from exc
+                raise LedgerUnavailable(_reason(exc)) from exc
         deadline = time.monotonic() + self.busy_timeout
         delay = 0.005
         while True:
@@ -244,6 +284,8 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
                 raise LedgerUnavailable(_reason(exc)) from exc
 
     def _ping(self) -> None:
+        if self._on_loop.now:
+            raise WouldWait  # a check may wait up to a second: not on the loop
         try:
             with self._connect(1.0) as db:
                 db.execute(f"SELECT 1 FROM {TABLE} LIMIT 1").fetchall()
@@ -364,12 +406,15 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         return inserted
 
     def _store(self, key: Key, output: str) -> None:
+        # Not synced on its own: a power cut before the next synced commit leaves the call
+        # claimed, in doubt, never run twice (see the module docs).
         self._commits.write(
             lambda db: db.execute(
                 f"UPDATE {TABLE} SET state = 'done', output = ?, finished_at = ? "
                 "WHERE thread_id = ? AND call_id = ? AND owner = ?",
                 (output, time.time(), *key, self._owner),
-            )
+            ),
+            synced=False,
         )
 
     def _abandon(self, key: Key) -> None:
@@ -394,6 +439,8 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
     # -- audit notes (see ledger/noting_ledger.py) ---------------------------------------------
 
     def _write_note(self, write: Callable[..., None], *args: Any) -> None:
+        if self._on_loop.now:
+            raise WouldWait  # the note connection's lock may be held by a thread
         self._notes.run(write, *args)
 
     def _read_aside(self, db: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> Any:
@@ -406,6 +453,19 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         with self._connect() as db:
             notes, claims = sqlite_audit.read(db, TABLE)
         return notes, claims, set(self.in_doubt())
+
+
+class _OnLoop(threading.local):
+    """Whether this thread is running a hook on the event loop (`_without_waiting`)."""
+
+    now = False
+
+
+_SLOW_ON_LOOP: Final = 0.005
+"""A write on the event loop that took longer than this (seconds) counts as slow."""
+
+_SLOW_WRITES: Final = 3
+"""After this many slow writes on the event loop, a ledger writes on worker threads only."""
 
 
 _READ: Final = (

@@ -1,8 +1,11 @@
 """The SQLite ledger's writes committed in groups: one transaction, one sync, for all that wait.
 
-Every write to the calls' table (a claim, a result, a dropped claim, a kept record)
-must be on the disk before its caller goes on: a claim before the tool runs, a
-result before anyone sees it. Synced one by one, writes that arrive together (the
+Every write to the calls' table that guards against a second run (a claim, a dropped
+claim, a kept record) must be on the disk before its caller goes on: a claim before
+the tool runs. A result is committed without its own sync (`synced=False`): a crash of
+the process keeps it (WAL), the next synced commit puts it on the disk, and a power
+cut before that loses only the result, leaving the call claimed: in doubt, never run
+again. Synced one by one, writes that arrive together (the
 rows of a batch, the calls of a wide resume) each pay a commit and its sync. Here
 the first writer to arrive commits: it takes every write waiting, runs each in its
 own savepoint inside one transaction, commits once, and only then hands each caller
@@ -11,6 +14,10 @@ first of them. So each write is durable before its caller returns, exactly as wh
 it committed alone; a write that fails is undone alone (its savepoint), and the
 others commit. A failure of the transaction itself (a busy file past the ledger's
 wait, a full disk) fails every write of the group, none of which is then on the disk.
+
+A write made on the event loop (`may_wait` says no) never waits for a group: it commits
+alone when no commit is under way, and otherwise raises `WouldWait`, having written
+nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
+from interrupt_widget.ledger.once_only import WouldWait
+
 _T = TypeVar("_T")
 
 Attempt = Callable[[Callable[[sqlite3.Connection], Any]], Any]
@@ -31,8 +40,9 @@ Attempt = Callable[[Callable[[sqlite3.Connection], Any]], Any]
 class _Write(Generic[_T]):
     """One caller's write, and what came of it."""
 
-    def __init__(self, work: Callable[[sqlite3.Connection], _T]) -> None:
+    def __init__(self, work: Callable[[sqlite3.Connection], _T], synced: bool) -> None:
         self.work = work
+        self.synced = synced
         self.turn = threading.Event()
         self.leads = False
         self.done = False
@@ -53,9 +63,15 @@ class _Write(Generic[_T]):
 class GroupCommits:
     """Writes to one SQLite file from this process's threads, committed together."""
 
-    def __init__(self, attempt: Attempt, failed: Callable[[sqlite3.Error], BaseException]) -> None:
+    def __init__(
+        self,
+        attempt: Attempt,
+        failed: Callable[[sqlite3.Error], BaseException],
+        may_wait: Callable[[], bool] = lambda: True,
+    ) -> None:
         self._attempt = attempt
         self._failed = failed  # a write's own SQLite error as its caller should see it
+        self._may_wait = may_wait  # False on the event loop: a write there never waits
         self._forked()
 
     def _forked(self) -> None:
@@ -65,11 +81,19 @@ class GroupCommits:
         self._waiting: list[_Write[Any]] = []
         self._leading = False
 
-    def write(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
-        """`work(db)`'s result once it is committed (synced) with the writes waiting now."""
+    def write(self, work: Callable[[sqlite3.Connection], _T], *, synced: bool = True) -> _T:
+        """`work(db)`'s result once it is committed with the writes waiting now: synced to
+        the disk, unless no write of the group asks for it (`synced=False`)."""
         if os.getpid() != self._pid:
             self._forked()
-        mine = _Write(work)
+        mine = _Write(work, synced)
+        if not self._may_wait():
+            with self._lock:
+                if self._leading:
+                    raise WouldWait
+                self._leading = True
+            self._lead(alone=mine)
+            return mine.result()
         with self._lock:
             self._waiting.append(mine)
             mine.leads = not self._leading
@@ -80,9 +104,13 @@ class GroupCommits:
             self._lead()
         return mine.result()
 
-    def _lead(self) -> None:
-        with self._lock:
-            group, self._waiting = self._waiting, []
+    def _lead(self, alone: _Write[Any] | None = None) -> None:
+        """Commit the writes waiting now (or `alone`, which waited for none) as one group."""
+        if alone is not None:
+            group = [alone]
+        else:
+            with self._lock:
+                group, self._waiting = self._waiting, []
         try:
             self._commit(group)
         finally:
@@ -94,8 +122,10 @@ class GroupCommits:
                     self._leading = False
 
     def _commit(self, group: list[_Write[Any]]) -> None:
+        synced = any(write.synced for write in group)
+
         def run(db: sqlite3.Connection) -> list[tuple[Any, BaseException | None]]:
-            with transaction(db):
+            with transaction(db, synced=synced):
                 return [self._apart(db, write.work) for write in group]
 
         try:
@@ -129,20 +159,28 @@ class GroupCommits:
 
 
 @contextlib.contextmanager
-def transaction(db: sqlite3.Connection) -> Iterator[None]:
-    """One transaction on an autocommit connection: committed (synced) whole, or rolled back.
+def transaction(db: sqlite3.Connection, *, synced: bool = True) -> Iterator[None]:
+    """One transaction on an autocommit connection: committed whole (synced to the disk,
+    unless not `synced`), or rolled back.
 
     IMMEDIATE takes the write lock at the start, so a busy file is found before anything
-    is written (and the ledger tries the whole transaction again)."""
-    db.execute("BEGIN IMMEDIATE")
+    is written (and the ledger tries the whole transaction again). The connection syncs
+    every commit (`synchronous=FULL`) outside an unsynced one."""
+    if not synced:
+        db.execute("PRAGMA synchronous=NORMAL")  # WAL: kept by a crash, synced later
     try:
-        yield
-    except BaseException:
-        if db.in_transaction:
-            with contextlib.suppress(sqlite3.Error):
-                db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            if db.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+    finally:
+        if not synced:
+            db.execute("PRAGMA synchronous=FULL")
 
 
 def best_effort(

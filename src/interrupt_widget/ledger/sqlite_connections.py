@@ -66,8 +66,9 @@ class _Kept:
             path, timeout=busy_timeout, isolation_level=None, check_same_thread=False
         )
         try:
+            db.execute("PRAGMA synchronous=FULL")  # every commit synced unless told otherwise
             found = os.stat(path)
-        except OSError:
+        except (OSError, sqlite3.Error):
             db.close()
             raise
         return cls(db, (found.st_dev, found.st_ino), round(busy_timeout * 1000))

@@ -1,0 +1,231 @@
+"""The SQLite ledger writes on the event loop while its file is free, and on a worker thread
+when a write would wait: never blocking the loop for a lock, never writing half."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from interrupt_widget.ledger import sqlite as sqlite_ledger
+from interrupt_widget.ledger import sqlite_connections
+from interrupt_widget.ledger.once_only import WouldWait
+from interrupt_widget.ledger.sqlite import SQLiteLedger
+from interrupt_widget.ledger.sqlite_commits import GroupCommits
+
+
+class Threads:
+    """The threads a ledger's writes ran on, by the SQL they ran."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, ledger: SQLiteLedger) -> None:
+        self.seen: list[int] = []
+        attempt = ledger._attempt
+
+        def traced(work: Callable[[sqlite3.Connection], Any]) -> Any:
+            self.seen.append(threading.get_ident())
+            return attempt(work)
+
+        monkeypatch.setattr(ledger, "_attempt", traced)
+        ledger._commits._attempt = traced
+
+
+async def test_a_free_file_is_written_on_the_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    threads = Threads(monkeypatch, ledger)
+    runs: list[str] = []
+
+    async def send() -> str:
+        runs.append("sent")
+        return "sent"
+
+    assert await ledger.run_once(("t", "c"), send) == "sent"
+    assert await ledger.keep_first(("t", "row"), "done") == "done"
+    assert await ledger.run_once(("t", "c"), send) == "sent"  # replayed
+    assert runs == ["sent"]
+    loop_thread = threading.get_ident()
+    assert threads.seen
+    assert set(threads.seen) == {loop_thread}
+    with sqlite3.connect(tmp_path / "calls.db") as db:  # another process's view: all there
+        rows = db.execute("SELECT call_id, state, output FROM approved_calls ORDER BY 1").fetchall()
+    assert rows == [("c", "done", "sent"), ("row", "done", "done")]
+
+
+async def test_a_locked_file_is_waited_for_on_a_thread_and_the_loop_runs_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    threads = Threads(monkeypatch, ledger)
+    other = sqlite3.connect(tmp_path / "calls.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+    runs: list[str] = []
+
+    async def send() -> str:
+        runs.append("sent")
+        return "sent"
+
+    claim = asyncio.ensure_future(ledger.run_once(("t", "c"), send))
+    ticks = 0
+    started = time.monotonic()
+    while time.monotonic() - started < 0.3:  # the loop is not held while the file is locked
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert ticks >= 10
+    assert not claim.done()
+    assert runs == []
+    other.execute("COMMIT")
+    other.close()
+    assert await asyncio.wait_for(claim, 10) == "sent"
+    assert runs == ["sent"]
+    assert any(t != threading.get_ident() for t in threads.seen)  # the wait was a thread's
+    assert ledger._slow_on_loop == 0  # a write that would wait is not a slow one
+
+
+async def test_after_three_slow_writes_on_the_loop_the_ledger_writes_on_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    threads = Threads(monkeypatch, ledger)
+    write = ledger._commits.write
+
+    def slow_disk(work: Callable[[sqlite3.Connection], Any], *, synced: bool = True) -> Any:
+        time.sleep(sqlite_ledger._SLOW_ON_LOOP * 2)  # a sync that takes 10 ms
+        return write(work, synced=synced)
+
+    monkeypatch.setattr(ledger._commits, "write", slow_disk)
+
+    async def send() -> str:
+        return "sent"
+
+    for n in range(3):  # a claim and a result each: six writes
+        assert await ledger.run_once(("t", f"c{n}"), send) == "sent"
+    on_loop = [t == threading.get_ident() for t in threads.seen]
+    assert on_loop == [True, True, True, False, False, False]
+    assert ledger._slow_on_loop == 3
+
+
+def test_a_write_on_the_loop_never_waits_for_a_group_under_way(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+    on_loop = threading.local()
+    inside, release = threading.Event(), threading.Event()
+
+    def attempt(work: Callable[[sqlite3.Connection], Any]) -> Any:
+        db = sqlite3.connect(path, isolation_level=None)
+        try:
+            return work(db)
+        finally:
+            db.close()
+
+    commits = GroupCommits(attempt, LookupError, may_wait=lambda: not getattr(on_loop, "now", 0))
+
+    def held(db: sqlite3.Connection) -> None:
+        inside.set()
+        release.wait(5)
+        db.execute("INSERT INTO t VALUES ('thread')")
+
+    leader = threading.Thread(target=commits.write, args=(held,))
+    leader.start()
+    assert inside.wait(5)
+    on_loop.now = True
+    with pytest.raises(WouldWait):
+        commits.write(lambda db: db.execute("INSERT INTO t VALUES ('loop')"))
+    release.set()
+    leader.join(5)
+    assert commits.write(lambda db: db.execute("INSERT INTO t VALUES ('loop')")) is not None
+    with sqlite3.connect(path) as db:
+        assert sorted(k for (k,) in db.execute("SELECT k FROM t")) == ["loop", "thread"]
+
+
+async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said: list[str] = []
+    opened = sqlite_connections._Kept.open.__func__  # type: ignore[attr-defined]
+
+    def traced(cls: type[Any], path: Path, busy_timeout: float) -> Any:
+        kept = opened(cls, path, busy_timeout)
+        kept.db.set_trace_callback(said.append)
+        return kept
+
+    monkeypatch.setattr(sqlite_connections._Kept, "open", classmethod(traced))
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    said.clear()
+
+    async def send() -> str:
+        assert said[-1] == "COMMIT"  # the claim, committed and synced before the tool runs
+        assert "PRAGMA synchronous=NORMAL" not in said
+        said.append("-- the tool runs")
+        return "sent"
+
+    assert await ledger.run_once(("t", "c"), send) == "sent"
+    ran = said.index("-- the tool runs")
+    assert [s.split()[0] for s in said[ran + 1 :]] == [
+        "PRAGMA",  # synchronous=NORMAL: a crash keeps it, the next synced commit syncs it
+        "BEGIN",
+        "SAVEPOINT",
+        "UPDATE",
+        "RELEASE",
+        "COMMIT",
+        "PRAGMA",  # synchronous=FULL again, for the claims that follow
+    ]
+    assert said[ran + 1] == "PRAGMA synchronous=NORMAL"
+    assert said[-1] == "PRAGMA synchronous=FULL"
+    kept = sqlite3.connect(tmp_path / "calls.db")
+    assert kept.execute("SELECT state, output FROM approved_calls").fetchall() == [("done", "sent")]
+
+
+def test_a_group_with_one_write_that_needs_a_sync_is_synced(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with sqlite3.connect(path) as db:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE t (k TEXT PRIMARY KEY)")
+    said: list[str] = []
+    inside, release = threading.Event(), threading.Event()
+
+    def attempt(work: Callable[[sqlite3.Connection], Any]) -> Any:
+        db = sqlite3.connect(path, isolation_level=None)
+        db.set_trace_callback(said.append)
+        try:
+            return work(db)
+        finally:
+            db.close()
+
+    commits = GroupCommits(attempt, LookupError)
+
+    def held(db: sqlite3.Connection) -> None:
+        inside.set()
+        release.wait(5)
+
+    leader = threading.Thread(target=commits.write, args=(held,), kwargs={"synced": False})
+    leader.start()
+    assert inside.wait(5)
+
+    def insert(key: str) -> Callable[[sqlite3.Connection], Any]:
+        return lambda db: db.execute("INSERT INTO t VALUES (?)", (key,))
+
+    results = [
+        threading.Thread(target=commits.write, args=(insert("result"),), kwargs={"synced": False}),
+        threading.Thread(target=commits.write, args=(insert("claim"),)),
+    ]
+    for thread in results:
+        thread.start()
+    while len(commits._waiting) < 2:
+        time.sleep(0.001)
+    release.set()
+    for thread in [leader, *results]:
+        thread.join(5)
+    begins = [n for n, s in enumerate(said) if s == "BEGIN IMMEDIATE"]
+    assert len(begins) == 2  # the first alone (unsynced), then the two that waited, together
+    assert said[begins[0] - 1] == "PRAGMA synchronous=NORMAL"
+    assert said[begins[1] - 1] != "PRAGMA synchronous=NORMAL"  # a claim in it: synced
+    with sqlite3.connect(path) as db:
+        assert sorted(k for (k,) in db.execute("SELECT k FROM t")) == ["claim", "result"]
