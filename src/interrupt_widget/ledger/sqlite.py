@@ -162,7 +162,7 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         self._notes = sqlite_audit.NoteConnection(self.path)
         self._connections = KeptConnections(self.path, busy_timeout)
         self._on_loop = _OnLoop()
-        self._slow_on_loop = 0
+        self._slow_on_loop = 0  # slow writes in a row on the event loop
         self._commits = GroupCommits(
             self._attempt,
             lambda exc: LedgerUnavailable(_reason(exc)),
@@ -238,18 +238,21 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         40-60 ms in a busy loop (the thread waits for the interpreter's lock after each
         statement). A write that would wait (another process holds the file, this
         process's threads are committing) raises `WouldWait` having written nothing, and
-        goes to a worker thread; so does every write once three on the loop were slow (a
-        slow disk's syncs), and every note (their connection is shared by threads)."""
+        goes to a worker thread; so does every note (their connection is shared by
+        threads), and every write once three in a row on the loop were slow: blocked
+        (waiting, not computing) for longer than `_SLOW_ON_LOOP`, as on a slow disk. The
+        time it computes does not count: a collection of the garbage that falls in a
+        write is not the disk's."""
         if self._slow_on_loop >= _SLOW_WRITES:
             raise WouldWait
-        started = time.perf_counter()
+        started, computed = time.perf_counter(), time.thread_time()
         self._on_loop.now = True
         try:
             return hook(*args)
         finally:
             self._on_loop.now = False
-            if time.perf_counter() - started > _SLOW_ON_LOOP:
-                self._slow_on_loop += 1
+            blocked = time.perf_counter() - started - (time.thread_time() - computed)
+            self._slow_on_loop = self._slow_on_loop + 1 if blocked > _SLOW_ON_LOOP else 0
 
     def _attempt(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """`work(db)` on this thread's kept connection (`sqlite_connections`), tried again on
@@ -462,10 +465,11 @@ class _OnLoop(threading.local):
 
 
 _SLOW_ON_LOOP: Final = 0.005
-"""A write on the event loop that took longer than this (seconds) counts as slow."""
+"""A write on the event loop blocked for longer than this (seconds) counts as slow."""
 
 _SLOW_WRITES: Final = 3
-"""After this many slow writes on the event loop, a ledger writes on worker threads only."""
+"""After this many slow writes in a row on the event loop, a ledger writes on worker threads
+only."""
 
 
 _READ: Final = (
