@@ -18,6 +18,28 @@ def test_the_login_is_the_jupyterhub_user_else_the_os_user() -> None:
     assert login_identity({}) == Identity(getpass.getuser())
 
 
+def test_the_os_user_follows_the_login_variables_though_it_is_looked_up_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("LOGNAME", "USER", "LNAME", "USERNAME"):
+        monkeypatch.delenv(name, raising=False)
+    asked: list[str] = []
+    real = getpass.getuser
+
+    def getuser() -> str:
+        asked.append("asked")
+        return real()
+
+    monkeypatch.setattr(getpass, "getuser", getuser)
+    first = login_identity({})
+    assert [login_identity({}) for _ in range(3)] == [first] * 3
+    monkeypatch.setenv("USER", "dora")
+    assert login_identity({}) == Identity("dora")
+    monkeypatch.delenv("USER")
+    assert login_identity({}) == first
+    assert len(asked) <= 2  # once without the variables, once with USER=dora
+
+
 def test_code_answers_as_someone_else_for_a_block_or_from_now_on() -> None:
     login = current_identity()
     with as_identity("ann", roles=["finance", "finance", "audit"]) as ann:

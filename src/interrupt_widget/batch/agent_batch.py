@@ -429,14 +429,15 @@ class AgentBatch:
         """Keep how the row ended, for good, unless a person can still settle its call."""
         if row.code == ErrorCode.CALL_IN_DOUBT and doubt_ledger(self.adapter) is not None:
             return  # left in doubt (the batch stopped): the next run offers settling again
+        record = _record_of(row)
         try:
             first = await row_records.write(
-                self.ledger, row.thread.thread_id, ROW_OUTCOME_CALL, _record_of(row)
+                self.ledger, row.thread.thread_id, ROW_OUTCOME_CALL, record
             )
         except Exception:  # the outcome stands; a later run of the batch runs the row again
             _log.exception("could not record how row %s ended", row.key)
             return
-        if first is not None and first != json.loads(json.dumps(_record_of(row))):
+        if first is not None and first is not record and first != json.loads(json.dumps(record)):
             _apply_record(row, first)  # another run of this batch finished the row first
             await self._when_ran(row)
 

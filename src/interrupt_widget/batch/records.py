@@ -53,7 +53,8 @@ async def read(ledger: CallLedger, thread_id: str, call_id: str) -> Mapping[str,
 async def write(
     ledger: CallLedger, thread_id: str, call_id: str, record: Mapping[str, Any]
 ) -> Mapping[str, Any] | None:
-    """Write `record` unless one is there: the record that stands (None if in doubt)."""
+    """Write `record` unless one is there: the record that stands (`record` itself when
+    this one does; None if in doubt)."""
     mine = json.dumps(record)  # key order kept: an interrupt's message follows its arguments' order
     key = (thread_id, call_id)
 
@@ -67,6 +68,8 @@ async def write(
             first = await ledger.run_once(key, output)
     except CallInDoubt:
         return None
+    if first == mine:
+        return record
     value = json.loads(first)
     return value if isinstance(value, Mapping) else None
 
