@@ -1,17 +1,17 @@
 """The SQLite ledger's writes committed in groups: one transaction, one sync, for all that wait.
 
-Every write to the calls' table that guards against a second run (a claim, a dropped
-claim, a kept record) must be on the disk before its caller goes on: a claim before
-the tool runs. A result is committed without its own sync (`synced=False`): a crash of
-the process keeps it (WAL), the next synced commit puts it on the disk, and a power
-cut before that loses only the result, leaving the call claimed: in doubt, never run
-again. Synced one by one, writes that arrive together (the
-rows of a batch, the calls of a wide resume) each pay a commit and its sync. Here
+Every write to the calls' table that decides whether a call may run (a claim, a
+dropped claim, a kept record) must be on the disk before its caller goes on: a claim
+before the tool runs. A result is committed without its own sync (`synced=False`): a
+crash of the process keeps it (WAL), the next synced commit puts it on the disk, and a
+power cut before that loses only the result, leaving the call claimed: in doubt, never
+run again. Synced one by one, writes that arrive together (the rows of a batch, the
+calls of a wide resume) each pay a commit and its sync. Here
 the first writer to arrive commits: it takes every write waiting, runs each in its
 own savepoint inside one transaction, commits once, and only then hands each caller
 its own result. Writes that arrive meanwhile wait for the next commit, led by the
-first of them. So each write is durable before its caller returns, exactly as when
-it committed alone; a write that fails is undone alone (its savepoint), and the
+first of them. So each write is as durable when its caller returns as when it
+committed alone; a write that fails is undone alone (its savepoint), and the
 others commit. A failure of the transaction itself (a busy file past the ledger's
 wait, a full disk) fails every write of the group, none of which is then on the disk.
 
