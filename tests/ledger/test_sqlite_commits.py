@@ -105,6 +105,27 @@ def test_a_write_that_fails_is_undone_alone(tmp_path: Path) -> None:
     assert attempts.keys() == ["a", "b", "first", "taken"]
 
 
+def test_a_write_alone_that_fails_half_way_is_undone_whole(tmp_path: Path) -> None:
+    attempts = Attempts(tmp_path / "t.db")
+    commits = GroupCommits(attempts, lambda e: LedgerUnavailable(f"SQLite: {e}"))
+
+    def half(key: str, then: BaseException) -> Callable[[sqlite3.Connection], str]:
+        def work(db: sqlite3.Connection) -> str:
+            db.execute("INSERT INTO t VALUES (?)", (key,))
+            raise then
+
+        return work
+
+    commits.write(insert("taken"))
+    with pytest.raises(LedgerUnavailable, match=r"SQLite: .*UNIQUE"):
+        commits.write(lambda db: [insert("half")(db), insert("taken")(db)])
+    with pytest.raises(KeyError):
+        commits.write(half("half", KeyError("a bug in the write")))
+    assert attempts.keys() == ["taken"]  # neither write left its first insert
+    assert commits.write(insert("after")) == "wrote after"
+    assert attempts.keys() == ["after", "taken"]
+
+
 def test_a_transaction_that_fails_fails_every_write_of_its_group(tmp_path: Path) -> None:
     attempts = Attempts(tmp_path / "t.db")
 

@@ -11,9 +11,10 @@ the first writer to arrive commits: it takes every write waiting, runs each in i
 own savepoint inside one transaction, commits once, and only then hands each caller
 its own result. Writes that arrive meanwhile wait for the next commit, led by the
 first of them. So each write is as durable when its caller returns as when it
-committed alone; a write that fails is undone alone (its savepoint), and the
-others commit. A failure of the transaction itself (a busy file past the ledger's
-wait, a full disk) fails every write of the group, none of which is then on the disk.
+committed alone; a write that fails is undone alone (its savepoint; a write alone in
+its transaction needs none: the transaction is rolled back), and the others commit. A
+failure of the transaction itself (a busy file past the ledger's wait, a full disk)
+fails every write of the group, none of which is then on the disk.
 
 A write made on the event loop (`may_wait` says no) never waits for a group: it commits
 alone when no commit is under way, and otherwise raises `WouldWait`, having written
@@ -58,6 +59,14 @@ class _Write(Generic[_T]):
             raise self.error
         value: _T = self.value
         return value
+
+
+class _Undone(Exception):
+    """The one write of a transaction failed with `error`: the transaction is rolled back."""
+
+    def __init__(self, error: BaseException) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 class GroupCommits:
@@ -125,8 +134,13 @@ class GroupCommits:
         synced = any(write.synced for write in group)
 
         def run(db: sqlite3.Connection) -> list[tuple[Any, BaseException | None]]:
-            with transaction(db, synced=synced):
-                return [self._apart(db, write.work) for write in group]
+            try:
+                with transaction(db, synced=synced):
+                    if len(group) == 1:  # its failure undoes the transaction: no savepoint
+                        return [(self._alone(db, group[0].work), None)]
+                    return [self._apart(db, write.work) for write in group]
+            except _Undone as undone:
+                return [(None, undone.error)]
 
         try:
             outcomes = self._attempt(run)
@@ -136,6 +150,18 @@ class GroupCommits:
             return
         for write, (value, error) in zip(group, outcomes, strict=True):
             write.settle(value, error)
+
+    def _alone(self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], Any]) -> Any:
+        """`work(db)`, the transaction's one write: its failure is `_Undone` (the transaction
+        rolled back), as `_apart` would report it; a busy file is tried again whole."""
+        try:
+            return work(db)
+        except sqlite3.Error as error:
+            if busy(error):
+                raise
+            raise _Undone(self._failed(error)) from error
+        except Exception as failure:
+            raise _Undone(failure) from failure
 
     def _apart(
         self, db: sqlite3.Connection, work: Callable[[sqlite3.Connection], Any]
