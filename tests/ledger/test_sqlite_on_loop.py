@@ -226,7 +226,9 @@ def test_a_group_with_one_write_that_needs_a_sync_is_synced(tmp_path: Path) -> N
     ]
     for thread in results:
         thread.start()
-    while len(commits._waiting) < 2:
+    deadline = time.monotonic() + 5
+    while len(commits._waiting) < 2:  # both wait for the next commit
+        assert time.monotonic() < deadline, f"{len(commits._waiting)} of 2 wait"
         time.sleep(0.001)
     release.set()
     for thread in [leader, *results]:

@@ -60,7 +60,7 @@ commit (`interrupt_widget.ledger.sqlite_commits`). A run's writes are made on
 its event loop while the file is free (a commit and its sync: 0.2-0.3 ms on a
 local disk, less than a worker thread's round trip in a busy loop); one that
 would wait for a lock goes to a worker thread, so the loop never waits for
-another process, and every write does once three on the loop were slow. See
+another process, and every write does once three in a row were slow there. See
 `docs/performance.md` for the figures (`bench/ledger.py`, `bench/batch.py`).
 """
 
@@ -242,7 +242,10 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         threads), and every write once three in a row on the loop were slow: blocked
         (waiting, not computing) for longer than `_SLOW_ON_LOOP`, as on a slow disk. The
         time it computes does not count: a collection of the garbage that falls in a
-        write is not the disk's."""
+        write is not the disk's.
+
+        Each hook makes one write at most, and raises `WouldWait` only before it: run again
+        on a thread, it must not find its own write there."""
         if self._slow_on_loop >= _SLOW_WRITES:
             raise WouldWait
         started, computed = time.perf_counter(), time.thread_time()
