@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -182,3 +183,52 @@ def test_a_schema_the_two_might_read_otherwise_goes_to_jsonschema(schema: dict[s
 def test_an_invalid_schema_is_still_named_invalid() -> None:
     [error] = validate_payload({"type": 12}, {"approved": True})
     assert "response_schema is invalid" in error.message
+
+
+def _random_value(rnd: random.Random, depth: int = 0) -> Any:
+    """A JSON value drawn from edges the two validators might read otherwise."""
+    if depth > 2 or rnd.random() < 0.5:
+        return rnd.choice(
+            [0, 1, -1, 99, 100, 1.0, 1.5, -0.0, 2**63, 2**70, -(2**70), 1e308, True, False,
+             None, "", "a", "abcd", "é", "\U0001f600" * 3, *TIMES, "1"]
+        )  # fmt: skip
+    if rnd.random() < 0.5:
+        return [_random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 4))]
+    names = [
+        "approved",
+        "n",
+        "x",
+        "tags",
+        "label",
+        "kind",
+        "fixed",
+        "either",
+        "some",
+        "nested",
+        "when",
+    ]
+    return {rnd.choice(names): _random_value(rnd, depth + 1) for _ in range(rnd.randint(0, 4))}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_quick_check_never_takes_a_random_answer_jsonschema_refuses(seed: int) -> None:
+    import jsonschema
+
+    rnd = random.Random(seed)
+    schema_json = json.dumps(WIDE, sort_keys=True)
+    slow = jsonschema.Draft202012Validator(
+        WIDE, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    taken = 0
+    for _ in range(2000):
+        drawn = _random_value(rnd, 1)
+        payload = {
+            "approved": rnd.choice([True, False]),
+            **(drawn if isinstance(drawn, dict) else {}),
+        }
+        if rnd.random() < 0.25:  # a time where the schema reads one: every edge of TIMES
+            payload["nested"] = {"when": rnd.choice(TIMES)}
+        if answers._fits_quickly(schema_json, payload):
+            taken += 1
+            assert slow.is_valid(payload), payload
+    assert taken >= 50  # answers that fit were drawn, and the quick path took them

@@ -62,3 +62,19 @@ def work(
     ledger = SQLiteLedger(ledger_path)  # every worker opens the new file at the same moment
     outputs = asyncio.run(settle_all(ledger, runs, worker, keys))
     report.write_text(json.dumps(outputs))
+
+
+def run_then_lose_power(ledger_path: pathlib.Path, runs: pathlib.Path, disk: pathlib.Path) -> None:
+    """Run one call; from inside its tool, once its claim is committed and synced, copy the
+    ledger's file and WAL to `disk`: what a power cut leaves when it comes before anything
+    after the claim is synced (the result's commit, which has no sync of its own)."""
+
+    async def transfer() -> str:
+        await asyncio.to_thread(append, runs, "call-0 ran")
+        for suffix in ("", "-wal"):
+            source = ledger_path.with_name(ledger_path.name + suffix)
+            (disk / source.name).write_bytes(source.read_bytes())
+        return "call-0 sent"
+
+    ledger = SQLiteLedger(ledger_path)
+    assert asyncio.run(ledger.run_once(("thread", "call-0"), transfer)) == "call-0 sent"

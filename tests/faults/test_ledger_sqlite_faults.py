@@ -22,10 +22,10 @@ from collections.abc import Iterator
 import pytest
 from ag_ui.core import BaseEvent, RunFinishedEvent, ToolCallResultEvent
 from bank import bank_agent, runs
-from sqlite_worker import work
+from sqlite_worker import run_then_lose_power, work
 from steps import ask, error_of, events_of, paused, resume
 
-from interrupt_widget import ErrorCode, SQLiteLedger
+from interrupt_widget import CallInDoubt, ErrorCode, SQLiteLedger
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
 WORKERS = 8
@@ -66,6 +66,34 @@ def test_eight_processes_on_one_new_file_run_each_call_once(tmp_path: pathlib.Pa
         # Every process got the output of the one run, whichever process ran it.
         expected = {key: f"{key} sent by {runner[key]}" for key in runner}
         assert json.loads(report.read_text()) == expected
+
+
+async def test_a_power_cut_after_a_call_ran_leaves_it_in_doubt_never_run_again(
+    tmp_path: pathlib.Path,
+) -> None:
+    # A result is committed without a sync of its own: a power cut before the next synced
+    # commit can lose it, never the claim (synced before the tool ran).
+    ledger, runs_file, disk = tmp_path / "calls.db", tmp_path / "runs.txt", tmp_path / "disk"
+    disk.mkdir()
+    process = multiprocessing.get_context("fork").Process(
+        target=run_then_lose_power, args=(ledger, runs_file, disk)
+    )
+    process.start()
+    process.join(WORKER_DEADLINE)
+    assert process.exitcode == 0, process.exitcode
+
+    async def transfer() -> str:
+        runs_file.write_text(runs_file.read_text() + "call-0 ran again\n")
+        return "call-0 sent again"
+
+    after_the_cut = SQLiteLedger(disk / "calls.db")  # the machine back up: what the disk held
+    with pytest.raises(CallInDoubt):
+        await after_the_cut.run_once(("thread", "call-0"), transfer)
+    with pytest.raises(CallInDoubt):  # the result lost, the claim kept: in doubt, not unrun
+        await after_the_cut.recorded(("thread", "call-0"))
+    kept = SQLiteLedger(ledger)  # no cut: the result, replayed
+    assert await kept.run_once(("thread", "call-0"), transfer) == "call-0 sent"
+    assert runs_file.read_text().splitlines() == ["call-0 ran"]  # once, whichever file
 
 
 async def test_a_file_locked_past_busy_timeout_refuses_the_claim_and_runs_nothing(
