@@ -20,6 +20,24 @@ from interrupt_widget.ledger.sqlite import SQLiteLedger
 from interrupt_widget.ledger.sqlite_commits import GroupCommits
 
 
+class _Clock:
+    """The `time` module as the ledger reads it, with a wall clock and a thread's CPU clock
+    that only the test moves."""
+
+    def __init__(self) -> None:
+        self.wall = 0.0
+        self.cpu = 0.0
+
+    def perf_counter(self) -> float:
+        return self.wall
+
+    def thread_time(self) -> float:
+        return self.cpu
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
 class Threads:
     """The threads a ledger's writes ran on, by the SQL they ran."""
 
@@ -95,16 +113,17 @@ async def test_after_three_slow_writes_in_a_row_on_the_loop_the_ledger_writes_on
     threads = Threads(monkeypatch, ledger)
     write = ledger._commits.write
     disk = ["slow", "slow", "fast", "busy", "slow", "slow", "slow", "slow"]
+    clock = _Clock()  # the ledger's clocks, moved by the writes alone (not the machine's load)
+    monkeypatch.setattr(sqlite_ledger, "time", clock)
 
     def disk_of(work: Callable[[sqlite3.Connection], Any], *, synced: bool = True) -> Any:
         if threading.get_ident() == loop_thread:
             how = disk.pop(0)
-            if how == "slow":
-                time.sleep(sqlite_ledger._SLOW_ON_LOOP * 2)  # a sync that blocks 10 ms
+            if how == "slow":  # a sync that blocks 10 ms
+                clock.wall += sqlite_ledger._SLOW_ON_LOOP * 2
             elif how == "busy":  # 10 ms computing (a collection of garbage): not the disk
-                until = time.thread_time() + sqlite_ledger._SLOW_ON_LOOP * 2
-                while time.thread_time() < until:
-                    pass
+                clock.wall += sqlite_ledger._SLOW_ON_LOOP * 2
+                clock.cpu += sqlite_ledger._SLOW_ON_LOOP * 2
         return write(work, synced=synced)
 
     loop_thread = threading.get_ident()
