@@ -189,3 +189,62 @@ async def test_calls_are_settled_for_a_resume_once_each_has_a_record_or_is_in_do
     assert await all_settled(ledger, [done, doubtful])
     assert not await all_settled(ledger, [done, doubtful, open_])
     assert await all_settled(ledger, [])
+
+
+async def test_a_claim_settles_on_its_own_loop_and_a_second_asker_shares_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The first asker waits on a future of its own loop: settling its call never wakes the
+    # loop as a thread would (through its self-pipe). A second asker shares the settlement.
+    from interrupt_widget.ledger.memory import MemoryLedger
+
+    ledger = MemoryLedger()
+    loop = asyncio.get_running_loop()
+    woken: list[object] = []
+    wake = loop.call_soon_threadsafe
+
+    def counted(callback: Any, *args: Any, **kwargs: Any) -> asyncio.Handle:
+        woken.append(callback)
+        return wake(callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", counted)
+    key = ("thread", "call-1")
+    held = await held_calls.claim(ledger, key, answer={"approved": True})
+    assert isinstance(held, held_calls.Claim)
+    held.ran("done")
+    await held.recorded()
+    assert woken == []
+    found = await ledger.recorded(key)
+    assert found is not None
+    assert found.output == "done"
+
+    other = ("thread", "call-2")
+    first = await held_calls.claim(ledger, other, answer=None)
+    assert isinstance(first, held_calls.Claim)
+    second = asyncio.ensure_future(held_calls.claim(ledger, other, answer=None))
+    await asyncio.sleep(0.01)
+    assert not second.done()  # it waits for the first asker's call
+    first.ran("once")
+    await first.recorded()
+    replayed = await asyncio.wait_for(second, timeout=10)
+    assert isinstance(replayed, Recorded)
+    assert replayed.output == "once"
+
+
+async def test_a_claim_whose_ledger_fails_raises_to_its_asker_and_holds_nothing(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from interrupt_widget.errors import LedgerUnavailable
+
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+
+    def broken(*_: Any) -> Any:
+        raise LedgerUnavailable("the disk is gone")
+
+    monkeypatch.setattr(ledger, "_claim_noting", broken)
+    with pytest.raises(LedgerUnavailable, match="could not be claimed"):
+        await held_calls.claim(ledger, ("thread", "call-1"), answer=None)
+    monkeypatch.undo()
+    again = await asyncio.wait_for(held_calls.claim(ledger, ("thread", "call-1"), answer=None), 10)
+    assert isinstance(again, held_calls.Claim)
+    again.drop("done with it")

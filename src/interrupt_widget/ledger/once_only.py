@@ -41,7 +41,7 @@ from concurrent.futures import Future
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, ClassVar, Final, Protocol, TypedDict, runtime_checkable
+from typing import Any, ClassVar, Final, Protocol, TypedDict, TypeGuard, runtime_checkable
 
 from interrupt_widget.errors import CallInDoubt, LedgerUnavailable
 
@@ -175,6 +175,30 @@ class RecordsNotRun(Protocol):
         ...
 
 
+def records_not_run(ledger: object) -> TypeGuard[RecordsNotRun]:
+    """Whether `ledger` is a `RecordsNotRun` (the check of `conforms`)."""
+    return conforms(ledger, RecordsNotRun)
+
+
+def conforms(value: object, protocol: type) -> bool:
+    """`isinstance(value, protocol)` for a runtime-checkable protocol of methods alone, its
+    yes decided once for each class.
+
+    Python 3.11 looks every member of the protocol up again on each check (10-20 us, and a
+    run makes several); a ledger's methods are its class's. A class without them is checked
+    each time, as an object may still carry them as attributes of its own.
+    """
+    kind = type(value)
+    found = _conforming.get((kind, protocol))
+    if found is None:
+        found = _conforming[kind, protocol] = issubclass(kind, protocol)
+    return found or isinstance(value, protocol)
+
+
+_conforming: dict[tuple[type, type], bool] = {}
+"""`conforms`'s answers by (class, protocol)."""
+
+
 @runtime_checkable
 class PlacedLedger(Protocol):
     """A ledger that says where it keeps its records (`ledger_place`)."""
@@ -255,11 +279,15 @@ class OnceOnlyLedger:
             if future is None:
                 future = Future()
                 self._settling[key] = future
-        if first:
-            # Its own task: a cancelled asker never leaves a claim half-settled.
-            task = asyncio.ensure_future(self._settle(key, invoke, answer, note))
-            task.add_done_callback(lambda t: self._finish(key, future, t))
-        return await asyncio.shield(asyncio.wrap_future(future))
+        if not first:  # another asker's settlement, maybe on another thread's loop
+            return await asyncio.shield(asyncio.wrap_future(future))
+        # Its own task: a cancelled asker never leaves a claim half-settled. The first asker
+        # waits on a future of its own loop: a thread-safe one would wake the loop through
+        # its self-pipe (a write and a read) on every settled call.
+        here: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        task = asyncio.ensure_future(self._settle(key, invoke, answer, note))
+        task.add_done_callback(lambda t: self._finish(key, (future, here), t))
+        return await asyncio.shield(here)
 
     async def recorded(self, key: Key) -> Recorded | None:
         """The record of `key` if it ran, waiting for a run in flight (see `CallLedger`)."""
@@ -477,16 +505,27 @@ class OnceOnlyLedger:
         with contextlib.suppress(Exception):
             await self._io(self._abandon, key)
 
-    def _finish(self, key: Key, future: Future[str], task: asyncio.Task[str]) -> None:
+    def _finish(
+        self,
+        key: Key,
+        futures: tuple[Future[str], asyncio.Future[str]],
+        task: asyncio.Task[str],
+    ) -> None:
+        """The settling `task`'s outcome, to the askers' `futures` (every thread's, the first
+        asker's own)."""
         with self._lock:
-            if self._settling.get(key) is future:
+            if self._settling.get(key) is futures[0]:
                 del self._settling[key]  # the record holds the result from now on
-        if task.cancelled():
-            future.set_exception(RuntimeError("the tool call was cancelled before it finished"))
-        elif (error := task.exception()) is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(task.result())
+        for future in futures:
+            if future.done():  # the first asker's loop future, cancelled at shutdown
+                continue
+            if task.cancelled():
+                message = "the tool call was cancelled before it finished"
+                future.set_exception(RuntimeError(message))
+            elif (error := task.exception()) is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(task.result())
 
 
 def seconds(older_than: timedelta | float) -> float:

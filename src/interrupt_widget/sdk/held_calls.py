@@ -28,8 +28,8 @@ from interrupt_widget.ledger.once_only import (
     Key,
     MayHaveRun,
     Recorded,
-    RecordsNotRun,
     noting_claim,
+    records_not_run,
 )
 
 
@@ -97,7 +97,7 @@ async def claim(
     if output is not None:
         output_of.set_result(output)
     with contextlib.nullcontext() if noting is None else noting_claim(noting):
-        if output is not None and isinstance(ledger, RecordsNotRun):
+        if output is not None and records_not_run(ledger):
             first = await ledger.record_not_run(key, output, answer=answer)
             held: Claim | Recorded = Claim(key, output_of, output_of) if first is None else first
         else:
@@ -115,29 +115,33 @@ async def _take(
     ledger: CallLedger, key: Key, output: asyncio.Future[str], answer: Any
 ) -> Claim | Recorded:
     """A claim on `key` through `run_once`, held until `output` is set."""
-    claimed = asyncio.Event()
+    # True once `invoke` runs (the claim is this run's), False if `run_once` ended without it.
+    claimed: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
     async def invoke() -> str:
-        claimed.set()
+        _unless_done(claimed, True)
         return await output
 
     settled = asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
     settled.add_done_callback(_retrieve)
-    won = asyncio.ensure_future(claimed.wait())
+    settled.add_done_callback(lambda _: _unless_done(claimed, False))
     try:
-        await asyncio.wait({settled, won}, return_when=asyncio.FIRST_COMPLETED)
+        mine = await claimed
     except BaseException:
         # Cancelled while claiming (a run stopped, a worker's activity cancelled): nobody will
         # hold this claim, so give it up now rather than leave it held by a live process.
         if not output.done():
             output.set_exception(NotRun("the run was stopped before the call started"))
         raise
-    finally:
-        won.cancel()
-    if claimed.is_set():
+    if mine:
         return Claim(key, output, settled)
     kept = settled.result()  # raises CallInDoubt when the holder left it in doubt
     return await ledger.recorded(key) or Recorded(kept)
+
+
+def _unless_done(future: asyncio.Future[bool], value: bool) -> None:
+    if not future.done():  # cancelled with its asker, or set by the other side first
+        future.set_result(value)
 
 
 def _retrieve(task: asyncio.Future[str]) -> None:
