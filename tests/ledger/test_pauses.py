@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from interrupt_widget import SQLiteLedger
 from interrupt_widget.ledger import votes
 from interrupt_widget.ledger.memory import MemoryLedger
@@ -78,3 +80,33 @@ async def test_a_pause_without_people_keeps_the_state_alone(tmp_path: Path) -> N
     assert found is not None
     assert found.output == "{}"
     assert await votes.asked(ledger, "thread-1", "call-a") is None
+
+
+def test_a_ledger_kind_is_told_once_per_class_and_an_object_of_its_own_still_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from interrupt_widget.ledger import once_only
+    from interrupt_widget.ledger.noting_ledger import keeps_notes
+    from interrupt_widget.ledger.pauses import records_in_one_write
+
+    asked: list[type] = []
+    subclass = issubclass
+
+    def counted(kind: type, protocol: type) -> bool:
+        asked.append(kind)
+        return subclass(kind, protocol)
+
+    monkeypatch.setattr(once_only, "_conforming", {})
+    monkeypatch.setattr(once_only, "issubclass", counted, raising=False)
+    memory = MemoryLedger()
+    assert [keeps_notes(memory) for _ in range(3)] == [True] * 3
+    assert not records_in_one_write(memory)
+    assert asked == [MemoryLedger, MemoryLedger]  # once for each question
+
+    class Bare:
+        pass
+
+    bare = Bare()
+    assert not keeps_notes(bare)
+    bare.note_asked = bare.note_answered = bare.note_failed = bare.audit = print  # type: ignore[attr-defined]
+    assert keeps_notes(bare)  # its own attributes make it one, as `isinstance` says

@@ -274,3 +274,42 @@ async def test_opentelemetry_gets_the_span_with_genai_attributes(
     waited = attributes["interrupt_widget.decision.waited_seconds"]
     assert isinstance(waited, float)
     assert abs((span.end_time - span.start_time) / 1e9 - waited) < 1e-3
+
+
+async def test_nobody_listening_makes_no_span_and_a_provider_set_later_gets_them(
+    collect: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tracing off (the suite's default) and no OpenTelemetry provider set (the API's proxy):
+    # the answer is applied without making its span (no hash of the arguments, no attributes).
+    from interrupt_widget.sdk import decision_spans
+
+    made: list[str] = []
+    make = decision_spans.decision_span
+
+    def counted(*args: Any, **kwargs: Any) -> decision_spans.DecisionSpan:
+        span = make(*args, **kwargs)
+        made.append(span.call_id)
+        return span
+
+    monkeypatch.setattr(decision_spans, "decision_span", counted)
+    proxy = otel_trace.ProxyTracerProvider()
+    monkeypatch.setattr(decision_spans.otel_trace, "get_tracer_provider", lambda: proxy)
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()))
+    paused = await collect(adapter, ask(MEETING))
+    done = await collect(adapter, answer(paused, payload=TUESDAY))
+    assert isinstance(done[-1], RunFinishedEvent)
+    assert made == []
+
+    # Once the application sets a provider up, the next decision is a span again.
+    monkeypatch.undo()
+    monkeypatch.setattr(decision_spans, "decision_span", counted)
+    provider = TracerProvider()
+    exported = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exported))
+    monkeypatch.setattr(decision_spans.otel_trace, "get_tracer_provider", lambda: provider)
+    monkeypatch.setattr(decision_spans.otel_trace, "get_tracer", provider.get_tracer)
+    paused = await collect(adapter, ask(MEETING, thread="t2"))
+    resumed = answer(paused, payload=TUESDAY)
+    await collect(adapter, resumed.model_copy(update={"thread_id": "t2"}))
+    assert len(made) == 1
+    assert [s.name for s in exported.get_finished_spans()] == [SPAN_NAME]

@@ -28,12 +28,19 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeGuard, runtime_checkable
 
 from ag_ui.core import ResumeEntry
 
 from interrupt_widget.ledger.audit import AuditTrail, Claimed, Note, merged_entries
-from interrupt_widget.ledger.once_only import CLAIMED_HERE, Claim, ClaimNote, Key, OnceOnlyLedger
+from interrupt_widget.ledger.once_only import (
+    CLAIMED_HERE,
+    Claim,
+    ClaimNote,
+    Key,
+    OnceOnlyLedger,
+    conforms,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -175,9 +182,14 @@ class NotingLedger(OnceOnlyLedger):
             listener(error)
 
 
+def keeps_notes(ledger: object) -> TypeGuard[AuditedLedger]:
+    """Whether `ledger` keeps audit notes (`AuditedLedger`, checked as `conforms` does)."""
+    return conforms(ledger, AuditedLedger)
+
+
 async def note_answered(ledger: object, key: Key, note: Answered) -> None:
     """Write an answer's note in `ledger`'s audit, when it keeps one (`AuditedLedger`)."""
-    if isinstance(ledger, AuditedLedger):
+    if keeps_notes(ledger):
         await ledger.note_answered(*key, note)
 
 

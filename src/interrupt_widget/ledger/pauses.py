@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Protocol, TypeGuard, runtime_checkable
 
 from interrupt_widget.ledger import votes
 from interrupt_widget.ledger.memory import MemoryLedger
-from interrupt_widget.ledger.noting_ledger import Asked, AuditedLedger
-from interrupt_widget.ledger.once_only import CallLedger, Key
+from interrupt_widget.ledger.noting_ledger import Asked, keeps_notes
+from interrupt_widget.ledger.once_only import CallLedger, Key, conforms
 from interrupt_widget.ledger.table_ledger import TableLedger
 
 
@@ -30,6 +30,11 @@ class Recording(Protocol):
     def record(self, thread_id: str, call_id: str, output: str) -> None:
         """Set the record of (thread id, call id) to `output`."""
         ...
+
+
+def records_in_one_write(ledger: object) -> TypeGuard[Recording]:
+    """Whether `ledger` is a `Recording` (the check of `conforms`)."""
+    return conforms(ledger, Recording)
 
 
 @dataclass(frozen=True)
@@ -80,11 +85,12 @@ async def _keep_state(ledger: CallLedger, key: Key, pause: Pause) -> None:
         # The notes go in the same trip to the database (in SQLite, the same commit).
         await ledger.record_asked(key, pause.state_text(), pause.asked)
         return
-    if pause.asked and isinstance(ledger, AuditedLedger):
-        await ledger.note_asked(key[0], pause.asked)
+    notes: object = ledger
+    if pause.asked and keeps_notes(notes):
+        await notes.note_asked(key[0], pause.asked)
     if isinstance(ledger, MemoryLedger):
         return  # read by this process alone: the object its run keeps is all it needs
-    if isinstance(ledger, Recording):
+    if records_in_one_write(ledger):
         await asyncio.to_thread(ledger.record, *key, pause.state_text())
         return
     text = pause.state_text()

@@ -197,8 +197,10 @@ class OpenAIAgentsAdapter:
 
     def run_config_for(self, thread_id: str) -> RunConfig:
         """The run config of a run in `thread_id`: the given one, grouped by the thread."""
-        config = self.run_config or RunConfig()
-        if config.group_id is None:
+        config = self.run_config
+        if config is None:
+            config = RunConfig(group_id=thread_id)
+        elif config.group_id is None:
             config = dataclasses.replace(config, group_id=thread_id)
         if self.cassette is not None:
             config = self.cassette.run_config(config)

@@ -17,14 +17,14 @@ from ag_ui.core import Interrupt
 from interrupt_widget.agui.interrupts import tool_arguments, tool_name
 from interrupt_widget.agui.resume import Resolution
 from interrupt_widget.ledger.audit import arguments_sha256
-from interrupt_widget.ledger.noting_ledger import Answered, Asked, AuditedLedger
+from interrupt_widget.ledger.noting_ledger import Answered, Asked, keeps_notes
 from interrupt_widget.ledger.once_only import CallLedger, Key
 
 
 def asked(ledger: CallLedger, interrupts: list[Interrupt], at: datetime) -> list[Asked]:
     """The notes of the calls a run pauses on (none for a ledger that keeps no notes), which
     `paused_runs.keep` writes with the paused state."""
-    if not isinstance(ledger, AuditedLedger):
+    if not keeps_notes(ledger):
         return []
     return [
         Asked(
@@ -59,5 +59,5 @@ def answered_note(resolution: Resolution, by: str | None, at: datetime) -> Answe
 
 async def failed(ledger: CallLedger, key: Key, error: str) -> None:
     """Note that an approved call's tool raised `error`."""
-    if isinstance(ledger, AuditedLedger):
+    if keeps_notes(ledger):
         await ledger.note_failed(*key, error)

@@ -159,6 +159,13 @@ def decision_span(
     )
 
 
+def listened(state: RunState[Any, Any], config: RunConfig) -> bool:
+    """Whether a decision's span would go anywhere: under a trace of the SDK's, or to an
+    OpenTelemetry provider the application set up. When not, nobody makes it (the arguments'
+    hash, the attributes): a run in a notebook with tracing off pays nothing for spans."""
+    return _run_trace(state, config) is not None or _otel_set_up()
+
+
 def emit(span: DecisionSpan, state: RunState[Any, Any], config: RunConfig) -> None:
     """Report `span` to the SDK's trace processors (under the run's trace) and to OpenTelemetry."""
     parent = _run_trace(state, config)
@@ -166,11 +173,20 @@ def emit(span: DecisionSpan, state: RunState[Any, Any], config: RunConfig) -> No
         sdk_span = custom_span(SPAN_NAME, span.data(), parent=parent)
         sdk_span.start()
         sdk_span.finish()
-    if otel_trace is not None:
+    if _otel_set_up():
         tracer = otel_trace.get_tracer("interrupt_widget")
         started = _nanoseconds(span.asked_at or span.answered_at)
         otel_span = tracer.start_span(SPAN_NAME, start_time=started, attributes=span.attributes())
         otel_span.end(end_time=max(started, _nanoseconds(span.answered_at)))
+
+
+def _otel_set_up() -> bool:
+    """Whether the OpenTelemetry API is installed and a tracer provider was set (until one
+    is, the API's proxy makes spans that record nothing)."""
+    if otel_trace is None:
+        return False
+    provider = otel_trace.get_tracer_provider()
+    return not isinstance(provider, otel_trace.ProxyTracerProvider | otel_trace.NoOpTracerProvider)
 
 
 def _run_trace(state: RunState[Any, Any], config: RunConfig) -> Trace | None:

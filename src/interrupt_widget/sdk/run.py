@@ -364,15 +364,16 @@ class SDKRun:
                 self._fallback[resolution.gated.call_id] = rejection
             now = self._adapter.now()
             self._markers[resolution.gated.call_id] = ruled_marker(marker, resolution, ruling, now)
-            span = decision_spans.decision_span(
-                self._input.thread_id,
-                resolution,
-                ruling,
-                marker,
-                now,
-                trace_arguments=self._adapter.trace_arguments,
-            )
-            decision_spans.emit(span, state, self._run_config)
+            if decision_spans.listened(state, self._run_config):
+                span = decision_spans.decision_span(
+                    self._input.thread_id,
+                    resolution,
+                    ruling,
+                    marker,
+                    now,
+                    trace_arguments=self._adapter.trace_arguments,
+                )
+                decision_spans.emit(span, state, self._run_config)
 
     async def _replayed(self, decided: Sequence[Decided]) -> list[BaseEvent]:
         """The recorded results of calls a resume answers again, each marked a replay."""
