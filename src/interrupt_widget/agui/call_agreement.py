@@ -58,20 +58,23 @@ def disagreement(call: ToolCall, interrupt: Interrupt) -> str | None:
             f"its arguments {_short(spell(actual))} differ from the {_short(spell(shown_input))} "
             "its interrupt shows"
         )
-    if interrupt.reason == TOOL_CALL_REASON and interrupt.message not in _messages_for(
-        shown_name, actual, shown_input
+    if interrupt.reason == TOOL_CALL_REASON and not _describes(
+        interrupt.message, shown_name, actual, shown_input
     ):
         return "its interrupt's message does not describe the call"
     return None
 
 
-def _messages_for(tool_name: str, actual: Any, shown: Any) -> set[str]:
+def _describes(message: str | None, tool_name: str, actual: Any, shown: Any) -> bool:
     # Built from the call's own values (a client may have rounded the shown copy's),
     # in the call's key order or the record's (the same keys, as `agrees` checked).
-    messages = {approval_message(tool_name, actual)}
-    if isinstance(actual, Mapping) and isinstance(shown, Mapping):
-        messages.add(approval_message(tool_name, {k: actual[k] for k in shown}))
-    return messages
+    if message == approval_message(tool_name, actual):
+        return True
+    return (
+        isinstance(actual, Mapping)
+        and isinstance(shown, Mapping)
+        and message == approval_message(tool_name, {k: actual[k] for k in shown})
+    )
 
 
 def _what(call: ToolCall, interrupt: Interrupt, why: str) -> str:

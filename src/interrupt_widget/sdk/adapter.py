@@ -423,7 +423,7 @@ class AdapterRunHandle:
         self.input = input
         """The request this run answers."""
         self._events = adapter._events(input, self)
-        self._stop = threading.Event()
+        self._stop_asked = False  # set from any thread; a bool's store is atomic
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._streamed: RunResultStreaming | None = None
@@ -443,7 +443,7 @@ class AdapterRunHandle:
     @property
     def stop_requested(self) -> bool:
         """Whether `stop()` was called: the run ends cancelled at its next safe point."""
-        return self._stop.is_set()
+        return self._stop_asked
 
     @property
     def can_stop(self) -> bool:
@@ -456,7 +456,7 @@ class AdapterRunHandle:
         Keep iterating afterwards to receive the closing events. An approved
         call already running finishes first (it is never cut off halfway).
         """
-        self._stop.set()
+        self._stop_asked = True
         with self._lock:
             loop = self._loop
         if loop is not None and not loop.is_closed():
