@@ -248,3 +248,28 @@ async def test_a_claim_whose_ledger_fails_raises_to_its_asker_and_holds_nothing(
     again = await asyncio.wait_for(held_calls.claim(ledger, ("thread", "call-1"), answer=None), 10)
     assert isinstance(again, held_calls.Claim)
     again.drop("done with it")
+
+
+async def test_a_ledger_of_run_once_alone_holds_claims_as_the_kits_own_do() -> None:
+    # Any `CallLedger` holds claims: its `run_once` gets a task of its own (the kit's ledgers
+    # begin their settlement at once, without one).
+    from interrupt_widget.ledger.memory import MemoryLedger
+
+    inner = MemoryLedger()
+
+    class Wrapped:
+        async def run_once(self, key: Any, invoke: Any, *, answer: Any = None) -> str:
+            return await inner.run_once(key, invoke, answer=answer)
+
+        async def recorded(self, key: Any) -> Recorded | None:
+            return await inner.recorded(key)
+
+    ledger: Any = Wrapped()
+    key = ("thread", "call-1")
+    held = await held_calls.claim(ledger, key, answer=None)
+    assert isinstance(held, held_calls.Claim)
+    held.ran("done")
+    await held.recorded()
+    again = await held_calls.claim(ledger, key, answer=None)
+    assert isinstance(again, Recorded)
+    assert again.output == "done"

@@ -270,6 +270,16 @@ class OnceOnlyLedger:
         Under `noting_claim` for `key`, a ledger that keeps audit notes writes the note with
         the claim, in the same trip to its storage, when the claim is this run's.
         """
+        return await asyncio.shield(self.settlement(key, invoke, answer=answer))
+
+    def settlement(
+        self, key: Key, invoke: Callable[[], Awaitable[str]], *, answer: Any = None
+    ) -> asyncio.Future[str]:
+        """`run_once` begun now, as the future of its output: for an asker that goes on
+        meanwhile (a claim held while the SDK runs the call) without a task to await it.
+
+        Must be called on the event loop that awaits it.
+        """
         note = _claim_note.get()
         if note is not None and note.key != key:
             note = None
@@ -280,14 +290,14 @@ class OnceOnlyLedger:
                 future = Future()
                 self._settling[key] = future
         if not first:  # another asker's settlement, maybe on another thread's loop
-            return await asyncio.shield(asyncio.wrap_future(future))
+            return asyncio.wrap_future(future)
         # Its own task: a cancelled asker never leaves a claim half-settled. The first asker
         # waits on a future of its own loop: a thread-safe one would wake the loop through
         # its self-pipe (a write and a read) on every settled call.
         here: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         task = asyncio.ensure_future(self._settle(key, invoke, answer, note))
         task.add_done_callback(lambda t: self._finish(key, (future, here), t))
-        return await asyncio.shield(here)
+        return here
 
     async def recorded(self, key: Key) -> Recorded | None:
         """The record of `key` if it ran, waiting for a run in flight (see `CallLedger`)."""

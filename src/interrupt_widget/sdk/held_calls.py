@@ -27,6 +27,7 @@ from interrupt_widget.ledger.once_only import (
     ClaimNote,
     Key,
     MayHaveRun,
+    OnceOnlyLedger,
     Recorded,
     noting_claim,
     records_not_run,
@@ -122,7 +123,12 @@ async def _take(
         _unless_done(claimed, True)
         return await output
 
-    settled = asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
+    # The kit's ledgers begin the settlement at once; another ledger's `run_once` gets a task.
+    settled = (
+        ledger.settlement(key, invoke, answer=answer)
+        if isinstance(ledger, OnceOnlyLedger)
+        else asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
+    )
     settled.add_done_callback(_retrieve)
     settled.add_done_callback(lambda _: _unless_done(claimed, False))
     try:
