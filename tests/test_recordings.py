@@ -89,3 +89,28 @@ async def test_a_recorded_batch_writes_its_rows_decisions_and_a_replay_answers_t
     )
     assert [r.status for r in await replayed] == ["done", "done"]
     assert [d.by for d in replayed.decisions] == ["responder:replay:pay.decisions.json"] * 2
+
+
+def test_a_decision_is_written_with_every_field_as_asdict_gives_it(tmp_path: Path) -> None:
+    import dataclasses
+    import json
+
+    from interrupt_widget.decisions import Decision
+
+    decision = Decision(
+        at="2030-01-08T10:00:00Z",
+        tool="transfer_funds",
+        arguments={"amount": 90, "memo": ["a", {"b": None}]},
+        status="resolved",
+        verdict="approved",
+        payload={"approved": True, "editedArgs": {"amount": 80}},
+        by="person:ada",
+        interrupt_id="approve-c1",
+        reason="",
+        tool_call_id="c1",
+        approvers=["ada", "bo"],
+    )
+    assert decision.record() == dataclasses.asdict(decision)
+    path = save_decisions([decision], tmp_path / "run.decisions.json")
+    assert load_decisions(path) == [decision]
+    assert json.loads(path.read_text())["decisions"] == [dataclasses.asdict(decision)]

@@ -12,7 +12,7 @@ import json
 import pathlib
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
+from typing import Any, Final
 
 from ag_ui.core import BaseEvent, Interrupt, Message, ToolCallResultEvent, ToolMessage
 
@@ -96,6 +96,14 @@ class Decision:
             return ""
         when = f"ran on {instant_words(self.ran_at)}" if self.ran_at else "ran earlier"
         return f"replayed: {when}" + (f" ({answerer_words(self.ran_by)})" if self.ran_by else "")
+
+    def record(self) -> dict[str, Any]:
+        """Its fields by name, for writing out at once as JSON: `dataclasses.asdict` without
+        its deep copy of every value (a third of a batch row's own bookkeeping)."""
+        return {name: getattr(self, name) for name in _FIELD_NAMES}
+
+
+_FIELD_NAMES: Final = tuple(f.name for f in fields(Decision))
 
 
 def with_outcomes(
@@ -251,7 +259,7 @@ def _executed(interrupt: Interrupt, status: str, payload: Any, by: str) -> Any:
 def save_decisions(decisions: Iterable[Decision], path: str | pathlib.Path) -> pathlib.Path:
     """Write a decision file; returns its path."""
     target = pathlib.Path(path)
-    document = {"format": DECISIONS_FORMAT, "decisions": [asdict(d) for d in decisions]}
+    document = {"format": DECISIONS_FORMAT, "decisions": [d.record() for d in decisions]}
     target.write_text(json.dumps(document, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return target
 

@@ -210,6 +210,40 @@ async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
     assert kept.execute("SELECT state, output FROM approved_calls").fetchall() == [("done", "sent")]
 
 
+async def test_a_row_outcome_kept_unsynced_is_committed_without_its_own_sync_and_stands_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said: list[str] = []
+    opened = sqlite_connections._Kept.open.__func__  # type: ignore[attr-defined]
+
+    def traced(cls: type[Any], path: Path, busy_timeout: float) -> Any:
+        kept = opened(cls, path, busy_timeout)
+        kept.db.set_trace_callback(said.append)
+        return kept
+
+    monkeypatch.setattr(sqlite_connections._Kept, "open", classmethod(traced))
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    said.clear()
+    assert await ledger.keep_first(("t", "row"), "done", synced=False) == "done"
+    written = said.index("PRAGMA synchronous=NORMAL")
+    assert [s.split()[0] for s in said[written:]] == [
+        "PRAGMA",
+        "BEGIN",
+        "INSERT",
+        "COMMIT",
+        "PRAGMA",
+    ]
+    said.clear()
+    assert await ledger.keep_first(("t", "other"), "done") == "done"
+    assert "PRAGMA synchronous=NORMAL" not in said  # synced, as by default
+    # The record that stood first stands, synced or not; another process reads it.
+    assert await ledger.keep_first(("t", "row"), "again", synced=False) == "done"
+    other = SQLiteLedger(tmp_path / "calls.db")
+    found = await other.recorded(("t", "row"))
+    assert found is not None
+    assert found.output == "done"
+
+
 def test_a_group_with_one_write_that_needs_a_sync_is_synced(tmp_path: Path) -> None:
     path = tmp_path / "t.db"
     with sqlite3.connect(path) as db:

@@ -32,7 +32,6 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunFinishedInterruptOutcome,
     RunStartedEvent,
-    TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
     ToolCallEndEvent,
@@ -327,41 +326,48 @@ class _MessageFold:
     """The conversation after a run: the last MESSAGES_SNAPSHOT, else the events folded in.
 
     Folding is the adapter's own `Transcript`; this adds the snapshot, which
-    replaces everything before it, and what a stopped stream left open.
+    replaces everything before it, and what a stopped stream left open. Events are
+    folded when the messages are read, from the last snapshot on: the kit's adapter
+    ends every run with one, so what came before it is never folded twice.
     """
 
     def __init__(self, messages: Iterable[Message]) -> None:
         self._base: list[Message] = list(messages)
-        self._run = Transcript()
-        self._open_text: list[str] = []
-        self._open_calls: list[str] = []
+        self._since: list[BaseEvent] = []
+        """The events after the last snapshot (all of them, before one comes)."""
+        self._seen: list[BaseEvent] = []
+        """Every event but the snapshots: what a stopped stream left open is read from them."""
 
     def apply(self, event: BaseEvent) -> None:
-        if isinstance(event, TextMessageContentEvent):  # the hot path: one per chunk
-            self._run.apply(event)
-            return
         if isinstance(event, MessagesSnapshotEvent):
             self._base = list(event.messages)
-            self._run = Transcript()
+            self._since = []
             return
-        self._run.apply(event)
-        if isinstance(event, TextMessageStartEvent):
-            self._open_text.append(event.message_id)
-        elif isinstance(event, TextMessageEndEvent):
-            _discard(self._open_text, event.message_id)
-        elif isinstance(event, ToolCallStartEvent):
-            self._open_calls.append(event.tool_call_id)
-        elif isinstance(event, ToolCallEndEvent):
-            _discard(self._open_calls, event.tool_call_id)
+        self._since.append(event)
+        self._seen.append(event)
 
     def close_open(self) -> list[BaseEvent]:
         """END events for what a stopped stream left open, so the record stays well-formed."""
-        ends: list[BaseEvent] = [ToolCallEndEvent(tool_call_id=c) for c in self._open_calls]
-        ends += [TextMessageEndEvent(message_id=m) for m in self._open_text]
+        open_text: list[str] = []
+        open_calls: list[str] = []
+        for event in self._seen:
+            if isinstance(event, TextMessageStartEvent):
+                open_text.append(event.message_id)
+            elif isinstance(event, TextMessageEndEvent):
+                _discard(open_text, event.message_id)
+            elif isinstance(event, ToolCallStartEvent):
+                open_calls.append(event.tool_call_id)
+            elif isinstance(event, ToolCallEndEvent):
+                _discard(open_calls, event.tool_call_id)
+        ends: list[BaseEvent] = [ToolCallEndEvent(tool_call_id=c) for c in open_calls]
+        ends += [TextMessageEndEvent(message_id=m) for m in open_text]
         return ends
 
     def messages(self) -> list[Message]:
-        return [*self._base, *self._run.messages]
+        run = Transcript()
+        for event in self._since:
+            run.apply(event)
+        return [*self._base, *run.messages]
 
 
 def _discard(items: list[str], value: str) -> None:

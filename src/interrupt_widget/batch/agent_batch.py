@@ -22,7 +22,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, TypeVar, Unpack, get_args
 
@@ -431,8 +431,10 @@ class AgentBatch:
             return  # left in doubt (the batch stopped): the next run offers settling again
         record = _record_of(row)
         try:
+            # Not synced on its own: a power cut before the next synced commit runs the row
+            # again, and its calls replay from their records (or stand in doubt).
             first = await row_records.write(
-                self.ledger, row.thread.thread_id, ROW_OUTCOME_CALL, record
+                self.ledger, row.thread.thread_id, ROW_OUTCOME_CALL, record, synced=False
             )
         except Exception:  # the outcome stands; a later run of the batch runs the row again
             _log.exception("could not record how row %s ended", row.key)
@@ -539,7 +541,7 @@ def _record_of(row: BatchRow) -> dict[str, Any]:
         "text": row.text,
         "error": row.error,
         "code": row.code,
-        "decisions": [asdict(d) for d in row.decisions],
+        "decisions": [d.record() for d in row.decisions],
     }
 
 

@@ -51,10 +51,15 @@ async def read(ledger: CallLedger, thread_id: str, call_id: str) -> Mapping[str,
 
 
 async def write(
-    ledger: CallLedger, thread_id: str, call_id: str, record: Mapping[str, Any]
+    ledger: CallLedger,
+    thread_id: str,
+    call_id: str,
+    record: Mapping[str, Any],
+    *,
+    synced: bool = True,
 ) -> Mapping[str, Any] | None:
     """Write `record` unless one is there: the record that stands (`record` itself when
-    this one does; None if in doubt)."""
+    this one does; None if in doubt). `synced=False`: see `OnceOnlyLedger.keep_first`."""
     mine = json.dumps(record)  # key order kept: an interrupt's message follows its arguments' order
     key = (thread_id, call_id)
 
@@ -63,7 +68,7 @@ async def write(
 
     try:
         if isinstance(ledger, OnceOnlyLedger):  # one write, where a claim and a result are two
-            first = await ledger.keep_first(key, mine)
+            first = await ledger.keep_first(key, mine, synced=synced)
         else:
             first = await ledger.run_once(key, output)
     except CallInDoubt:

@@ -332,15 +332,22 @@ class OnceOnlyLedger:
         found = await self._io(self._look_all, list(keys))
         return [look is None and not held for look, held in zip(found, settling, strict=True)]
 
-    async def keep_first(self, key: Key, output: str) -> str:
+    async def keep_first(self, key: Key, output: str, *, synced: bool = True) -> str:
         """`output` as the record of `key` unless one is there (or claimed): the record that
         stands.
 
         For a record that runs nothing (a batch row's outcome): one write where `run_once`
         makes two (a claim, then its result), so a crash between them cannot leave it in
         doubt either. A key taken meanwhile is settled by `run_once`, which waits for it or
-        replays it, and raises as it does.
+        replays it, and raises as it does. `synced=False`, for a record whose loss in a power
+        cut costs a repeat of work that runs no tool twice: a ledger that can commits it
+        without a sync of its own, and the next synced commit puts it on the disk.
         """
+        if not synced:
+            with self._lock:
+                settling = key in self._settling
+            if not settling and await self._io(self._insert_first_unsynced, key, output):
+                return output
         first = await self.record_not_run(key, output)
         return output if first is None else first.output
 
@@ -415,6 +422,10 @@ class OnceOnlyLedger:
         False when the key is held, or when the ledger has no such write (`record_not_run`
         then goes through `run_once`)."""
         return False
+
+    def _insert_first_unsynced(self, key: Key, output: str) -> bool:
+        """`_insert_first` without a sync of its own where the storage has one to skip."""
+        return self._insert_first(key, output)
 
     def _insert_first_noting(
         self, key: Key, output: str, answer: Any, note: ClaimNote | None

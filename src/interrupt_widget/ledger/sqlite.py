@@ -55,7 +55,9 @@ approved call costs one synced commit, its claim, so that the claim survives
 a power cut as well as a crash, and one commit of its result that a crash of
 the process keeps and the next synced commit puts on the disk: a power cut
 in between loses only the result, and the call, still claimed, is in doubt
-(never run again). Writes from threads that wait at the same moment share one
+(never run again). A batch row's outcome is committed so too (`keep_first(...,
+synced=False)`): a power cut can cost a repeat of the row, never a second run of
+its calls. Writes from threads that wait at the same moment share one
 commit (`interrupt_widget.ledger.sqlite_commits`). A run's writes are made on
 its event loop while the file is free (a commit and its sync: 0.2-0.3 ms on a
 local disk, less than a worker thread's round trip in a busy loop); one that
@@ -379,6 +381,13 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
 
     def _insert_first(self, key: Key, output: str, answer: Any = None) -> bool:
         return self._commits.write(lambda db: self._insert_first_in(db, key, output, answer))
+
+    def _insert_first_unsynced(self, key: Key, output: str) -> bool:
+        # A batch row's outcome: a power cut before the next synced commit runs the row again,
+        # its calls replayed from their records or in doubt, never run twice.
+        return self._commits.write(
+            lambda db: self._insert_first_in(db, key, output, None), synced=False
+        )
 
     def _insert_first_in(self, db: sqlite3.Connection, key: Key, output: str, answer: Any) -> bool:
         now = time.time()
