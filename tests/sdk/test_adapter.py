@@ -836,3 +836,29 @@ async def test_agent_whose_tools_cannot_be_listed_ends_in_run_error(collect: Any
     assert second[-1].message == "tool server unreachable"
     assert second[-1].code == ErrorCode.AGENT_ERROR
     assert agent.executions.count() == 0
+
+
+def test_a_threads_runs_share_one_run_config_grouped_by_it_and_a_given_one_is_kept() -> None:
+    from agents import RunConfig
+
+    from interrupt_widget import OfflineModel, OpenAIAgentsAdapter
+    from interrupt_widget.examples import meeting_agent
+
+    adapter = OpenAIAgentsAdapter(meeting_agent(OfflineModel()), ledger="memory")
+    first = adapter.run_config_for("t1")
+    assert first.group_id == "t1"
+    assert adapter.run_config_for("t1") is first  # the pause and its resume: one provider
+    other = adapter.run_config_for("t2")
+    assert other.group_id == "t2"
+    assert other is not first
+    for n in range(600):  # many threads: it keeps a few hundred, then starts again
+        assert adapter.run_config_for(f"n{n}").group_id == f"n{n}"
+    assert adapter.run_config_for("t1").group_id == "t1"
+
+    given = RunConfig(workflow_name="mine")
+    adapter.run_config = given
+    grouped = adapter.run_config_for("t3")
+    assert (grouped.group_id, grouped.workflow_name) == ("t3", "mine")
+    assert given.group_id is None  # the caller's own is not changed
+    adapter.run_config = RunConfig(group_id="all")
+    assert adapter.run_config_for("t4") is adapter.run_config

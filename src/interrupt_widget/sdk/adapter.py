@@ -44,7 +44,7 @@ import os
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from ag_ui.core import (
     BaseEvent,
@@ -114,6 +114,10 @@ __all__ = ["AdapterRunHandle", "OpenAIAgentsAdapter"]
 _T = TypeVar("_T")
 
 
+_GROUPED_THREADS: Final = 256
+"""How many threads' run configs an adapter keeps made (then it starts again)."""
+
+
 class OpenAIAgentsAdapter:
     """Runs an Agents SDK agent for AG-UI `RunAgentInput`s.
 
@@ -169,6 +173,9 @@ class OpenAIAgentsAdapter:
         """Whether a decision's span carries the arguments that ran, not only their SHA-256
         (`decision_spans`); off by default, since arguments may hold personal data."""
         self._clock = clock or utc_now
+        self._grouped: dict[str, RunConfig] = {}
+        """The run config made for each recent thread when none was given (see
+        `run_config_for`)."""
         self.ledger: CallLedger = open_ledger(ledger)
         """Where approved calls are claimed and their outputs kept, so each runs once, and
         where the SDK's paused runs wait for their answers.
@@ -199,7 +206,13 @@ class OpenAIAgentsAdapter:
         """The run config of a run in `thread_id`: the given one, grouped by the thread."""
         config = self.run_config
         if config is None:
-            config = RunConfig(group_id=thread_id)
+            # One per thread, shared by its runs (a pause and its resume): a new one makes a
+            # new model provider each time.
+            config = self._grouped.get(thread_id)
+            if config is None:
+                if len(self._grouped) >= _GROUPED_THREADS:
+                    self._grouped.clear()
+                config = self._grouped[thread_id] = RunConfig(group_id=thread_id)
         elif config.group_id is None:
             config = dataclasses.replace(config, group_id=thread_id)
         if self.cassette is not None:
