@@ -273,3 +273,30 @@ async def test_a_ledger_of_run_once_alone_holds_claims_as_the_kits_own_do() -> N
     again = await held_calls.claim(ledger, key, answer=None)
     assert isinstance(again, Recorded)
     assert again.output == "done"
+
+
+async def test_a_ledger_that_adds_to_run_once_or_record_not_run_is_asked_through_them(
+    tmp_path: pathlib.Path,
+) -> None:
+    # A subclass's own `run_once` (a hold, a refusal, a metric) sees every claim, and its own
+    # `record_not_run` every record that runs nothing, a batch row's unsynced outcome too.
+    asked: list[str] = []
+
+    class Counting(SQLiteLedger):
+        async def run_once(self, key: Any, invoke: Any, *, answer: Any = None) -> str:
+            asked.append(f"run_once {key[1]}")
+            return await super().run_once(key, invoke, answer=answer)
+
+        async def record_not_run(
+            self, key: Any, output: str, *, answer: Any = None
+        ) -> Recorded | None:
+            asked.append(f"record_not_run {key[1]}")
+            return await super().record_not_run(key, output, answer=answer)
+
+    ledger = Counting(tmp_path / "calls.db")
+    held = await held_calls.claim(ledger, ("t", "call"), answer=None)
+    assert isinstance(held, held_calls.Claim)
+    held.ran("done")
+    await held.recorded()
+    assert await ledger.keep_first(("t", "row"), "{}", synced=False) == "{}"
+    assert asked == ["run_once call", "record_not_run row"]

@@ -128,6 +128,15 @@ def noting_claim(note: ClaimNote) -> Iterator[None]:
         _claim_note.reset(token)
 
 
+_unsynced_record: ContextVar[Key | None] = ContextVar("unsynced_record", default=None)
+
+
+def record_synced(key: Key) -> bool:
+    """Whether the record of `key` being written now asks for a sync of its own (the default;
+    `keep_first(..., synced=False)` says not), for a ledger whose storage can skip one."""
+    return _unsynced_record.get() != key
+
+
 class CallLedger(Protocol):
     """Runs each approved call at most once per key, and hands its output to every asker."""
 
@@ -343,12 +352,12 @@ class OnceOnlyLedger:
         cut costs a repeat of work that runs no tool twice: a ledger that can commits it
         without a sync of its own, and the next synced commit puts it on the disk.
         """
-        if not synced:
-            with self._lock:
-                settling = key in self._settling
-            if not settling and await self._io(self._insert_first_unsynced, key, output):
-                return output
-        first = await self.record_not_run(key, output)
+        token = None if synced else _unsynced_record.set(key)
+        try:  # through `record_not_run`, as ever: a ledger that adds to it is not passed by
+            first = await self.record_not_run(key, output)
+        finally:
+            if token is not None:
+                _unsynced_record.reset(token)
         return output if first is None else first.output
 
     async def record_not_run(self, key: Key, output: str, *, answer: Any = None) -> Recorded | None:
@@ -422,10 +431,6 @@ class OnceOnlyLedger:
         False when the key is held, or when the ledger has no such write (`record_not_run`
         then goes through `run_once`)."""
         return False
-
-    def _insert_first_unsynced(self, key: Key, output: str) -> bool:
-        """`_insert_first` without a sync of its own where the storage has one to skip."""
-        return self._insert_first(key, output)
 
     def _insert_first_noting(
         self, key: Key, output: str, answer: Any, note: ClaimNote | None

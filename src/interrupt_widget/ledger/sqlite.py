@@ -97,6 +97,7 @@ from interrupt_widget.ledger.once_only import (
     Recorded,
     WaitOptions,
     WouldWait,
+    record_synced,
     seconds,
 )
 from interrupt_widget.ledger.sqlite_commits import GroupCommits, best_effort, busy
@@ -380,13 +381,10 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         return HeldByLiveRun()
 
     def _insert_first(self, key: Key, output: str, answer: Any = None) -> bool:
-        return self._commits.write(lambda db: self._insert_first_in(db, key, output, answer))
-
-    def _insert_first_unsynced(self, key: Key, output: str) -> bool:
-        # A batch row's outcome: a power cut before the next synced commit runs the row again,
-        # its calls replayed from their records or in doubt, never run twice.
+        # Unsynced when asked (a batch row's outcome): a power cut before the next synced
+        # commit runs the row again, its calls replayed from their records or in doubt.
         return self._commits.write(
-            lambda db: self._insert_first_in(db, key, output, None), synced=False
+            lambda db: self._insert_first_in(db, key, output, answer), synced=record_synced(key)
         )
 
     def _insert_first_in(self, db: sqlite3.Connection, key: Key, output: str, answer: Any) -> bool:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from interrupt_widget.ledger.noting_ledger import Answered, note_answered
 from interrupt_widget.ledger.once_only import (
@@ -123,10 +123,11 @@ async def _take(
         _unless_done(claimed, True)
         return await output
 
-    # The kit's ledgers begin the settlement at once; another ledger's `run_once` gets a task.
+    # The kit's ledgers begin the settlement at once; a ledger with a `run_once` of its own
+    # (another `CallLedger`, or a subclass that adds to it) is asked through it, in a task.
     settled = (
         ledger.settlement(key, invoke, answer=answer)
-        if isinstance(ledger, OnceOnlyLedger)
+        if _settles_at_once(ledger)
         else asyncio.ensure_future(ledger.run_once(key, invoke, answer=answer))
     )
     settled.add_done_callback(_retrieve)
@@ -143,6 +144,11 @@ async def _take(
         return Claim(key, output, settled)
     kept = settled.result()  # raises CallInDoubt when the holder left it in doubt
     return await ledger.recorded(key) or Recorded(kept)
+
+
+def _settles_at_once(ledger: CallLedger) -> TypeGuard[OnceOnlyLedger]:
+    run_once = getattr(type(ledger), "run_once", None)
+    return isinstance(ledger, OnceOnlyLedger) and run_once is OnceOnlyLedger.run_once
 
 
 def _unless_done(future: asyncio.Future[bool], value: bool) -> None:
