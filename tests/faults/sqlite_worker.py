@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 from multiprocessing.synchronize import Event
+from typing import Any
 
 from interrupt_widget import CallInDoubt, LedgerUnavailable, SQLiteLedger
 
@@ -78,3 +79,52 @@ def run_then_lose_power(ledger_path: pathlib.Path, runs: pathlib.Path, disk: pat
 
     ledger = SQLiteLedger(ledger_path)
     assert asyncio.run(ledger.run_once(("thread", "call-0"), transfer)) == "call-0 sent"
+
+
+POWER_ROW = "transfer_funds amount=80 to=acct-7"
+"""The one row of `batch_then_lose_power`'s batch, named `power-cut`."""
+
+
+async def power_batch(ledger_path: pathlib.Path, runs: pathlib.Path) -> tuple[Any, ...]:
+    """`power-cut`'s one row on the ledger at `ledger_path`, its call approved by a policy;
+    each run of the tool is a line in `runs`."""
+    from agents import Agent, function_tool
+
+    from interrupt_widget import AgentBatch, OfflineModel, Policy, approve
+
+    @function_tool(needs_approval=True)
+    async def transfer_funds(amount: float, to: str) -> str:
+        """Send `amount` to `to`."""
+        await asyncio.to_thread(append, runs, f"{to} ran")
+        return f"Sent {amount:.2f} to {to}."
+
+    agent = Agent(name="payouts", tools=[transfer_funds], model=OfflineModel())
+    batch = AgentBatch(
+        agent,
+        [POWER_ROW],
+        name="power-cut",
+        policy=Policy(approve("transfer_funds")),
+        ledger=SQLiteLedger(ledger_path),
+    )
+    return tuple(await batch)
+
+
+def batch_then_lose_power(
+    ledger_path: pathlib.Path, runs: pathlib.Path, disk: pathlib.Path
+) -> None:
+    """Run `power_batch`; just before the row's outcome is written (committed without a sync
+    of its own), copy the ledger's file and WAL to `disk`: what a power cut leaves when the
+    disk kept the call's claim and result but not the outcome."""
+    from interrupt_widget.batch import records
+
+    write = records.write
+
+    async def cut_first(*args: Any, **kwargs: Any) -> Any:
+        for suffix in ("", "-wal"):
+            source = ledger_path.with_name(ledger_path.name + suffix)
+            (disk / source.name).write_bytes(source.read_bytes())
+        return await write(*args, **kwargs)
+
+    records.write = cut_first  # type: ignore[assignment]
+    [result] = asyncio.run(power_batch(ledger_path, runs))
+    assert result.status == "done", result

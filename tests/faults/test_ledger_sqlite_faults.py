@@ -10,6 +10,7 @@ which lives on another disk.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import multiprocessing
@@ -22,10 +23,11 @@ from collections.abc import Iterator
 import pytest
 from ag_ui.core import BaseEvent, RunFinishedEvent, ToolCallResultEvent
 from bank import bank_agent, runs
-from sqlite_worker import run_then_lose_power, work
+from sqlite_worker import batch_then_lose_power, power_batch, run_then_lose_power, work
 from steps import ask, error_of, events_of, paused, resume
 
 from interrupt_widget import CallInDoubt, ErrorCode, SQLiteLedger
+from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.sdk.adapter import OpenAIAgentsAdapter
 
 WORKERS = 8
@@ -94,6 +96,43 @@ async def test_a_power_cut_after_a_call_ran_leaves_it_in_doubt_never_run_again(
     kept = SQLiteLedger(ledger)  # no cut: the result, replayed
     assert await kept.run_once(("thread", "call-0"), transfer) == "call-0 sent"
     assert runs_file.read_text().splitlines() == ["call-0 ran"]  # once, whichever file
+
+
+async def test_a_power_cut_that_loses_a_batch_rows_outcome_repeats_the_row_not_its_call(
+    tmp_path: pathlib.Path,
+) -> None:
+    # A row's outcome is committed without a sync of its own: a power cut before the next
+    # synced commit can lose it. The batch run again then runs the row again, and its call,
+    # recorded, is replayed: the tool ran once.
+    ledger, runs_file, disk = tmp_path / "calls.db", tmp_path / "runs.txt", tmp_path / "disk"
+    disk.mkdir()
+    process = multiprocessing.get_context("fork").Process(
+        target=batch_then_lose_power, args=(ledger, runs_file, disk)
+    )
+    process.start()
+    process.join(WORKER_DEADLINE)
+    assert process.exitcode == 0, process.exitcode
+    assert runs_file.read_text().splitlines() == ["acct-7 ran"]
+    assert _states(disk / "calls.db") == {"call": ["done"], ROW_OUTCOME_CALL: []}  # cut
+    assert _states(ledger) == {"call": ["done"], ROW_OUTCOME_CALL: ["done"]}
+
+    [again] = await power_batch(disk / "calls.db", runs_file)  # what the disk held
+    assert _states(disk / "calls.db") == {"call": ["done"], ROW_OUTCOME_CALL: ["done"]}
+    assert again.status == "done"
+    assert again.replayed  # the row ran again; its call did not
+    assert [d.outcome for d in again.decisions] == ["replayed"]
+    [kept] = await power_batch(ledger, runs_file)  # no cut: the row's outcome stands
+    assert kept.status == "done"
+    assert runs_file.read_text().splitlines() == ["acct-7 ran"]  # once, whichever file
+
+
+def _states(path: pathlib.Path) -> dict[str, list[str]]:
+    """The states of the row's call and of its outcome in the ledger file at `path`."""
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        found = db.execute("SELECT call_id, state FROM approved_calls").fetchall()
+    outcomes = [state for call_id, state in found if call_id == ROW_OUTCOME_CALL]
+    calls = [state for call_id, state in found if call_id.startswith("call")]
+    return {"call": calls, ROW_OUTCOME_CALL: outcomes}
 
 
 async def test_a_file_locked_past_busy_timeout_refuses_the_claim_and_runs_nothing(

@@ -174,9 +174,8 @@ def test_a_write_on_the_loop_never_waits_for_a_group_under_way(tmp_path: Path) -
         assert sorted(k for (k,) in db.execute("SELECT k FROM t")) == ["loop", "thread"]
 
 
-async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def traced_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every statement the ledger's connections opened from now on run, in order."""
     said: list[str] = []
     opened = sqlite_connections._Kept.open.__func__  # type: ignore[attr-defined]
 
@@ -186,6 +185,13 @@ async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
         return kept
 
     monkeypatch.setattr(sqlite_connections._Kept, "open", classmethod(traced))
+    return said
+
+
+async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    said = traced_statements(monkeypatch)
     ledger = SQLiteLedger(tmp_path / "calls.db")
     said.clear()
 
@@ -213,15 +219,7 @@ async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
 async def test_a_row_outcome_kept_unsynced_is_committed_without_its_own_sync_and_stands_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    said: list[str] = []
-    opened = sqlite_connections._Kept.open.__func__  # type: ignore[attr-defined]
-
-    def traced(cls: type[Any], path: Path, busy_timeout: float) -> Any:
-        kept = opened(cls, path, busy_timeout)
-        kept.db.set_trace_callback(said.append)
-        return kept
-
-    monkeypatch.setattr(sqlite_connections._Kept, "open", classmethod(traced))
+    said = traced_statements(monkeypatch)
     ledger = SQLiteLedger(tmp_path / "calls.db")
     said.clear()
     assert await ledger.keep_first(("t", "row"), "done", synced=False) == "done"

@@ -221,8 +221,17 @@ async def test_a_claim_settles_on_its_own_loop_and_a_second_asker_shares_it(
     other = ("thread", "call-2")
     first = await held_calls.claim(ledger, other, answer=None)
     assert isinstance(first, held_calls.Claim)
+    joined = asyncio.Event()
+    begin = ledger.settlement
+
+    def joining(*args: Any, **kwargs: Any) -> asyncio.Future[str]:
+        settling = begin(*args, **kwargs)
+        joined.set()  # the second asker now waits on the first's settlement
+        return settling
+
+    monkeypatch.setattr(ledger, "settlement", joining)
     second = asyncio.ensure_future(held_calls.claim(ledger, other, answer=None))
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(joined.wait(), timeout=10)
     assert not second.done()  # it waits for the first asker's call
     first.ran("once")
     await first.recorded()
