@@ -16,6 +16,9 @@ from ag_ui.core import (
     RunAgentInput,
     RunFinishedEvent,
     RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageStartEvent,
+    ToolCallStartEvent,
     ToolMessage,
 )
 from agents import set_tracing_disabled
@@ -154,6 +157,36 @@ async def test_stop_before_the_run_begins_ends_it_cancelled(plain: bool) -> None
     assert [m.role for m in thread.messages] == ["user"]
     if plain:
         assert agent.began == 0  # its stream was never read
+    assert_valid_thread([r.events for r in thread.runs])
+
+
+class _HangingAgent:
+    """An AG-UI agent with no `stop()` that opens a text and a tool call, then hangs."""
+
+    def __init__(self) -> None:
+        self.hanging = asyncio.Event()
+
+    async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+        yield TextMessageStartEvent(message_id="m1", role="assistant")
+        yield TextMessageContentEvent(message_id="m1", delta="Half a reply")
+        yield ToolCallStartEvent(tool_call_id="c1", tool_call_name="lookup", parent_message_id="m1")
+        self.hanging.set()
+        await asyncio.Event().wait()  # never ends: only the thread's stop ends the run
+
+
+async def test_a_stopped_stream_that_left_a_text_and_a_call_open_has_them_closed() -> None:
+    agent = _HangingAgent()
+    thread = ConversationThread(agent)
+    task = thread.start(thread.user_input("hello"))
+    await asyncio.wait_for(agent.hanging.wait(), timeout=10)
+    assert thread.stop()
+    outcome = await asyncio.wait_for(task, timeout=10)
+    assert outcome.kind == "cancelled"
+    ends = [type(e).__name__ for e in thread.runs[-1].events[-3:]]
+    assert ends == ["ToolCallEndEvent", "TextMessageEndEvent", "RunFinishedEvent"]
+    assert [m.role for m in thread.messages] == ["user", "assistant"]
+    assert thread.messages[-1].content == "Half a reply"  # what was said is kept
     assert_valid_thread([r.events for r in thread.runs])
 
 

@@ -65,6 +65,14 @@ def work(
     report.write_text(json.dumps(outputs))
 
 
+def cut_power(ledger_path: pathlib.Path, disk: pathlib.Path) -> None:
+    """Copy the ledger's file and WAL to `disk`: the disk as a power cut at this moment may
+    leave it (each caller says which commits that keeps)."""
+    for suffix in ("", "-wal"):
+        source = ledger_path.with_name(ledger_path.name + suffix)
+        (disk / source.name).write_bytes(source.read_bytes())
+
+
 def run_then_lose_power(ledger_path: pathlib.Path, runs: pathlib.Path, disk: pathlib.Path) -> None:
     """Run one call; from inside its tool, once its claim is committed and synced, copy the
     ledger's file and WAL to `disk`: what a power cut leaves when it comes before anything
@@ -72,9 +80,7 @@ def run_then_lose_power(ledger_path: pathlib.Path, runs: pathlib.Path, disk: pat
 
     async def transfer() -> str:
         await asyncio.to_thread(append, runs, "call-0 ran")
-        for suffix in ("", "-wal"):
-            source = ledger_path.with_name(ledger_path.name + suffix)
-            (disk / source.name).write_bytes(source.read_bytes())
+        cut_power(ledger_path, disk)
         return "call-0 sent"
 
     ledger = SQLiteLedger(ledger_path)
@@ -120,9 +126,7 @@ def batch_then_lose_power(
     write = records.write
 
     async def cut_first(*args: Any, **kwargs: Any) -> Any:
-        for suffix in ("", "-wal"):
-            source = ledger_path.with_name(ledger_path.name + suffix)
-            (disk / source.name).write_bytes(source.read_bytes())
+        cut_power(ledger_path, disk)
         return await write(*args, **kwargs)
 
     records.write = cut_first  # type: ignore[assignment]

@@ -18,7 +18,7 @@ import os
 import pathlib
 import sqlite3
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from ag_ui.core import BaseEvent, RunFinishedEvent, ToolCallResultEvent
@@ -70,19 +70,28 @@ def test_eight_processes_on_one_new_file_run_each_call_once(tmp_path: pathlib.Pa
         assert json.loads(report.read_text()) == expected
 
 
+def lose_power(
+    work: Callable[[pathlib.Path, pathlib.Path, pathlib.Path], None], folder: pathlib.Path
+) -> tuple[pathlib.Path, pathlib.Path, pathlib.Path]:
+    """`work(ledger, runs, disk)` in a forked process, which copies the ledger's file and WAL
+    to `disk` at the moment a power cut comes; (ledger, runs, disk)."""
+    ledger, runs_file, disk = folder / "calls.db", folder / "runs.txt", folder / "disk"
+    disk.mkdir()
+    process = multiprocessing.get_context("fork").Process(
+        target=work, args=(ledger, runs_file, disk)
+    )
+    process.start()
+    process.join(WORKER_DEADLINE)
+    assert process.exitcode == 0, process.exitcode
+    return ledger, runs_file, disk
+
+
 async def test_a_power_cut_after_a_call_ran_leaves_it_in_doubt_never_run_again(
     tmp_path: pathlib.Path,
 ) -> None:
     # A result is committed without a sync of its own: a power cut before the next synced
     # commit can lose it, never the claim (synced before the tool ran).
-    ledger, runs_file, disk = tmp_path / "calls.db", tmp_path / "runs.txt", tmp_path / "disk"
-    disk.mkdir()
-    process = multiprocessing.get_context("fork").Process(
-        target=run_then_lose_power, args=(ledger, runs_file, disk)
-    )
-    process.start()
-    process.join(WORKER_DEADLINE)
-    assert process.exitcode == 0, process.exitcode
+    ledger, runs_file, disk = lose_power(run_then_lose_power, tmp_path)
 
     async def transfer() -> str:
         runs_file.write_text(runs_file.read_text() + "call-0 ran again\n")
@@ -104,14 +113,7 @@ async def test_a_power_cut_that_loses_a_batch_rows_outcome_repeats_the_row_not_i
     # A row's outcome is committed without a sync of its own: a power cut before the next
     # synced commit can lose it. The batch run again then runs the row again, and its call,
     # recorded, is replayed: the tool ran once.
-    ledger, runs_file, disk = tmp_path / "calls.db", tmp_path / "runs.txt", tmp_path / "disk"
-    disk.mkdir()
-    process = multiprocessing.get_context("fork").Process(
-        target=batch_then_lose_power, args=(ledger, runs_file, disk)
-    )
-    process.start()
-    process.join(WORKER_DEADLINE)
-    assert process.exitcode == 0, process.exitcode
+    ledger, runs_file, disk = lose_power(batch_then_lose_power, tmp_path)
     assert runs_file.read_text().splitlines() == ["acct-7 ran"]
     assert _states(disk / "calls.db") == {"call": ["done"], ROW_OUTCOME_CALL: []}  # cut
     assert _states(ledger) == {"call": ["done"], ROW_OUTCOME_CALL: ["done"]}

@@ -188,6 +188,17 @@ def traced_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return said
 
 
+def unsynced_write(statements: list[str]) -> str:
+    """The one statement of the write `statements` commit without a sync of its own: a crash
+    keeps it, the next synced commit syncs it, and the claims after it are synced again. No
+    savepoint: the write is alone in its transaction."""
+    assert statements[0] == "PRAGMA synchronous=NORMAL"
+    assert statements[-1] == "PRAGMA synchronous=FULL"
+    assert [s.split()[0] for s in statements[1:-1:2]] == ["BEGIN", "COMMIT"]
+    assert len(statements) == 5
+    return statements[2].split()[0]
+
+
 async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -203,15 +214,7 @@ async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
 
     assert await ledger.run_once(("t", "c"), send) == "sent"
     ran = said.index("-- the tool runs")
-    assert [s.split()[0] for s in said[ran + 1 :]] == [
-        "PRAGMA",  # synchronous=NORMAL: a crash keeps it, the next synced commit syncs it
-        "BEGIN",
-        "UPDATE",  # alone in its transaction: no savepoint
-        "COMMIT",
-        "PRAGMA",  # synchronous=FULL again, for the claims that follow
-    ]
-    assert said[ran + 1] == "PRAGMA synchronous=NORMAL"
-    assert said[-1] == "PRAGMA synchronous=FULL"
+    assert unsynced_write(said[ran + 1 :]) == "UPDATE"  # alone in its transaction
     kept = sqlite3.connect(tmp_path / "calls.db")
     assert kept.execute("SELECT state, output FROM approved_calls").fetchall() == [("done", "sent")]
 
@@ -223,14 +226,7 @@ async def test_a_row_outcome_kept_unsynced_is_committed_without_its_own_sync_and
     ledger = SQLiteLedger(tmp_path / "calls.db")
     said.clear()
     assert await ledger.keep_first(("t", "row"), "done", synced=False) == "done"
-    written = said.index("PRAGMA synchronous=NORMAL")
-    assert [s.split()[0] for s in said[written:]] == [
-        "PRAGMA",
-        "BEGIN",
-        "INSERT",
-        "COMMIT",
-        "PRAGMA",
-    ]
+    assert unsynced_write(said[said.index("PRAGMA synchronous=NORMAL") :]) == "INSERT"
     said.clear()
     assert await ledger.keep_first(("t", "other"), "done") == "done"
     assert "PRAGMA synchronous=NORMAL" not in said  # synced, as by default

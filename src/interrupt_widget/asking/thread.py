@@ -265,18 +265,16 @@ class ConversationThread:
             self._stream = None
             await close_quietly(stream)
         if outcome is None:  # stopped, or the stream just ended
-            outcome = self._end_cancelled(record, fold, emit)
+            outcome = self._end_cancelled(record, emit)
         self._commit(fold.messages(), outcome)
         record.outcome = outcome
         return outcome
 
-    def _end_cancelled(
-        self, record: RunRecord, fold: _MessageFold, emit: Callable[[BaseEvent], None]
-    ) -> RunOutcome:
+    def _end_cancelled(self, record: RunRecord, emit: Callable[[BaseEvent], None]) -> RunOutcome:
         """End a run that stopped without a terminal event: close what is open, then cancel."""
         if not record.events:  # ended before it began: the record is still a whole run
             emit(RunStartedEvent(thread_id=self.thread_id, run_id=record.run_id))
-        for event in fold.close_open():
+        for event in _left_open(record.events):
             emit(event)
         cancelled = RunFinishedEvent(
             thread_id=self.thread_id,
@@ -326,17 +324,16 @@ class _MessageFold:
     """The conversation after a run: the last MESSAGES_SNAPSHOT, else the events folded in.
 
     Folding is the adapter's own `Transcript`; this adds the snapshot, which
-    replaces everything before it, and what a stopped stream left open. Events are
-    folded when the messages are read, from the last snapshot on: the kit's adapter
-    ends every run with one, so what came before it is never folded twice.
+    replaces everything before it. Events are folded when the messages are read, from
+    the last snapshot on: the kit's adapter ends every run with one, so what came
+    before it is never folded twice. (What a stopped stream left open is read from the
+    run's record: `_left_open`.)
     """
 
     def __init__(self, messages: Iterable[Message]) -> None:
         self._base: list[Message] = list(messages)
         self._since: list[BaseEvent] = []
         """The events after the last snapshot (all of them, before one comes)."""
-        self._seen: list[BaseEvent] = []
-        """Every event but the snapshots: what a stopped stream left open is read from them."""
 
     def apply(self, event: BaseEvent) -> None:
         if isinstance(event, MessagesSnapshotEvent):
@@ -344,30 +341,31 @@ class _MessageFold:
             self._since = []
             return
         self._since.append(event)
-        self._seen.append(event)
-
-    def close_open(self) -> list[BaseEvent]:
-        """END events for what a stopped stream left open, so the record stays well-formed."""
-        open_text: list[str] = []
-        open_calls: list[str] = []
-        for event in self._seen:
-            if isinstance(event, TextMessageStartEvent):
-                open_text.append(event.message_id)
-            elif isinstance(event, TextMessageEndEvent):
-                _discard(open_text, event.message_id)
-            elif isinstance(event, ToolCallStartEvent):
-                open_calls.append(event.tool_call_id)
-            elif isinstance(event, ToolCallEndEvent):
-                _discard(open_calls, event.tool_call_id)
-        ends: list[BaseEvent] = [ToolCallEndEvent(tool_call_id=c) for c in open_calls]
-        ends += [TextMessageEndEvent(message_id=m) for m in open_text]
-        return ends
 
     def messages(self) -> list[Message]:
         run = Transcript()
         for event in self._since:
             run.apply(event)
         return [*self._base, *run.messages]
+
+
+def _left_open(events: Iterable[BaseEvent]) -> list[BaseEvent]:
+    """END events for what a stopped stream left open in `events`, so the record stays
+    well-formed."""
+    open_text: list[str] = []
+    open_calls: list[str] = []
+    for event in events:
+        if isinstance(event, TextMessageStartEvent):
+            open_text.append(event.message_id)
+        elif isinstance(event, TextMessageEndEvent):
+            _discard(open_text, event.message_id)
+        elif isinstance(event, ToolCallStartEvent):
+            open_calls.append(event.tool_call_id)
+        elif isinstance(event, ToolCallEndEvent):
+            _discard(open_calls, event.tool_call_id)
+    ends: list[BaseEvent] = [ToolCallEndEvent(tool_call_id=c) for c in open_calls]
+    ends += [TextMessageEndEvent(message_id=m) for m in open_text]
+    return ends
 
 
 def _discard(items: list[str], value: str) -> None:
