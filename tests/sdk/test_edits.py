@@ -289,13 +289,13 @@ def test_a_replacement_keeps_the_exact_proposed_value_a_javascript_client_rounde
         return "ok"
 
     spec = declared_edit(editable(pay, fields=["amount"]))
-    proposal = {"account": 9007199254740993, "amount": 5000.0}
+    proposal = '{"account": 9007199254740993, "amount": 5000.0}'
     rounded = {"account": 9007199254740992, "amount": 20}  # as JSON.parse read the proposal
     payload = {"approved": True, "editedArgs": rounded}
-    ran = check_edit(spec, proposal=proposal, payload=payload, interrupt_id="i", tool_name="pay")
+    ran = check_edit(spec, arguments=proposal, payload=payload, interrupt_id="i", tool_name="pay")
     assert ran == {"account": 9007199254740993, "amount": 20}
     # A value the client could not have read from the proposal is a change, and refused.
     moved = {"approved": True, "editedArgs": {"account": 9007199254740994, "amount": 20}}
     with pytest.raises(AdapterError) as refused:
-        check_edit(spec, proposal=proposal, payload=moved, interrupt_id="i", tool_name="pay")
+        check_edit(spec, arguments=proposal, payload=moved, interrupt_id="i", tool_name="pay")
     assert refused.value.code == ErrorCode.EDIT_OUTSIDE_FIELDS

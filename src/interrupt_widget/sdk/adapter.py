@@ -78,7 +78,6 @@ from interrupt_widget.agui.interrupts import (
     GatedCall,
     approval_schema,
     gated_calls,
-    parse_arguments,
     tool_arguments,
     tool_call_interrupt,
     tool_name,
@@ -355,7 +354,7 @@ class OpenAIAgentsAdapter:
         name = gated.call.function.name
         return check_edit(
             self.edits.get(name),
-            proposal=parse_arguments(gated.call.function.arguments),
+            arguments=gated.call.function.arguments,
             payload=payload,
             interrupt_id=gated.interrupt.id,
             tool_name=name,

@@ -31,6 +31,7 @@ from interrupt_widget.agui.answers import (
     validate_payload,
 )
 from interrupt_widget.agui.canonical import agrees
+from interrupt_widget.agui.interrupts import parse_arguments
 from interrupt_widget.errors import AdapterError, ErrorCode
 
 _EDITABLE_ATTR = "__interrupt_widget_editable__"
@@ -115,12 +116,15 @@ def declared_edit(tool: Any) -> EditSpec | None:
 def check_edit(
     spec: EditSpec | None,
     *,
-    proposal: Any,
+    arguments: str,
     payload: Any,
     interrupt_id: str,
     tool_name: str,
 ) -> dict[str, Any] | None:
     """The full arguments an answer asks to run with, or None when it changes nothing.
+
+    `arguments` is the call's text as the model wrote it, read (`parse_arguments`) only
+    when the answer edits: most answers do not, and pay nothing for it.
 
     Raises `AdapterError` (and so nothing runs) when the tool is not editable, when
     the answer sends the old `arguments` field or the replacement names an argument
@@ -143,6 +147,7 @@ def check_edit(
         )
     if EDIT_KEY not in payload:
         return None
+    proposal = parse_arguments(arguments)
     spec, edit, proposal = _edit_shape(spec, payload, proposal, (where, tool_name), refuse)
     # A name the tool does not take (nor the proposal holds) is a typo or a probe, not a
     # change outside `fields`: refused as such, with the name it likely misspells.

@@ -200,7 +200,9 @@ def _check(held: Mapping[str, ToolApprovalItem], waiting: Sequence[GatedCall]) -
 
 
 def _same(item: ToolApprovalItem, arguments: str) -> bool:
-    return spell(parse_arguments(item.arguments or "")) == spell(parse_arguments(arguments))
+    # The very text the model wrote is the same call: the common case reads nothing.
+    held = item.arguments or ""
+    return held == arguments or spell(parse_arguments(held)) == spell(parse_arguments(arguments))
 
 
 def rewrite_arguments(node: Any, call_id: str, arguments: str) -> None:

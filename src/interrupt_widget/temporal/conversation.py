@@ -33,7 +33,6 @@ from interrupt_widget.agui.interrupts import (
     ANSWERED_BY_EXPIRY,
     GatedCall,
     answered_call_ids,
-    parse_arguments,
 )
 from interrupt_widget.agui.resume import plan_resume
 from interrupt_widget.agui.wire import message_from_wire, resume_entry_from_wire
@@ -287,7 +286,7 @@ class Conversation:
             spec = EditSpec(name, None if fields is None else tuple(fields), rules["parameters"])
         return check_edit(
             spec,
-            proposal=parse_arguments(gated.call.function.arguments),
+            arguments=gated.call.function.arguments,
             payload=payload,
             interrupt_id=gated.interrupt.id,
             tool_name=name,

@@ -20,7 +20,7 @@ from typing import Any, Final
 from ag_ui.core import Interrupt, ResumeEntry
 from agents import Agent, RunResult, RunResultStreaming, RunState, ToolApprovalItem
 
-from interrupt_widget.agui.interrupts import parse_arguments, tool_call_interrupt
+from interrupt_widget.agui.interrupts import tool_call_interrupt
 from interrupt_widget.asking import Responder
 from interrupt_widget.asking import responders as _responders
 from interrupt_widget.sdk.adapter import answer_fields, declared_edits
@@ -102,7 +102,7 @@ async def apply_answers(
         if approve:
             edited = check_edit(
                 edits.get(name),
-                proposal=parse_arguments(item.arguments or ""),
+                arguments=item.arguments or "",
                 payload=payload,
                 interrupt_id=interrupt.id,
                 tool_name=name,
