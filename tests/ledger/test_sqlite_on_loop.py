@@ -8,6 +8,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -174,18 +175,29 @@ def test_a_write_on_the_loop_never_waits_for_a_group_under_way(tmp_path: Path) -
         assert sorted(k for (k,) in db.execute("SELECT k FROM t")) == ["loop", "thread"]
 
 
-def traced_statements(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every statement the ledger's connections opened from now on run, in order."""
+@dataclass
+class Traced:
+    """A SQLite ledger on a new file, and every statement its connections ran since it opened."""
+
+    ledger: SQLiteLedger
+    said: list[str]
+    path: Path
+
+
+@pytest.fixture
+def traced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Traced:
     said: list[str] = []
     opened = sqlite_connections._Kept.open.__func__  # type: ignore[attr-defined]
 
-    def traced(cls: type[Any], path: Path, busy_timeout: float) -> Any:
+    def tracing(cls: type[Any], path: Path, busy_timeout: float) -> Any:
         kept = opened(cls, path, busy_timeout)
         kept.db.set_trace_callback(said.append)
         return kept
 
-    monkeypatch.setattr(sqlite_connections._Kept, "open", classmethod(traced))
-    return said
+    monkeypatch.setattr(sqlite_connections._Kept, "open", classmethod(tracing))
+    ledger = SQLiteLedger(tmp_path / "calls.db")
+    said.clear()
+    return Traced(ledger, said, tmp_path / "calls.db")
 
 
 def unsynced_write(statements: list[str]) -> str:
@@ -200,11 +212,9 @@ def unsynced_write(statements: list[str]) -> str:
 
 
 async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    traced: Traced,
 ) -> None:
-    said = traced_statements(monkeypatch)
-    ledger = SQLiteLedger(tmp_path / "calls.db")
-    said.clear()
+    said, ledger = traced.said, traced.ledger
 
     async def send() -> str:
         assert said[-1] == "COMMIT"  # the claim, committed and synced before the tool runs
@@ -215,16 +225,14 @@ async def test_a_claim_is_synced_and_a_result_is_committed_without_its_own_sync(
     assert await ledger.run_once(("t", "c"), send) == "sent"
     ran = said.index("-- the tool runs")
     assert unsynced_write(said[ran + 1 :]) == "UPDATE"  # alone in its transaction
-    kept = sqlite3.connect(tmp_path / "calls.db")
+    kept = sqlite3.connect(traced.path)
     assert kept.execute("SELECT state, output FROM approved_calls").fetchall() == [("done", "sent")]
 
 
 async def test_a_row_outcome_kept_unsynced_is_committed_without_its_own_sync_and_stands_first(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    traced: Traced,
 ) -> None:
-    said = traced_statements(monkeypatch)
-    ledger = SQLiteLedger(tmp_path / "calls.db")
-    said.clear()
+    said, ledger = traced.said, traced.ledger
     assert await ledger.keep_first(("t", "row"), "done", synced=False) == "done"
     assert unsynced_write(said[said.index("PRAGMA synchronous=NORMAL") :]) == "INSERT"
     said.clear()
@@ -232,7 +240,7 @@ async def test_a_row_outcome_kept_unsynced_is_committed_without_its_own_sync_and
     assert "PRAGMA synchronous=NORMAL" not in said  # synced, as by default
     # The record that stood first stands, synced or not; another process reads it.
     assert await ledger.keep_first(("t", "row"), "again", synced=False) == "done"
-    other = SQLiteLedger(tmp_path / "calls.db")
+    other = SQLiteLedger(traced.path)
     found = await other.recorded(("t", "row"))
     assert found is not None
     assert found.output == "done"
