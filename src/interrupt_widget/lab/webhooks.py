@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.identity import Identity
@@ -211,7 +211,7 @@ async def _deliver(url: str, body: bytes, notice: Notice) -> None:
             if attempt == RETRIES:
                 _log.warning(
                     "webhook %s: the %s message for %s failed %d times (%s); given up",
-                    url,
+                    _receiver(url),
                     notice.event,
                     notice.item["id"],
                     RETRIES,
@@ -220,3 +220,12 @@ async def _deliver(url: str, body: bytes, notice: Notice) -> None:
                 return
             await asyncio.sleep(wait)
             wait *= 2
+
+
+def _receiver(url: str) -> str:
+    """`url` as a log may show it: its scheme, host and port. A webhook's path and query are
+    often its secret (Slack's incoming webhooks are a bearer token in the path)."""
+    parts = urlsplit(url)
+    host = parts.hostname or "?"
+    port = f":{parts.port}" if parts.port is not None else ""
+    return f"{parts.scheme}://{host}{port} (its path left out)"
