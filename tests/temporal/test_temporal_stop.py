@@ -23,6 +23,7 @@ from ag_ui.core import (
     UserMessage,
 )
 from temporalio.client import Client
+from temporalio.service import RPCError
 
 from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.asking.thread import ConversationThread
@@ -115,6 +116,29 @@ async def test_stop_reaches_a_long_run_on_its_worker_within_a_second(
         assert [type(e) for e in events[-2:]] == [MessagesSnapshotEvent, RunFinishedEvent]
         assert isinstance(events[-1].outcome, RunFinishedCancelledOutcome)
     print(f"stopped on a worker in {took:.2f} s")  # the timing, seen with -s
+
+
+async def test_stop_while_the_worker_is_looked_for_sends_nothing_and_ends_the_run_cancelled(
+    temporal_server: DevServer, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stop pressed before the run reached a workflow (its worker still starting) ends it
+    cancelled, as the kernel does, and no worker ever runs it once one comes."""
+    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
+    client = await Client.connect(temporal_server.address)
+    queue = f"q-{uuid.uuid4().hex[:8]}"
+    agent = TemporalAgent(client, agent=LINGERING, task_queue=queue, worker_wait_seconds=30)
+    input = _input()
+    handle = agent.run(input)
+    reading = asyncio.ensure_future(_ending(handle))
+    await asyncio.sleep(0)  # the run begins: it looks for a worker on a queue nobody polls
+    handle.stop()
+    async with build_worker(client, {LINGERING: adapter_for(LINGERING)}, task_queue=queue):
+        events = await asyncio.wait_for(reading, timeout=30)
+        assert isinstance(events[-1], RunFinishedEvent)
+        assert isinstance(events[-1].outcome, RunFinishedCancelledOutcome)
+        with pytest.raises(RPCError):  # no workflow was started for the thread
+            await client.get_workflow_handle(input.thread_id).describe()
+    assert not (tmp_path / LINGER_STARTED).exists()
 
 
 def _input() -> RunAgentInput:

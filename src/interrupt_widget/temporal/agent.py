@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.parse
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 from ag_ui.core import (
@@ -200,11 +200,14 @@ class TemporalAgent:
         with contextlib.suppress(RPCError):
             await client.get_workflow_handle(thread_id).signal(STOP_SIGNAL, run_id)
 
-    async def _events(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    async def _events(
+        self, input: RunAgentInput, stopped: Callable[[], bool]
+    ) -> AsyncGenerator[BaseEvent, None]:
         """The run's events: as its segment says them (read from the workflow while the
-        update that runs it waits), then what its result adds, each said once."""
+        update that runs it waits), then what its result adds, each said once. `stopped`
+        says whether Stop came before the run was sent (then nothing is sent)."""
         follower = StreamFollower(input.run_id)
-        performing = asyncio.ensure_future(self._outcome(input))
+        performing = asyncio.ensure_future(self._outcome(input, stopped))
         reading: asyncio.Future[StreamChunk] | None = None
         wait = STREAM_POLL
         try:
@@ -244,10 +247,10 @@ class TemporalAgent:
             return StreamChunk()  # no workflow yet, or it is busy: the result says all anyway
         return chunk
 
-    async def _outcome(self, input: RunAgentInput) -> list[JsonDict]:
+    async def _outcome(self, input: RunAgentInput, stopped: Callable[[], bool]) -> list[JsonDict]:
         """The run's events as its result says them, or the refusal the client reports."""
         try:
-            found = await self._perform(input)
+            found = await self._perform(input, stopped)
         except WorkflowUpdateFailedError as failure:
             cause = failure.cause
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
@@ -275,9 +278,11 @@ class TemporalAgent:
             return []
         return [{"type": "MESSAGES_SNAPSHOT", "messages": held.messages}]
 
-    async def _perform(self, input: RunAgentInput) -> list[JsonDict]:
+    async def _perform(self, input: RunAgentInput, stopped: Callable[[], bool]) -> list[JsonDict]:
         client = await self.client()
         await self._require_worker(client)
+        if stopped():  # Stop came while the worker was looked for: no workflow has the run
+            return [to_wire(event) async for event in _stopped_at_once(input)]
         wire = to_wire(input)
         if input.resume:
             entries = [to_wire(e) for e in input.resume]
@@ -350,9 +355,9 @@ class TemporalRunHandle:
 
     def __init__(self, agent: TemporalAgent, input: RunAgentInput) -> None:
         self._agent, self._input = agent, input
-        self._events = agent._events(input)
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped = False
+        self._events = agent._events(input, lambda: self._stopped)
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._signalling: asyncio.Future[None] | None = None
 
     def __aiter__(self) -> TemporalRunHandle:
