@@ -38,6 +38,9 @@ PREFIX: Final = "temporal/"
 """How the ids of Temporal questions begin on the sidebar."""
 REFRESH: Final = 1.0
 """Seconds between two looks through Temporal's visibility."""
+ANSWER_WAIT: Final = 30.0
+"""Seconds an answer that completed a conversation's set waits for the run it resumed to say
+how it went; a run still going then (a long tool) was taken, and the answer says so."""
 
 _log = logging.getLogger(__name__)
 
@@ -124,6 +127,10 @@ class TemporalQuestions:
                     problem = event.message
         except Exception as exc:  # the workflow could not be reached: say so on the card
             problem = f"the answer could not reach Temporal: {exc}"
+        if problem and self._held.get(conversation.thread_id) is held:
+            # Its questions took the answers and ask no more: the next look holds the
+            # conversation afresh, as the workflow has it (still waiting, or answered).
+            del self._held[conversation.thread_id]
         if not held.submitted.done():
             held.submitted.set_result(problem)
         self.generation += 1
@@ -181,7 +188,10 @@ class TemporalQuestions:
         except AnswerRefused as exc:
             return AnswerOutcome(question, False, error=str(exc), errors=list(exc.errors))
         if held.questions.entries is not None:  # this answer completed the set: it was sent
-            problem = await asyncio.wait_for(asyncio.shield(held.submitted), 30)
+            try:
+                problem = await asyncio.wait_for(asyncio.shield(held.submitted), ANSWER_WAIT)
+            except TimeoutError:  # taken, and the run it resumed goes on (a long tool)
+                problem = ""
             if problem:
                 return AnswerOutcome(question, False, error=problem)
         return AnswerOutcome(question, True, verdict(status, payload, by))
