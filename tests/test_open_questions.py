@@ -17,6 +17,7 @@ from ag_ui.core import Interrupt, ResumeEntry
 from interrupt_widget.agui.interrupts import ANSWERED_BY_EXPIRY, DENIAL_REASON
 from interrupt_widget.asking.open_questions import EXPIRED_REASON, OpenQuestions
 from interrupt_widget.errors import AnswerRefused
+from interrupt_widget.identity import Identity
 
 APPROVAL = {
     "type": "object",
@@ -141,6 +142,23 @@ def test_a_call_in_doubt_never_expires_and_is_settled_through_the_owners_settler
     assert said == [("a", False)]
     assert [e.payload for e in submitted[0]] == [{"approved": True}]
     assert questions.records["a"]["settled"] == "not_run"
+
+
+def test_a_call_in_doubt_is_settled_only_by_whom_its_rules_let_answer_and_names_them() -> None:
+    rules = {"needed": 2, "roles": ["treasury"], "started_by": "carl", "given": []}
+    metadata = {"tool_name": "send_money", "tool_input": {"amount": 5}, "approvals": rules}
+    asked = approval("a").model_copy(update={"metadata": metadata})
+    submitted: list[list[ResumeEntry]] = []
+    questions = OpenQuestions([asked], on_submit=submitted.append)
+    questions.offer_settling({"a": "it may have run"}, lambda *_: {"approved": True})
+    with pytest.raises(AnswerRefused, match=r"carl \(no roles\) may not answer this call"):
+        questions.settle("a", ran=False, by="sidebar:carl", identity=Identity("carl"))
+    assert submitted == []  # refused: nothing recorded, the call still in doubt
+    # A word on what happened, not a vote: the starter's rule does not apply, the roles do.
+    treasurer = Identity("ann", ("treasury",))
+    questions.settle("a", ran=False, by="sidebar:ann", identity=treasurer)
+    assert questions.records["a"]["identity"] == treasurer.to_wire()
+    assert submitted[0][0].metadata["identity"] == treasurer.to_wire()
 
 
 def test_questions_withdrawn_for_others_take_no_answer_and_submit_nothing() -> None:

@@ -9,6 +9,7 @@ the chat, its picker and the ledger are the real ones (the tool's own file count
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,13 @@ async def posted(board: Board, tmp_path: Path) -> tuple[AgentChat, Any, Desk]:
     desk.desk.adopt(chat, None)
     await desk.desk.tick()
     return chat, handle, desk
+
+
+def queued_answers(board: Board) -> list[Any]:
+    """The answers queued for kernel k1, once there are some (the board is a file: looked at)."""
+    while not (found := board.queued_for("k1")):
+        time.sleep(0.01)
+    return found
 
 
 async def test_a_question_is_listed_and_an_answer_from_the_board_runs_it_once(
@@ -193,6 +201,62 @@ async def test_an_answer_its_kernel_does_not_take_in_time_is_withdrawn_and_never
     assert runs_in(tmp_path / "runs.jsonl") == []
     chat.picker.cancel()  # type: ignore[union-attr]
     await handle
+
+
+async def test_an_answer_its_kernel_took_without_a_verdict_is_reported_not_awaited_for_ever(
+    recorder: CommRecorder, board: Board, tmp_path: Path
+) -> None:
+    chat, handle, _desk = await posted(board, tmp_path)
+    [item] = (await questions(board).listing_for(ANN))["items"]
+    stuck = ServerQuestions(board, "lab-a", lambda: ("k1",), verdict_timeout=0.3)
+    asked = asyncio.ensure_future(stuck.answer(ANN, [item["id"]], "resolved", {"approved": True}))
+    # The kernel takes the answer, then stops before its verdict (killed, restarted).
+    [queued] = await asyncio.wait_for(asyncio.to_thread(queued_answers, board), 10)
+    assert board.take(queued.seq)
+    [verdict] = await asyncio.wait_for(asked, 10)
+    assert not verdict.ok
+    assert "took the answer but gave no verdict within 0.3 s" in verdict.error
+    assert "look at the notebook" in verdict.error
+    chat.picker.cancel()  # type: ignore[union-attr]
+    await handle
+
+
+async def test_a_view_that_raises_while_applying_an_answer_gives_the_person_its_error(
+    recorder: CommRecorder, board: Board, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat, handle, desk = await posted(board, tmp_path)
+    [item] = (await questions(board).listing_for(ANN))["items"]
+
+    def raising(queued: Any) -> Any:
+        raise RuntimeError("a listener of the view failed")
+
+    monkeypatch.setattr(desk.desk, "apply", raising)
+    desk.start()
+    try:
+        [verdict] = await questions(board).answer(ANN, [item["id"]], "resolved", {"approved": True})
+    finally:
+        desk.stop()
+    assert not verdict.ok
+    assert "the kernel raised while applying the answer (RuntimeError: a listener" in verdict.error
+    assert runs_in(tmp_path / "runs.jsonl") == []
+    chat.picker.cancel()  # type: ignore[union-attr]
+    await handle
+
+
+async def test_a_call_in_doubt_is_settled_from_the_sidebar_only_by_whom_its_rules_let_answer(
+    board: Board,
+) -> None:
+    rules = {"needed": 1, "roles": ["treasury"], "given": []}
+    metadata = {"tool_name": "send_money", "tool_input": {"amount": 5}, "approvals": rules}
+    interrupt = {"id": "approve-c1", "reason": "tool_call", "metadata": metadata}
+    question = {"id": "k1/t/approve-c1", "tool": "send_money", "interrupt": interrupt}
+    board.post(
+        Owner("k1", "kernel k1", "pay.ipynb", "lab-a"), {question["id"]: (question, None, None)}, []
+    )
+    verdict = await questions(board).settle(CARL, question["id"], False, None)
+    assert not verdict.ok
+    assert "carl (no roles) may not answer this call: it needs treasury" in verdict.error
+    assert board.queued_for("k1") == []  # refused on the server: nothing reached the kernel
 
 
 async def test_a_closed_notebook_stays_listed_as_such_and_its_answers_are_refused(

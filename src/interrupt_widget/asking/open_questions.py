@@ -40,7 +40,7 @@ from interrupt_widget.asking.settling import SETTLE_ON_ITS_CARD, Settler, settle
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.errors import AnswerError, AnswerRefused, NotAllowedToAnswer, NotInDoubt
 from interrupt_widget.identity import IDENTITY_KEY, Identity, answering_identity
-from interrupt_widget.policy.quorum import not_allowed_reason
+from interrupt_widget.policy.quorum import not_allowed_reason, not_allowed_to_settle
 
 AnswerStatus = Literal["resolved", "cancelled"]
 """How an interrupt is answered: with a payload, or abandoned."""
@@ -291,29 +291,42 @@ class OpenQuestions:
             self._changed()
 
     def settle(
-        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
+        self,
+        interrupt_id: str,
+        *,
+        ran: bool,
+        output: str | None = None,
+        by: str = "python",
+        identity: str | Identity | None = None,
     ) -> None:
         """Settle a call in doubt: it ran (`output` its result) or it did not (it runs now).
 
-        Raises `AnswerRefused`, changing nothing, when the call is not in doubt, the word
-        says too little or too much, or the ledger cannot be reached; a call settled
-        elsewhere meanwhile is answered as usual from then on."""
+        `identity`: who says so (default: as `answering_identity(by)` says); only someone
+        the call's rules let answer it may (`not_allowed_to_settle`). Raises
+        `AnswerRefused`, changing nothing, when the call is not in doubt, the person may not
+        answer it, the word says too little or too much, or the ledger cannot be reached; a
+        call settled elsewhere meanwhile is answered as usual from then on."""
         _check_by(by)
         try:
             with self._lock:
                 try:
-                    self._settle(interrupt_id, ran, output, by)
+                    self._settle(interrupt_id, ran, output, by, answering_identity(by, identity))
                 finally:
                     self._changed()
         finally:
             self.deliver()
 
-    def _settle(self, interrupt_id: str, ran: bool, output: str | None, by: str) -> None:
+    def _settle(
+        self, interrupt_id: str, ran: bool, output: str | None, by: str, who: Identity
+    ) -> None:
         settler = self._settler
         if interrupt_id not in self._doubts or settler is None or self._withdrawn:
             raise self._refuse(f"{interrupt_id!r} is not a call in doubt; nothing was changed")
         interrupt = self._by_id[interrupt_id]
         label = self._names[interrupt_id]
+        barred = not_allowed_to_settle(interrupt.metadata, who, clock.now())
+        if barred is not None:
+            raise self._refuse(f"{label}: {barred}", interrupt, on_card=True)
         try:
             payload, settled = settled_answer(settler, interrupt, label, ran, output, by)
         except NotInDoubt as exc:  # settled elsewhere: it is answered as usual again
@@ -322,7 +335,7 @@ class OpenQuestions:
         except AnswerRefused as exc:
             raise self._refuse(str(exc), interrupt, on_card=True) from None
         del self._doubts[interrupt_id]
-        self._store(interrupt, "resolved", payload, by=by, **settled)
+        self._store(interrupt, "resolved", payload, by=by, identity=who.to_wire(), **settled)
 
     # -- time ------------------------------------------------------------------------------
 
@@ -631,20 +644,26 @@ class QuestionsView:
             self._changed()
 
     def settle(
-        self, interrupt_id: str, *, ran: bool, output: str | None = None, by: str = "python"
+        self,
+        interrupt_id: str,
+        *,
+        ran: bool,
+        output: str | None = None,
+        by: str = "python",
+        identity: str | Identity | None = None,
     ) -> None:
         """Settle a call in doubt, as the two answers on its card do.
 
         `ran=True` with `output`: the call ran (its effect was checked) and `output` is its
         result, recorded in the ledger for the model to read; it never runs again.
         `ran=False`: it did not run; the resume runs it now, once, through the ledger.
-        Either is the call's answer (recorded as a decision). Raises `AnswerRefused`,
-        changing nothing, when the call is not in doubt, the word says too little or too
-        much, or the ledger cannot be reached; a call settled elsewhere meanwhile is
-        answered as usual from then on.
+        Either is the call's answer (recorded as a decision, with `identity`: who says so).
+        Raises `AnswerRefused`, changing nothing, when the call is not in doubt, the person
+        may not answer it, the word says too little or too much, or the ledger cannot be
+        reached; a call settled elsewhere meanwhile is answered as usual from then on.
         """
         try:
-            self._questions.settle(interrupt_id, ran=ran, output=output, by=by)
+            self._questions.settle(interrupt_id, ran=ran, output=output, by=by, identity=identity)
         finally:
             self._changed()
 

@@ -96,7 +96,11 @@ class KernelDesk:
             self._posted, self._beat = current, now
         for queued in await asyncio.to_thread(self.board.queued_for, self.owner.id):
             if await asyncio.to_thread(self.board.take, queued.seq):
-                result = self.apply(queued)
+                try:
+                    result = self.apply(queued)
+                except Exception as error:  # a listener of the view raised: say so, not hang
+                    _log.warning("applying an answer from the sidebar failed", exc_info=True)
+                    result = _result(False, error=_raised(error))
                 await asyncio.to_thread(self.board.settle, queued.seq, not result["ok"], result)
 
     def _collect(self) -> dict[str, tuple[dict[str, Any], str | None, str | None]]:
@@ -140,6 +144,7 @@ class KernelDesk:
                     ran=body.get("ran") is True,
                     output=body.get("output"),
                     by=by,
+                    identity=who,
                 )
                 return _result(True, "approved")
             if body.get("status") == "cancelled":
@@ -149,6 +154,13 @@ class KernelDesk:
         except AnswerRefused as exc:
             return _result(False, error=str(exc), errors=exc.errors)
         return _result(True, verdict("resolved", body.get("payload"), by))
+
+
+def _raised(error: Exception) -> str:
+    return (
+        f"the kernel raised while applying the answer ({type(error).__name__}: {error}); it "
+        "may have been taken: look at the notebook before answering again"
+    )
 
 
 def _result(ok: bool, verdict: str = "", *, error: str = "", errors: Any = ()) -> dict[str, Any]:

@@ -6,7 +6,9 @@ people, for the server's signed-in user), and hands their answers to the kernel 
 asked: checked first with the one answer check (`answer_refusal`, as the cell checks
 a click), queued on the board, taken and applied by that kernel, and the kernel's
 verdict returned. An answer its kernel does not take within `answer_timeout` is
-withdrawn, never left to apply later: the person is told, and nothing changed.
+withdrawn, never left to apply later: the person is told, and nothing changed. A kernel
+that took an answer and gives no verdict within `verdict_timeout` (it stopped meanwhile)
+is reported as such: the answer may have applied, and the person is told to look.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from interrupt_widget.agui.wire import interrupt_from_wire
 from interrupt_widget.asking import answer_refusal
 from interrupt_widget.identity import Identity
 from interrupt_widget.lab.board import Board, Posted
+from interrupt_widget.policy.quorum import not_allowed_to_settle
 from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, outcome_from_wire
 from interrupt_widget.widgets.inbox_sources import for_viewer
 
@@ -36,6 +39,9 @@ CLOSED_KEPT: Final = 600.0
 the server takes them off the board. A kernel that shuts down takes its own off at once."""
 POLL: Final = 0.05
 """Seconds between two looks at the board while an answer or a change is awaited."""
+VERDICT_TIMEOUT: Final = 15.0
+"""Seconds a kernel that took an answer has to give its verdict before the person is told
+it may have applied (the kernel stopped while applying it)."""
 CLOSED_NOTE: Final = (
     "its notebook is closed: the kernel that asked stopped, so an answer here cannot resume "
     "its run; open the notebook and run it again to ask again"
@@ -67,6 +73,7 @@ class ServerQuestions:
         running_kernels: Callable[[], Iterable[str]],
         *,
         answer_timeout: float = 5.0,
+        verdict_timeout: float = VERDICT_TIMEOUT,
         closed_kept: float = CLOSED_KEPT,
         elsewhere: QuestionsElsewhere | None = None,
         root_dir: str | None = None,
@@ -80,6 +87,7 @@ class ServerQuestions:
         self.server = server
         self._running = running_kernels
         self.answer_timeout = answer_timeout
+        self.verdict_timeout = verdict_timeout
         self.closed_kept = closed_kept
         self.elsewhere = elsewhere
         self._root = None if root_dir is None else os.path.realpath(root_dir)
@@ -181,6 +189,10 @@ class ServerQuestions:
         if refused is not None:
             return refused
         assert found is not None
+        interrupt = interrupt_from_wire(found.item["interrupt"])
+        barred = not_allowed_to_settle(interrupt.metadata, person, clock.now())
+        if barred is not None:  # told here at once; the kernel's check says the same
+            return AnswerOutcome(question, False, error=f"{found.item.get('tool')}: {barred}")
         body = {"ran": ran, "output": output, "identity": person.to_wire()}
         return await self._deliver(found, "settle", body)
 
@@ -220,13 +232,19 @@ class ServerQuestions:
         """Queue an answer for the kernel that asked and wait for its verdict."""
         seq = await asyncio.to_thread(self.board.queue, found.id, found.owner.id, kind, body)
         deadline = time.monotonic() + self.answer_timeout
+        taken_at: float | None = None
         while True:
             state, result = await asyncio.to_thread(self.board.outcome, seq)
             if result is not None:
                 return replace(outcome_from_wire(result), id=found.id)
-            late = state == "queued" and time.monotonic() >= deadline
+            now = time.monotonic()
+            late = state == "queued" and now >= deadline
             if late and await asyncio.to_thread(self.board.withdraw, seq):
                 return AnswerOutcome(found.id, False, error=self._busy(found))
+            if state == "taken":
+                taken_at = now if taken_at is None else taken_at
+                if now - taken_at >= self.verdict_timeout:
+                    return AnswerOutcome(found.id, False, error=self._untold(found))
             await asyncio.sleep(POLL)
 
     def _busy(self, found: Posted) -> str:
@@ -235,6 +253,14 @@ class ServerQuestions:
             f"{found.item.get('tool')}: the kernel of {where} did not take the answer within "
             f"{self.answer_timeout:g} s (a cell may be running there); nothing was changed: "
             "answer again once it is free"
+        )
+
+    def _untold(self, found: Posted) -> str:
+        where = self._notebook(found.owner.path) or found.owner.label
+        return (
+            f"{found.item.get('tool')}: the kernel of {where} took the answer but gave no "
+            f"verdict within {self.verdict_timeout:g} s (it may have stopped); the answer may "
+            "have been applied: look at the notebook before answering again"
         )
 
     async def _posted(self) -> dict[str, Posted]:

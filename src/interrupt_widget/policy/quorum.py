@@ -407,6 +407,18 @@ def not_allowed_reason(metadata: Any, who: Identity, approved: bool, now: dateti
     return admission.reason if admission.outcome in ("refused", "duplicate") else None
 
 
+def not_allowed_to_settle(metadata: Any, who: Identity, now: datetime) -> str | None:
+    """Why `who` may not settle a call in doubt (say whether it ran) whose interrupt's
+    `metadata` shows its rules; None when they may. Only someone the rules let answer the
+    call may: the word is on what happened, not a vote, so no count and no rule about the
+    run's starter applies (the call was approved before it could be in doubt)."""
+    shown = metadata.get(APPROVALS_KEY) if isinstance(metadata, dict) else None
+    found = Quorum.from_metadata(shown)
+    if found is None or found[0].may_answer(who, now):
+        return None
+    return _not_allowed(who, found[0], now)
+
+
 def escalates_to(metadata: Any, who: Identity) -> bool:
     """Whether the question an interrupt's `metadata` shows escalates (or has) to `who`,
     by name or by one of their roles."""
