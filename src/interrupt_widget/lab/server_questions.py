@@ -248,20 +248,24 @@ class ServerQuestions:
             await asyncio.sleep(POLL)
 
     def _busy(self, found: Posted) -> str:
-        where = self._notebook(found.owner.path) or found.owner.label
-        return (
-            f"{found.item.get('tool')}: the kernel of {where} did not take the answer within "
-            f"{self.answer_timeout:g} s (a cell may be running there); nothing was changed: "
-            "answer again once it is free"
+        return self._its_kernel(
+            found,
+            f"did not take the answer within {self.answer_timeout:g} s (a cell may be running "
+            "there); nothing was changed: answer again once it is free",
         )
 
     def _untold(self, found: Posted) -> str:
-        where = self._notebook(found.owner.path) or found.owner.label
-        return (
-            f"{found.item.get('tool')}: the kernel of {where} took the answer but gave no "
-            f"verdict within {self.verdict_timeout:g} s (it may have stopped); the answer may "
-            "have been applied: look at the notebook before answering again"
+        return self._its_kernel(
+            found,
+            f"took the answer but gave no verdict within {self.verdict_timeout:g} s (it may "
+            "have stopped); the answer may have been applied: look at the notebook before "
+            "answering again",
         )
+
+    def _its_kernel(self, found: Posted, what: str) -> str:
+        """`what` the kernel that asked `found` did, said of its question."""
+        where = self._notebook(found.owner.path) or found.owner.label
+        return f"{found.item.get('tool')}: the kernel of {where} {what}"
 
     async def _posted(self) -> dict[str, Posted]:
         _rev, posted = await asyncio.to_thread(self.board.listing)
