@@ -55,14 +55,14 @@ WORD = 0.1
 
 def _reply_while(chat: ChatOnPage, index: int, words: int) -> tuple[str, str]:
     """The chat's status and its `index`-th agent message, read together from the DOM, once
-    that message has at least `words` words (within 30 s: the first run also waits for the
+    that message has at least `words` words (within 60 s: the first run also waits for the
     worker to poll)."""
     read = """(chat, index) => [
         chat.dataset.status,
         chat.querySelectorAll(".iw-chat-msg[data-kind='assistant'] .iw-chat-text")[index]
             ?.textContent ?? "",
     ]"""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 60
     while True:
         status, text = chat.root.evaluate(read, index)
         if len(text.split()) >= words or time.monotonic() > deadline:
