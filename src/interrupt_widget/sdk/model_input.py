@@ -20,6 +20,18 @@ from interrupt_widget.agui.messages import NOT_RUN_PREFIX, content_text
 STOPPED_BEFORE_RUN = f"{NOT_RUN_PREFIX} the run stopped before this call ran."
 
 
+def run_input(messages: list[Message]) -> str | list[TResponseInputItem]:
+    """What a new SDK run starts from: `to_sdk_input`, or the text of a lone user message.
+
+    A conversation that is one user message starts the run as a user of the SDK starts
+    it, `Runner.run_streamed(agent, "text")`: the SDK makes the same item of it (an input
+    guardrail sees the same list), and skips copying a list it was given.
+    """
+    if len(messages) == 1 and isinstance(messages[0], UserMessage):
+        return content_text(messages[0].content)
+    return to_sdk_input(messages)
+
+
 def to_sdk_input(
     messages: list[Message], *, outputs: Mapping[str, str] | None = None
 ) -> list[TResponseInputItem]:

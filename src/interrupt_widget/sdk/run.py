@@ -68,7 +68,7 @@ from interrupt_widget.sdk.call_results import (
 )
 from interrupt_widget.sdk.endings import final_reply, refused_reply
 from interrupt_widget.sdk.events import EventTranslator, MessageIds
-from interrupt_widget.sdk.model_input import to_sdk_input
+from interrupt_widget.sdk.model_input import run_input
 from interrupt_widget.sdk.offline_model import with_message_ids
 from interrupt_widget.sdk.tool_answers import answering
 
@@ -264,7 +264,7 @@ class SDKRun:
         start = functools.partial(
             Runner.run_streamed,
             adapter.agent,
-            state if state is not None else to_sdk_input(conversation),
+            state if state is not None else run_input(conversation),
             context=None if state is not None else adapter.context,
             run_config=self._run_config,
             hooks=adapter.hooks,
