@@ -9,6 +9,7 @@ the chat, its picker and the ledger are the real ones (the tool's own file count
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -241,6 +242,96 @@ async def test_a_view_that_raises_while_applying_an_answer_gives_the_person_its_
     assert runs_in(tmp_path / "runs.jsonl") == []
     chat.picker.cancel()  # type: ignore[union-attr]
     await handle
+
+
+async def test_a_bulk_answer_that_fails_for_one_question_gives_each_question_its_own_verdict(
+    recorder: CommRecorder, board: Board, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chats = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        chats.append(await waiting_chat(tmp_path / name))
+    desk = Desk(board)
+    for chat, _handle in chats:
+        desk.desk.adopt(chat, None)
+    await desk.desk.tick()
+    items = (await questions(board).listing_for(ANN))["items"]
+    ids = [item["id"] for item in items]
+    assert len(ids) == 2
+    queue = board.queue
+
+    def failing(question: str, *rest: Any) -> int:
+        if question == ids[1]:
+            raise sqlite3.OperationalError("database is locked")
+        return queue(question, *rest)
+
+    monkeypatch.setattr(board, "queue", failing)
+    desk.start()
+    try:
+        first, second = await questions(board).answer(ANN, ids, "resolved", {"approved": True})
+    finally:
+        desk.stop()
+    assert (first.id, first.ok, first.verdict) == (ids[0], True, "approved")
+    assert (second.id, second.ok) == (ids[1], False)
+    assert second.error == (
+        "the answer could not be delivered (OperationalError: database is locked); nothing was "
+        "changed: answer again"
+    )
+    ran = [runs_in(tmp_path / name / "runs.jsonl") for name in ("a", "b")]
+    assert sorted(ran, key=len) == [[], [RAN]]  # the one answered ran once, the other not
+    for chat, handle in chats:
+        if chat.status == "waiting":
+            chat.picker.cancel()  # type: ignore[union-attr]
+        await handle
+
+
+async def test_an_answer_whose_verdict_cannot_be_read_says_it_may_have_been_applied(
+    recorder: CommRecorder, board: Board, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat, handle, _desk = await posted(board, tmp_path)
+    [item] = (await questions(board).listing_for(ANN))["items"]
+
+    def unreadable(seq: int) -> Any:
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(board, "outcome", unreadable)
+    [verdict] = await questions(board).answer(ANN, [item["id"]], "resolved", {"approved": True})
+    assert not verdict.ok
+    assert verdict.error == (
+        "send_money: the kernel of pay.ipynb was sent the answer, and its verdict could not be "
+        "read (the questions' board failed); the answer may have been applied: look at the "
+        "notebook before answering again"
+    )
+    assert len(board.queued_for("k1")) == 1  # queued: the kernel may yet take it
+    chat.picker.cancel()  # type: ignore[union-attr]
+    await handle
+
+
+class BrokenElsewhere:
+    """Questions held beside the kernels' whose answering raises (a lost connection)."""
+
+    generation = 0
+
+    def holds(self, question: str) -> bool:
+        return question.startswith("temporal:")
+
+    def items(self, person: Identity, now: Any) -> list[dict[str, Any]]:
+        return []
+
+    async def answer(self, person: Identity, question: str, status: str, payload: Any) -> Any:
+        raise ConnectionError("the Temporal server went away")
+
+
+async def test_an_answer_to_a_question_held_elsewhere_that_raises_is_told_as_maybe_taken(
+    board: Board,
+) -> None:
+    beside = ServerQuestions(board, "lab-a", lambda: (), elsewhere=BrokenElsewhere())
+    [verdict] = await beside.answer(ANN, ["temporal:t/approve-c1"], "cancelled", None)
+    assert not verdict.ok
+    assert verdict.error == (
+        "the answer could not be delivered (ConnectionError: the Temporal server went away); "
+        "it may have been taken: look at the question"
+    )
 
 
 async def test_a_call_in_doubt_is_settled_from_the_sidebar_only_by_whom_its_rules_let_answer(

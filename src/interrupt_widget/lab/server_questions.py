@@ -14,6 +14,7 @@ is reported as such: the answer may have applied, and the person is told to look
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -29,6 +30,8 @@ from interrupt_widget.lab.board import Board, Posted
 from interrupt_widget.policy.quorum import not_allowed_to_settle
 from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, outcome_from_wire
 from interrupt_widget.widgets.inbox_sources import for_viewer
+
+_log = logging.getLogger(__name__)
 
 OwnerState = Literal["running", "closed", "remote"]
 
@@ -176,9 +179,18 @@ class ServerQuestions:
         """`person`'s answer to each of `ids` (one bulk answer is one answer per question)."""
         posted = await self._posted()
         verdicts = await asyncio.gather(
-            *(self._answer_one(person, posted.get(i), i, status, payload) for i in ids)
+            *(self._answer_one(person, posted.get(i), i, status, payload) for i in ids),
+            return_exceptions=True,
         )
-        return list(verdicts)
+        # One question's failure is its own: the others' verdicts stand and are told.
+        outcomes: list[AnswerOutcome] = []
+        for question, verdict in zip(ids, verdicts, strict=True):
+            if isinstance(verdict, Exception):
+                verdict = _failed(question, verdict, "nothing was changed: answer again")
+            elif isinstance(verdict, BaseException):  # cancelled: the request is going away
+                raise verdict
+            outcomes.append(verdict)
+        return outcomes
 
     async def settle(
         self, person: Identity, question: str, ran: bool, output: str | None
@@ -200,7 +212,10 @@ class ServerQuestions:
         self, person: Identity, found: Posted | None, question: str, status: str, payload: Any
     ) -> AnswerOutcome:
         if self.elsewhere is not None and self.elsewhere.holds(question):
-            return await self.elsewhere.answer(person, question, status, payload)
+            try:
+                return await self.elsewhere.answer(person, question, status, payload)
+            except Exception as error:  # after the answer was handed over, or before
+                return _failed(question, error, "it may have been taken: look at the question")
         refused = self._unanswerable(found, question)
         if refused is not None:
             return refused
@@ -231,6 +246,14 @@ class ServerQuestions:
     async def _deliver(self, found: Posted, kind: str, body: dict[str, Any]) -> AnswerOutcome:
         """Queue an answer for the kernel that asked and wait for its verdict."""
         seq = await asyncio.to_thread(self.board.queue, found.id, found.owner.id, kind, body)
+        try:
+            return await self._verdict(found, seq)
+        except Exception:  # the board failed after the answer was queued: the kernel may act
+            _log.warning("the verdict on question %s could not be read", found.id, exc_info=True)
+            return AnswerOutcome(found.id, False, error=self._unread(found))
+
+    async def _verdict(self, found: Posted, seq: int) -> AnswerOutcome:
+        """The kernel's verdict on queued answer `seq`, or why there is none."""
         deadline = time.monotonic() + self.answer_timeout
         taken_at: float | None = None
         while True:
@@ -262,6 +285,14 @@ class ServerQuestions:
             "answering again",
         )
 
+    def _unread(self, found: Posted) -> str:
+        return self._its_kernel(
+            found,
+            "was sent the answer, and its verdict could not be read (the questions' board "
+            "failed); the answer may have been applied: look at the notebook before answering "
+            "again",
+        )
+
     def _its_kernel(self, found: Posted, what: str) -> str:
         """`what` the kernel that asked `found` did, said of its question."""
         where = self._notebook(found.owner.path) or found.owner.label
@@ -270,3 +301,13 @@ class ServerQuestions:
     async def _posted(self) -> dict[str, Posted]:
         _rev, posted = await asyncio.to_thread(self.board.listing)
         return {p.id: p for p in posted}
+
+
+def _failed(question: str, error: BaseException, so: str) -> AnswerOutcome:
+    """The answer to `question` raised `error`; `so` says what that left and what to do."""
+    _log.warning("the answer to question %s failed", question, exc_info=error)
+    return AnswerOutcome(
+        question,
+        False,
+        error=f"the answer could not be delivered ({type(error).__name__}: {error}); {so}",
+    )
