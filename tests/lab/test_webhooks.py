@@ -121,3 +121,70 @@ async def test_a_failing_receiver_is_retried_and_one_that_is_down_is_logged(
     assert any(m.startswith(f"{gave_up} failed 5 times") for m in said)
     # A webhook's path is its secret (Slack's carry the token there): never in the log.
     assert not any("nobody-listens" in m for m in said)
+
+
+async def test_a_question_that_left_the_list_is_forgotten_and_told_again_when_asked_again(
+    tmp_path: Path,
+) -> None:
+    board = Board(tmp_path / "board.sqlite")
+    listing = ServerQuestions(board, "lab-a", lambda: ("k1",))
+    hooks = Webhooks(listing, [], "http://127.0.0.1:8888/")
+    posted: set[str] = set()
+
+    async def told_now(*questions: str) -> list[tuple[str, str]]:
+        """What is told once the kernel lists `questions` alone."""
+        gone = sorted(posted - set(questions))
+        board.post(OWNER, {q: item(q, "send_money") for q in questions}, gone)
+        posted.clear()
+        posted.update(questions)
+        items = (await listing.listing_for(NOBODY))["items"]
+        return sorted((n.event, n.item["id"]) for n in hooks.notices(items, time.time()))
+
+    assert await told_now("k1/a/1", "k1/b/2") == [("waiting", "k1/a/1"), ("waiting", "k1/b/2")]
+    assert await told_now("k1/a/1") == []  # still listed: told once
+    assert await told_now() == []  # both answered
+    assert await told_now("k1/a/1") == [("waiting", "k1/a/1")]  # asked again: a new wait
+    # A day of questions coming and going keeps no more than the list in memory.
+    for n in range(300):
+        await told_now(f"k1/day/{n}")
+    assert await told_now("k1/day/299") == []
+    assert await told_now("k1/day/0") == [("waiting", "k1/day/0")]
+
+
+async def test_a_receiver_gets_at_most_two_messages_at_once_the_rest_wait_their_turn(
+    tmp_path: Path,
+) -> None:
+    slow = Receiver(delay=0.1)
+    try:
+        board = Board(tmp_path / "board.sqlite")
+        board.post(OWNER, {f"k1/t/{n}": item(f"k1/t/{n}", "send_money") for n in range(8)}, [])
+        listing = ServerQuestions(board, "lab-a", lambda: ("k1",))
+        hooks = Webhooks(listing, [slow.url], "http://127.0.0.1:8888/")
+        for notice in hooks.notices((await listing.listing_for(NOBODY))["items"], time.time()):
+            hooks.send(notice)
+        await hooks.delivered()
+        assert len(slow.wait_for(8)) == 8
+    finally:
+        slow.close()
+    assert slow.most_at_once == webhooks.AT_ONCE == 2
+
+
+async def test_a_receiver_that_answers_429_is_tried_again_after_the_wait_it_asks_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(webhooks, "FIRST_BACKOFF", 0.01)
+    busy = Receiver(failures=1, status=429, retry_after="1")
+    try:
+        board = Board(tmp_path / "board.sqlite")
+        board.post(OWNER, {"k1/a/1": item("k1/a/1", "send_money")}, [])
+        listing = ServerQuestions(board, "lab-a", lambda: ("k1",))
+        hooks = Webhooks(listing, [busy.url], "http://127.0.0.1:8888/")
+        [notice] = hooks.notices((await listing.listing_for(NOBODY))["items"], time.time())
+        hooks.send(notice)
+        await hooks.delivered()
+        [body] = busy.wait_for(1)
+    finally:
+        busy.close()
+    assert body["interruptWidget"]["question"] == "k1/a/1"
+    first, second = busy.arrivals
+    assert second - first >= 1.0  # the receiver's wait, not the 0.01 s backoff

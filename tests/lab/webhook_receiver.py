@@ -1,5 +1,6 @@
 """A webhook receiver on 127.0.0.1 for tests: keeps every JSON body it is sent, or answers
-500 to the first `failures` of them (a receiver that is down for a moment)."""
+`status` (500: down for a moment; 429 with `retry_after`: slow down) to the first `failures`
+of them. It takes `delay` seconds over each, and counts how many it holds at once."""
 
 from __future__ import annotations
 
@@ -11,9 +12,21 @@ from typing import Any
 
 
 class Receiver:
-    def __init__(self, failures: int = 0) -> None:
+    def __init__(
+        self,
+        failures: int = 0,
+        *,
+        status: int = 500,
+        retry_after: str | None = None,
+        delay: float = 0.0,
+    ) -> None:
         self.bodies: list[dict[str, Any]] = []
         self.failures = failures
+        self.arrivals: list[float] = []
+        """When each request came (`time.monotonic()`), refused ones included."""
+        self.most_at_once = 0
+        """The most requests it held at one time."""
+        self._held = 0
         self._lock = threading.Lock()
         owner = self
 
@@ -22,11 +35,19 @@ class Receiver:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length))
                 with owner._lock:
+                    owner.arrivals.append(time.monotonic())
+                    owner._held += 1
+                    owner.most_at_once = max(owner.most_at_once, owner._held)
+                time.sleep(delay)  # a slow receiver, in its own thread
+                with owner._lock:
+                    owner._held -= 1
                     failing = owner.failures > 0
                     owner.failures -= 1
                     if not failing:
                         owner.bodies.append(body)
-                self.send_response(500 if failing else 200)
+                self.send_response(status if failing else 200)
+                if failing and retry_after is not None:
+                    self.send_header("Retry-After", retry_after)
                 self.end_headers()
 
             def log_message(self, *_args: Any) -> None:

@@ -8,7 +8,8 @@ after the usual sign-in: it names the question and grants nothing. A tool listed
 as sensitive never has its arguments in a message.
 
 Delivery never blocks a run (it happens in the server, apart from every kernel),
-is retried with backoff, and a failure is written to the server's log.
+is retried with backoff (or after the wait a receiver's 429 asks for), at most
+`AT_ONCE` messages in flight per receiver, and a failure is written to the server's log.
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ RETRIES: Final = 5
 """Tries of one message before it is given up (and logged)."""
 FIRST_BACKOFF: Final = 0.5
 """Seconds before the second try; each further wait doubles."""
+AT_ONCE: Final = 2
+"""Messages in flight to one receiver at a time; the rest wait their turn (Slack's incoming
+webhooks take about one a second and answer a burst with 429)."""
+LONGEST_RETRY_AFTER: Final = 60.0
+"""The longest wait a receiver's `Retry-After` gets; a longer one is cut to this."""
 
 _log = logging.getLogger(__name__)
 
@@ -83,6 +89,7 @@ class Webhooks:
         self.tick = tick
         self._told: set[tuple[Event, str]] = set()
         self._sending: set[asyncio.Task[None]] = set()
+        self._turns: dict[str, asyncio.Semaphore] = {}
 
     async def run(self) -> None:
         """Look at the board every `tick` seconds, for ever; send what is new."""
@@ -96,20 +103,28 @@ class Webhooks:
             await asyncio.sleep(self.tick)
 
     def notices(self, items: Iterable[Item], now: float) -> list[Notice]:
-        """What to tell about `items` at `now` that was not told before (each event once)."""
+        """What to tell about `items`, the whole list at `now`, that was not told before.
+
+        Each event once while its question stays listed: what is told of a question that
+        left the list is forgotten (the set stays as small as the list), so one asked again
+        is told again."""
         found: list[Notice] = []
+        listed: set[str] = set()
         for item in items:
+            listed.add(item["id"])
             for event in _events(item, now):
                 if (event, item["id"]) not in self._told:
                     self._told.add((event, item["id"]))
                     found.append(Notice(event, item))
+        self._told = {told for told in self._told if told[1] in listed}
         return found
 
     def send(self, notice: Notice) -> None:
         """Post `notice` to every URL in the background."""
         body = json.dumps(self.message(notice)).encode()
         for url in self.urls:
-            task = asyncio.get_running_loop().create_task(_deliver(url, body, notice))
+            turns = self._turns.setdefault(url, asyncio.Semaphore(AT_ONCE))
+            task = asyncio.get_running_loop().create_task(_deliver(url, body, notice, turns))
             self._sending.add(task)
             task.add_done_callback(self._sending.discard)
 
@@ -191,21 +206,23 @@ def _slack(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-async def _deliver(url: str, body: bytes, notice: Notice) -> None:
-    """POST `body` to `url`, retried with backoff; a failure is logged, never raised."""
+async def _deliver(url: str, body: bytes, notice: Notice, turns: asyncio.Semaphore) -> None:
+    """POST `body` to `url` in one of its `turns`, retried with backoff; a failure is logged,
+    never raised."""
     from tornado.httpclient import AsyncHTTPClient, HTTPClientError
 
     client = AsyncHTTPClient()
     wait = FIRST_BACKOFF
     for attempt in range(1, RETRIES + 1):
         try:
-            await client.fetch(
-                url,
-                method="POST",
-                body=body,
-                headers={"Content-Type": "application/json"},
-                request_timeout=10,
-            )
+            async with turns:
+                await client.fetch(
+                    url,
+                    method="POST",
+                    body=body,
+                    headers={"Content-Type": "application/json"},
+                    request_timeout=10,
+                )
             return
         except (HTTPClientError, OSError) as exc:
             if attempt == RETRIES:
@@ -218,8 +235,27 @@ async def _deliver(url: str, body: bytes, notice: Notice) -> None:
                     exc,
                 )
                 return
-            await asyncio.sleep(wait)
+            asked = _retry_after(exc)
+            await asyncio.sleep(wait if asked is None else asked)
             wait *= 2
+
+
+def _retry_after(error: Exception) -> float | None:
+    """The wait a 429 (or 503) asks for in seconds (`Retry-After`), at most
+    `LONGEST_RETRY_AFTER`; None when it asks none (a date is read as none)."""
+    from tornado.httpclient import HTTPClientError
+
+    if not isinstance(error, HTTPClientError) or error.code not in (429, 503):
+        return None
+    if error.response is None:
+        return None
+    try:
+        seconds = float(error.response.headers.get("Retry-After", ""))
+    except ValueError:
+        return None
+    if not seconds >= 0:  # NaN, negative
+        return None
+    return min(seconds, LONGEST_RETRY_AFTER)
 
 
 def _receiver(url: str) -> str:
