@@ -8,6 +8,7 @@ import asyncio
 import pathlib
 import time
 import uuid
+from typing import Any
 
 import pytest
 
@@ -22,12 +23,13 @@ from ag_ui.core import (
     RunFinishedEvent,
     UserMessage,
 )
+from temporalio import activity
 from temporalio.client import Client
 from temporalio.service import RPCError
 
 from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.asking.thread import ConversationThread
-from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker
+from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker, segments
 from interrupt_widget.temporal.dev_server import DevServer
 from payment_agents import RUNS_ENV, SEND, runs_in
 from temporal_agents import (
@@ -139,6 +141,53 @@ async def test_stop_while_the_worker_is_looked_for_sends_nothing_and_ends_the_ru
         with pytest.raises(RPCError):  # no workflow was started for the thread
             await client.get_workflow_handle(input.thread_id).describe()
     assert not (tmp_path / LINGER_STARTED).exists()
+
+
+async def test_stop_landing_after_the_run_paused_keeps_the_pause_and_its_question(
+    temporal_server: DevServer, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Stop that reaches the worker after its run paused, while the activity still hands its
+    result back, comes too late, as in the kernel: the question stays asked and answerable,
+    and the approved call runs once."""
+    runs = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(RUNS_ENV, str(runs))
+    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
+    monkeypatch.setenv(SHARED_LEDGER_ENV, str(tmp_path / "calls.db"))
+    handing_back = tmp_path / "handing-back"
+    seen = tmp_path / "cancel-seen"
+    read_state = segments._paused_state
+
+    async def slowly(*args: Any) -> Any:
+        # The run has ended; the Stop lands while the result is on its way back.
+        handing_back.touch()
+        for _ in range(200):
+            activity.heartbeat()  # a cancel reaches an activity in a heartbeat's answer
+            if activity.is_cancelled():
+                seen.touch()
+                break
+            await asyncio.sleep(0.05)
+        return await read_state(*args)
+
+    monkeypatch.setattr(segments, "_paused_state", slowly)
+    async with worker_on_fresh_queue(temporal_server, (FAULTY,)) as (client, queue):
+        agent = TemporalAgent(client, agent=FAULTY, task_queue=queue, heartbeat_seconds=1)
+        thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+        asking = thread.start(thread.user_input(SEND))
+        await asyncio.wait_for(asyncio.to_thread(_until_exists, handing_back), timeout=30)
+        thread.stop()
+        outcome = await asyncio.wait_for(asking, timeout=30)
+        assert outcome.kind == "interrupt", outcome
+        assert seen.exists()  # the Stop did reach the activity before it handed back
+        held = await agent.conversation(thread.thread_id)
+        assert [i["id"] for i in held.interrupts] == [i.id for i in thread.interrupts]
+        monkeypatch.setattr(segments, "_paused_state", read_state)
+        entries = [
+            ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
+            for i in thread.interrupts
+        ]
+        resumed = await thread.start(thread.resume_input(entries))
+        assert resumed.kind == "success", resumed
+    assert len(runs_in(runs)) == 1
 
 
 def _input() -> RunAgentInput:

@@ -16,7 +16,7 @@ client reads a reply as it is written; the activity's result stays the authority
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -70,14 +70,48 @@ class Segments:
             helpers.append(asyncio.ensure_future(stream.run()))
         try:
             events = await _events(adapter.run(input), stream)
-        finally:
-            for helper in helpers:
-                helper.cancel()
-            await asyncio.gather(*helpers, return_exceptions=True)
-        _raise_to_retry(request, events)
-        state = await _paused_state(adapter, input, events)
-        edits = _edits(adapter, events)
-        return SegmentResult(events=events, state=state, edits=edits, ledger=place)
+        except BaseException:
+            await _ended(helpers)
+            raise
+        # The run is over: a Stop that lands now comes too late to change it, as in the
+        # kernel, and must not lose it (a pause whose question would go, a call that ran).
+        return await _despite_stop(_result(adapter, request, input, events, helpers, place))
+
+
+async def _ended(helpers: Sequence[asyncio.Future[Any]]) -> None:
+    for helper in helpers:
+        helper.cancel()
+    await asyncio.gather(*helpers, return_exceptions=True)
+
+
+async def _result(
+    adapter: OpenAIAgentsAdapter,
+    request: SegmentRequest,
+    input: RunAgentInput,
+    events: list[JsonDict],
+    helpers: Sequence[asyncio.Future[Any]],
+    place: str,
+) -> SegmentResult:
+    """What the activity hands back once its run has ended."""
+    await _ended(helpers)
+    _raise_to_retry(request, events)
+    state = await _paused_state(adapter, input, events)
+    edits = _edits(adapter, events)
+    return SegmentResult(events=events, state=state, edits=edits, ledger=place)
+
+
+async def _despite_stop(ending: Awaitable[SegmentResult]) -> SegmentResult:
+    """`ending`'s result even if a person's Stop cancels the activity meanwhile; a cancel for
+    any other reason (the worker shutting down) still cuts it off."""
+    task = asyncio.ensure_future(ending)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        why = activity.cancellation_details()
+        if why is None or not why.cancel_requested:
+            task.cancel()
+            raise
+        return await task
 
 
 def _require_same_ledger(request: SegmentRequest, place: str) -> None:
