@@ -49,6 +49,40 @@ def test_a_temporal_runs_picker_is_answered_with_a_click_and_the_call_runs_once(
         kernel.execute("worker.kill()\nworker.wait()\nserver.stop()")
 
 
+def test_a_run_no_worker_takes_says_so_on_the_page_and_stop_ends_it_with_nothing_run(
+    open_in_lab: OpenNotebook,
+) -> None:
+    """The worker is killed while the question waits (Temporal still lists its pollers): the
+    approval's run waits for a worker. The chat's status line says so, naming the command
+    that starts one; the Stop button ends the run, and the transfer never runs."""
+    notebook = open_in_lab("chat_temporal.ipynb")
+    notebook.run_all()
+    chat = ChatOnPage(notebook.output(0))
+    kernel = notebook.kernel()
+    try:
+        chat.say('transfer_funds amount=75 to_account=ACME-2 memo="late"')
+        expect(chat.open_card()).to_have_count(1)
+        interrupt_id = chat.open_card().get_attribute("data-interrupt-id")
+        assert interrupt_id
+        kernel.wait_for("chat.status", lambda status: status == "waiting")
+        kernel.execute("agent.worker_wait_seconds = 3\nworker.kill()\nworker.wait()")
+
+        chat.picker.button(interrupt_id, "Approve").click()
+
+        expect(chat.status).to_contain_text("No worker has taken this run", timeout=30_000)
+        expect(chat.status).to_contain_text("python -m interrupt_widget worker")
+        expect(chat.in_status("running")).to_have_count(1)
+        clicked = time.monotonic()
+        chat.stop_button.click()
+        chat.in_status("cancelled").wait_for(timeout=30_000)
+        took = time.monotonic() - clicked
+        print(f"\nno worker: Stop to the cancelled status on the page {took:.2f} s")
+        assert kernel.eval("chat.status") == "cancelled"
+        assert kernel.eval("read_journal(journal)") == []
+    finally:
+        kernel.execute("worker.kill()\nworker.wait()\nserver.stop()")
+
+
 WORD = 0.1
 """Seconds the slow talker (`temporal_agents:slow_talker`) takes per word."""
 

@@ -398,3 +398,77 @@ async def test_a_worker_stopped_inside_the_tool_never_runs_it_twice_and_a_person
     assert len(new_runs(workers, since)) == (1 if ran else 2)
     assert chat.decisions[-1].settled == ("ran" if ran else "not_run")
     print(f"{how}: in doubt {took:.2f} s after the signal")  # the timing, seen with -s
+
+
+async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
+    temporal_server: DevServer, tmp_path: pathlib.Path
+) -> None:
+    """The queue's only worker is killed while a question waits (its pollers stay listed on
+    Temporal for minutes): the approval's run waits for a worker. The chat says so within
+    seconds, Stop ends the run at once, and a worker that comes later cancels it unstarted:
+    the approved call never runs, and the question is open again."""
+    pool = Workers(temporal_server, tmp_path, count=1)
+    try:
+        agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
+        with recording_comms():
+            chat = AgentChat(agent)
+        chat.send(SEND)
+        await until(chat, lambda: chat.status == "waiting")
+        [interrupt] = chat.interrupts
+        [pid] = list(pool.processes)
+        os.kill(pid, signal.SIGKILL)
+        pool.processes.pop(pid).wait()
+        pool.logs.pop(pid)
+        assert chat.picker is not None
+        chat.picker.resolve(APPROVE, by="user")
+        told = "No worker has taken this run"
+        await until(chat, lambda: told in chat.status_line, names=("status_line",))
+        assert chat.status == "running"
+        assert repr(pool.queue) in chat.status_line
+        stopped = time.monotonic()
+        chat.stop()
+        await until(chat, lambda: chat.status == "cancelled", timeout=15)
+        print(f"no worker: stopped in {time.monotonic() - stopped:.1f} s")  # seen with -s
+        pool.start_one()
+        pool.wait_ready()
+        thread_id = chat._thread.thread_id
+
+        async def settled() -> Any:
+            while True:
+                held = await agent.conversation(thread_id)
+                if not held.running and held.interrupts:
+                    return held
+                await asyncio.sleep(0.1)
+
+        held = await asyncio.wait_for(settled(), timeout=30)
+        assert [i["id"] for i in held.interrupts] == [interrupt.id]
+        assert runs_in(pool.runs) == []  # the stopped run was cancelled before it started
+    finally:
+        pool.stop()
+
+
+async def test_a_run_told_no_worker_takes_it_goes_on_once_one_comes_and_runs_once(
+    temporal_server: DevServer, tmp_path: pathlib.Path
+) -> None:
+    pool = Workers(temporal_server, tmp_path, count=1)
+    try:
+        agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
+        with recording_comms():
+            chat = AgentChat(agent)
+        chat.send(SEND)
+        await until(chat, lambda: chat.status == "waiting")
+        [pid] = list(pool.processes)
+        os.kill(pid, signal.SIGKILL)
+        pool.processes.pop(pid).wait()
+        pool.logs.pop(pid)
+        assert chat.picker is not None
+        chat.picker.resolve(APPROVE, by="user")
+        told = "No worker has taken this run"
+        await until(chat, lambda: told in chat.status_line, names=("status_line",))
+        pool.start_one()
+        await until(chat, lambda: chat.status == "done", timeout=60)
+        assert told not in chat.status_line
+        assert "Sent 42.0 to Bob." in chat.text
+        assert runs_in(pool.runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
+    finally:
+        pool.stop()

@@ -36,6 +36,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
+from interrupt_widget.agui.notes import waiting_note
 from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.agui.wire import event_from_wire, to_wire
 from interrupt_widget.errors import ErrorCode, TemporalMisconfigured, TemporalUnavailable
@@ -58,6 +59,7 @@ from interrupt_widget.temporal.shapes import (
 )
 from interrupt_widget.temporal.streaming import StreamFollower
 from interrupt_widget.temporal.tracing import client_interceptors
+from interrupt_widget.temporal.worker_watch import LOOK_EVERY, Verdict, WorkerWatch
 
 CONNECT_TIMEOUT = 5.0
 """How long to try a Temporal address before saying it cannot be reached."""
@@ -196,34 +198,59 @@ class TemporalAgent:
 
     async def stop_run(self, thread_id: str, run_id: str) -> None:
         """Ask the run `run_id` of `thread_id` to end cancelled at its next safe point."""
-        client = await self.client()
-        with contextlib.suppress(RPCError):
-            await client.get_workflow_handle(thread_id).signal(STOP_SIGNAL, run_id)
+        await self._stop_sent(thread_id, run_id)
 
     async def _events(
         self, input: RunAgentInput, stopped: Callable[[], bool]
     ) -> AsyncGenerator[BaseEvent, None]:
         """The run's events: as its segment says them (read from the workflow while the
         update that runs it waits), then what its result adds, each said once. `stopped`
-        says whether Stop came before the run was sent (then nothing is sent)."""
+        says whether Stop came (before the run was sent: then nothing is sent).
+
+        While it waits, a `WorkerWatch` looks at whether a worker takes it: one that waits
+        `worker_wait_seconds` for none gets a waiting note (`agui.notes`), and a Stop then
+        ends it here, at once (the workflow holds the Stop, and cancels the run before any
+        worker starts it)."""
         follower = StreamFollower(input.run_id)
         performing = asyncio.ensure_future(self._outcome(input, stopped))
         reading: asyncio.Future[StreamChunk] | None = None
+        watch: WorkerWatch | None = None
         wait = STREAM_POLL
         try:
             while not performing.done():
-                # A read never holds up the result: whichever comes first is taken.
-                reading = asyncio.ensure_future(self._streamed(input, follower))
-                await asyncio.wait({performing, reading}, return_when=asyncio.FIRST_COMPLETED)
-                if not reading.done():
+                # A read never holds up the result: whichever comes first is taken. A read
+                # that hangs (no worker answers the query) holds up neither the watch.
+                if reading is None:
+                    reading = asyncio.ensure_future(self._streamed(input, follower))
+                either: set[asyncio.Future[Any]] = {performing, reading}
+                await asyncio.wait(either, timeout=LOOK_EVERY, return_when=asyncio.FIRST_COMPLETED)
+                if performing.done():
                     break
-                news = follower.take(reading.result())
-                for event in news:
-                    yield event_from_wire(event)
-                # Read often while the run says things, less while it is quiet (a tool, a
-                # model thinking): each read is a query the worker answers.
-                wait = STREAM_POLL if news else min(wait * 1.5, STREAM_POLL_QUIET)
-                await asyncio.wait({performing}, timeout=wait)
+                news: list[JsonDict] = []
+                if reading.done():
+                    news = follower.take(reading.result())
+                    reading = None
+                    for event in news:
+                        yield event_from_wire(event)
+                if watch is None and self._client is not None and self._prepared:
+                    watch = WorkerWatch(self._client, input.thread_id, self.worker_wait_seconds)
+                if watch is not None:
+                    verdict = await watch.look(stopped=stopped(), moved=bool(news))
+                    if verdict is Verdict.TELL:
+                        yield waiting_note(self._no_worker_note(watch.waited))
+                    elif verdict is Verdict.END and await self._stop_sent(
+                        input.thread_id, input.run_id
+                    ):
+                        performing.cancel()
+                        performing.add_done_callback(_unheard)  # its RPC's end says nothing
+                        for event in follower.rest(_stopped_wire(input)):
+                            yield event_from_wire(event)
+                        return
+                if reading is None:
+                    # Read often while the run says things, less while it is quiet (a tool, a
+                    # model thinking): each read is a query the worker answers.
+                    wait = STREAM_POLL if news else min(wait * 1.5, STREAM_POLL_QUIET)
+                    await asyncio.wait({performing}, timeout=wait)
             found = performing.result()
         finally:
             for task in (performing, reading):
@@ -231,6 +258,23 @@ class TemporalAgent:
                     task.cancel()
         for event in follower.rest(found):
             yield event_from_wire(event)
+
+    def _no_worker_note(self, waited: float) -> str:
+        return (
+            f"No worker has taken this run for {waited:.0f} s: the worker of task queue "
+            f"{self.task_queue!r} may have stopped. Start one (python -m interrupt_widget "
+            f"worker {self.agent} --temporal {self.address} --task-queue {self.task_queue}) "
+            "and the run goes on, or press Stop."
+        )
+
+    async def _stop_sent(self, thread_id: str, run_id: str) -> bool:
+        """Whether the workflow of `thread_id` now holds the Stop of run `run_id`."""
+        client = await self.client()
+        try:
+            await client.get_workflow_handle(thread_id).signal(STOP_SIGNAL, run_id)
+        except RPCError:
+            return False
+        return True
 
     async def _streamed(self, input: RunAgentInput, follower: StreamFollower) -> StreamChunk:
         """What the workflow holds of the run's events past the follower's offset (nothing
@@ -392,11 +436,23 @@ class TemporalRunHandle:
         await self._events.aclose()
 
 
-async def _stopped_at_once(input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
-    yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
-    yield RunFinishedEvent(
+def _unheard(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def _stopped_wire(input: RunAgentInput) -> list[JsonDict]:
+    """The events of a run the client ends stopped: started, then cancelled."""
+    started = RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+    finished = RunFinishedEvent(
         thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedCancelledOutcome()
     )
+    return [to_wire(started), to_wire(finished)]
+
+
+async def _stopped_at_once(input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    for event in _stopped_wire(input):
+        yield event_from_wire(event)
 
 
 def _refused(input: RunAgentInput, code: str, message: str) -> list[JsonDict]:

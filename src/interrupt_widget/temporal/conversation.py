@@ -19,6 +19,7 @@ A running run's events come in batches by signal from its segment and are read b
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from datetime import datetime, timedelta
 from functools import partial
@@ -357,6 +358,13 @@ class Conversation:
             result: SegmentResult = await running
             self._ledger = self._ledger or result.ledger
             return result
+        except asyncio.CancelledError:
+            # Stopped before the activity was sent (its Stop came with it, or while no worker
+            # was there): nothing ran. A cancel of the workflow itself goes on up.
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise
+            return SegmentResult(events=_cancelled(input))
         except ActivityError as failure:
             if isinstance(failure.cause, CancelledError):
                 return SegmentResult(events=_cancelled(input))

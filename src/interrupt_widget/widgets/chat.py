@@ -39,6 +39,7 @@ from ipywidgets.widgets.widget import Widget
 from interrupt_widget.agui.call_agreement import check_saved
 from interrupt_widget.agui.interrupts import tool_name
 from interrupt_widget.agui.messages import last_reply
+from interrupt_widget.agui.notes import waiting_message
 from interrupt_widget.agui.run_handle import run_link_of
 from interrupt_widget.agui.wire import (
     interrupts_from_wire,
@@ -396,6 +397,10 @@ class AgentChat(anywidget.AnyWidget):
         """What the conversation is doing, for the status line of an error."""
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
+        self._working = ""
+        """The status line of a run at work."""
+        self._noted = False
+        """Whether the status line shows the running run's waiting note (`agui.notes`)."""
 
     def _ask_again(self) -> None:
         self._open_picker(self._thread.interrupts)
@@ -656,6 +661,7 @@ class AgentChat(anywidget.AnyWidget):
         working = "The agent is working…"
         if self.offline_for_want_of_a_key:
             working += f" ({OFFLINE_FALLBACK_NOTE})"
+        self._working, self._noted = working, False
         self._set_status("running", working)
         task = self._thread.start(
             run_input, on_event=self._stream_event, stop_once_answered=stop_once_answered
@@ -796,6 +802,14 @@ class AgentChat(anywidget.AnyWidget):
     # -- front end ---------------------------------------------------------------------------
 
     def _stream_event(self, event: BaseEvent) -> None:
+        note = waiting_message(event)
+        if note is not None:  # the run waits on something outside it: the status line says
+            self._noted = True
+            self.set_trait("status_line", note)
+            return
+        if self._noted and self.status == "running":  # it moved on
+            self._noted = False
+            self.set_trait("status_line", self._working)
         # A snapshot repeats the whole conversation; the `messages` trait carries it
         # once the run ends, so the stream to the browser skips it.
         if not isinstance(event, MessagesSnapshotEvent):
