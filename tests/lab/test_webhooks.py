@@ -188,3 +188,38 @@ async def test_a_receiver_that_answers_429_is_tried_again_after_the_wait_it_asks
     assert body["interruptWidget"]["question"] == "k1/a/1"
     first, second = busy.arrivals
     assert second - first >= 1.0  # the receiver's wait, not the 0.01 s backoff
+
+
+async def test_many_questions_with_the_same_news_are_told_in_one_message_a_few_one_by_one(
+    receiver: Receiver, tmp_path: Path
+) -> None:
+    board = Board(tmp_path / "board.sqlite")
+    rows = {
+        f"k1/row/{n}": item(f"k1/row/{n}", "send_money" if n < 6 else "wire_funds")
+        for n in range(9)
+    }
+    board.post(OWNER, {**rows, "k1/x/1": item("k1/x/1", "send_money", escalated=True)}, [])
+    listing = ServerQuestions(board, "lab-a", lambda: ("k1",))
+    hooks = Webhooks(
+        listing, [receiver.url], "http://127.0.0.1:8888/", sensitive={"wire_funds"}, tick=0.05
+    )
+    watching = asyncio.ensure_future(hooks.run())
+    try:
+        bodies = await asyncio.to_thread(receiver.wait_for, 2)
+        await asyncio.sleep(0.3)  # a few more looks: nothing is told twice
+        assert len(receiver.bodies) == 2
+    finally:
+        watching.cancel()
+    facts = [b["interruptWidget"] for b in bodies]
+    [digest] = [f for f in facts if "questions" in f]
+    assert digest["event"] == "waiting"
+    assert sorted(digest["questions"]) == sorted([*rows, "k1/x/1"])
+    assert digest["link"] == "http://127.0.0.1:8888/interrupt-widget/open"
+    [body] = [b for b in bodies if "questions" in b["interruptWidget"]]
+    assert body["text"] == (
+        "10 questions wait for an answer in pay.ipynb: http://127.0.0.1:8888/interrupt-widget/open"
+    )
+    assert "send_money ×7, wire_funds ×3" in body["blocks"][0]["text"]["text"]
+    assert "Bob" not in str(body)  # a digest shows no arguments, sensitive or not
+    one_by_one = sorted((f["event"], f["question"]) for f in facts if "question" in f)
+    assert one_by_one == [("escalated", "k1/x/1")]

@@ -7,6 +7,9 @@ Slack shows as they are) and carries the same facts as plain JSON under
 after the usual sign-in: it names the question and grants nothing. A tool listed
 as sensitive never has its arguments in a message.
 
+More than `ONE_BY_ONE` questions with the same news at once (a batch asking its rows)
+are told in one message: how many, their tools and notebooks, a link to the list.
+
 Delivery never blocks a run (it happens in the server, apart from every kernel),
 is retried with backoff (or after the wait a receiver's 429 asks for), at most
 `AT_ONCE` messages in flight per receiver, and a failure is written to the server's log.
@@ -60,6 +63,11 @@ _HEADLINES: Final[Mapping[Event, str]] = {
     "escalated": "was escalated",
     "lapsing": "is about to lapse",
 }
+_PLURAL_HEADLINES: Final[Mapping[Event, str]] = {
+    "waiting": "wait for an answer",
+    "escalated": "were escalated",
+    "lapsing": "are about to lapse",
+}
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,27 @@ class Notice:
 
     event: Event
     item: Item
+
+    @property
+    def about(self) -> str:
+        """What it tells of, for the log."""
+        return str(self.item["id"])
+
+
+@dataclass(frozen=True)
+class Digest:
+    """One event of many questions at once (a batch asking its rows), told in one message."""
+
+    event: Event
+    items: list[Item]
+
+    @property
+    def about(self) -> str:
+        return f"{len(self.items)} questions"
+
+
+ONE_BY_ONE: Final = 5
+"""The most questions one look tells of an event one by one; more are told in one `Digest`."""
 
 
 class Webhooks:
@@ -96,8 +125,8 @@ class Webhooks:
         while True:
             try:
                 listed = await self.questions.listing_for(NOBODY)
-                for notice in self.notices(listed["items"], time.time()):
-                    self.send(notice)
+                for told in digested(self.notices(listed["items"], time.time())):
+                    self.send(told)
             except Exception:  # the board unreachable for a moment: look again later
                 _log.warning("webhooks: the questions could not be read", exc_info=True)
             await asyncio.sleep(self.tick)
@@ -119,7 +148,7 @@ class Webhooks:
         self._told = {told for told in self._told if told[1] in listed}
         return found
 
-    def send(self, notice: Notice) -> None:
+    def send(self, notice: Notice | Digest) -> None:
         """Post `notice` to every URL in the background."""
         body = json.dumps(self.message(notice)).encode()
         for url in self.urls:
@@ -132,12 +161,16 @@ class Webhooks:
         """Return once every message sent so far was delivered or given up."""
         await asyncio.gather(*self._sending)
 
-    def link(self, question: str) -> str:
-        """Where a person opens `question` (after signing in; the link grants nothing)."""
-        return f"{self.server_url}interrupt-widget/open?question={quote(question, safe='')}"
+    def link(self, question: str | None) -> str:
+        """Where a person opens `question`, or the list of them all (after signing in; the
+        link grants nothing)."""
+        opened = f"{self.server_url}interrupt-widget/open"
+        return opened if question is None else f"{opened}?question={quote(question, safe='')}"
 
-    def message(self, notice: Notice) -> dict[str, Any]:
+    def message(self, notice: Notice | Digest) -> dict[str, Any]:
         """The JSON a webhook receives (see the module docs)."""
+        if isinstance(notice, Digest):
+            return self._digest_message(notice)
         item = notice.item
         tool = str(item.get("tool", ""))
         where = str(item.get("where", {}).get("label", ""))
@@ -173,6 +206,55 @@ class Webhooks:
             },
         }
 
+    def _digest_message(self, digest: Digest) -> dict[str, Any]:
+        """One message for many questions: how many, their tools and notebooks, and a link to
+        the list of them all (no arguments: a digest never shows them)."""
+        items = digest.items
+        tools = [str(item.get("tool", "")) for item in items]
+        places = [str(item.get("where", {}).get("label", "")) for item in items]
+        link = self.link(None)
+        where = ", ".join(dict.fromkeys(places))
+        headline = f"{len(items)} questions {_PLURAL_HEADLINES[digest.event]} in {where}"
+        shown = f"{headline}\n{_counted(tools)}"
+        return {
+            "text": f"{headline}: {link}",
+            "blocks": [
+                {"type": "section", "text": {"type": "mrkdwn", "text": _slack(shown)}},
+                {
+                    "type": "actions",
+                    "elements": [
+                        {
+                            "type": "button",
+                            "text": {"type": "plain_text", "text": "Open in JupyterLab"},
+                            "url": link,
+                        }
+                    ],
+                },
+            ],
+            "interruptWidget": {
+                "event": digest.event,
+                "questions": [item["id"] for item in items],
+                "tools": tools,
+                "where": places,
+                "link": link,
+            },
+        }
+
+
+def digested(notices: list[Notice]) -> list[Notice | Digest]:
+    """`notices` as sent: each event of up to `ONE_BY_ONE` questions one by one, of more in
+    one `Digest` (in the order the events came)."""
+    by_event: dict[Event, list[Notice]] = {}
+    for notice in notices:
+        by_event.setdefault(notice.event, []).append(notice)
+    told: list[Notice | Digest] = []
+    for event, group in by_event.items():
+        if len(group) > ONE_BY_ONE:
+            told.append(Digest(event, [n.item for n in group]))
+        else:
+            told.extend(group)
+    return told
+
 
 def _events(item: Item, now: float) -> list[Event]:
     events: list[Event] = ["waiting"]
@@ -195,6 +277,14 @@ def _instant(text: Any) -> float | None:
         return None
 
 
+def _counted(names: Iterable[str]) -> str:
+    """`send_money ×10, wire_funds ×2`: each name once, with how often it came."""
+    counts: dict[str, int] = {}
+    for name in names:
+        counts[name] = counts.get(name, 0) + 1
+    return ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in counts.items())
+
+
 def _args(arguments: Any) -> str:
     if isinstance(arguments, Mapping):
         return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
@@ -206,7 +296,9 @@ def _slack(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-async def _deliver(url: str, body: bytes, notice: Notice, turns: asyncio.Semaphore) -> None:
+async def _deliver(
+    url: str, body: bytes, notice: Notice | Digest, turns: asyncio.Semaphore
+) -> None:
     """POST `body` to `url` in one of its `turns`, retried with backoff; a failure is logged,
     never raised."""
     from tornado.httpclient import AsyncHTTPClient, HTTPClientError
@@ -230,7 +322,7 @@ async def _deliver(url: str, body: bytes, notice: Notice, turns: asyncio.Semapho
                     "webhook %s: the %s message for %s failed %d times (%s); given up",
                     _receiver(url),
                     notice.event,
-                    notice.item["id"],
+                    notice.about,
                     RETRIES,
                     exc,
                 )
