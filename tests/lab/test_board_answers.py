@@ -307,6 +307,24 @@ async def test_an_answer_whose_verdict_cannot_be_read_says_it_may_have_been_appl
     await handle
 
 
+async def test_an_unreadable_board_gives_each_answer_and_settling_an_error_and_changes_nothing(
+    board: Board, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable() -> Any:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(board, "listing", unreadable)
+    said = "the answer could not be delivered (OperationalError: unable to open database file)"
+    verdicts = await questions(board).answer(ANN, ["k1/t/1", "k1/t/2"], "cancelled", None)
+    assert [(v.id, v.ok, v.error) for v in verdicts] == [
+        (question, False, f"{said}; nothing was changed: answer again")
+        for question in ("k1/t/1", "k1/t/2")
+    ]
+    settled = await questions(board).settle(CARL, "k1/t/1", False, None)
+    assert (settled.ok, settled.error) == (False, f"{said}; nothing was changed: settle it again")
+    assert board.queued_for("k1") == []
+
+
 class BrokenElsewhere:
     """Questions held beside the kernels' whose answering raises (a lost connection)."""
 

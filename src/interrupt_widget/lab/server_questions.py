@@ -177,7 +177,10 @@ class ServerQuestions:
         self, person: Identity, ids: Sequence[str], status: str, payload: Any
     ) -> list[AnswerOutcome]:
         """`person`'s answer to each of `ids` (one bulk answer is one answer per question)."""
-        posted = await self._posted()
+        try:
+            posted = await self._posted()
+        except Exception as error:  # the board unreadable: no answer was queued
+            return [_failed(i, error, "nothing was changed: answer again") for i in ids]
         verdicts = await asyncio.gather(
             *(self._answer_one(person, posted.get(i), i, status, payload) for i in ids),
             return_exceptions=True,
@@ -196,6 +199,14 @@ class ServerQuestions:
         self, person: Identity, question: str, ran: bool, output: str | None
     ) -> AnswerOutcome:
         """`person`'s word on a call in doubt: it ran (`output` its result) or it did not."""
+        try:
+            return await self._settle_one(person, question, ran, output)
+        except Exception as error:  # raised before the word was queued (after, `_deliver` says)
+            return _failed(question, error, "nothing was changed: settle it again")
+
+    async def _settle_one(
+        self, person: Identity, question: str, ran: bool, output: str | None
+    ) -> AnswerOutcome:
         found = (await self._posted()).get(question)
         refused = self._unanswerable(found, question)
         if refused is not None:
