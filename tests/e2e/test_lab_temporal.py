@@ -54,7 +54,8 @@ def test_a_run_no_worker_takes_says_so_on_the_page_and_stop_ends_it_with_nothing
 ) -> None:
     """The worker is killed while the question waits (Temporal still lists its pollers): the
     approval's run waits for a worker. The chat's status line says so, naming the command
-    that starts one; the Stop button ends the run, and the transfer never runs."""
+    that starts one; the Stop button ends the run, and the transfer does not run. The question
+    is open again: once a worker is back, Approve on the same card runs the transfer once."""
     notebook = open_in_lab("chat_temporal.ipynb")
     notebook.run_all()
     chat = ChatOnPage(notebook.output(0))
@@ -79,6 +80,17 @@ def test_a_run_no_worker_takes_says_so_on_the_page_and_stop_ends_it_with_nothing
         print(f"\nno worker: Stop to the cancelled status on the page {took:.2f} s")
         assert kernel.eval("chat.status") == "cancelled"
         assert kernel.eval("read_journal(journal)") == []
+        # The question is open again: with a worker back, the same card approves it.
+        expect(chat.status).to_contain_text("the question is open again")
+        expect(chat.open_card()).to_have_count(1)
+        kernel.execute(
+            "worker = subprocess.Popen(worker.args, env={**os.environ, JOURNAL_ENV: "
+            "str(journal)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)"
+        )
+        chat.picker.button(interrupt_id, "Approve").click()
+        expect(chat.agent_messages.last).to_contain_text("Sent 75.00 to ACME-2", timeout=60_000)
+        transfers = kernel.eval("read_journal(journal)")
+        assert [(t["amount"], t["to_account"]) for t in transfers] == [(75.0, "ACME-2")]
     finally:
         kernel.execute("worker.kill()\nworker.wait()\nserver.stop()")
 

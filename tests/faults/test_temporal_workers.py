@@ -429,6 +429,10 @@ async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
         chat.stop()
         await until(chat, lambda: chat.status == "cancelled", timeout=15)
         print(f"no worker: stopped in {time.monotonic() - stopped:.1f} s")  # seen with -s
+        again = "Stopped before the answers were taken: the question is open again."
+        await until(chat, lambda: chat.status_line == again, names=("status_line",))
+        assert chat.picker is not None
+        assert [i.id for i in chat.picker.open_interrupts] == [interrupt.id]
         pool.start_one()
         pool.wait_ready()
         thread_id = chat._thread.thread_id
@@ -443,6 +447,9 @@ async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
         held = await asyncio.wait_for(settled(), timeout=30)
         assert [i["id"] for i in held.interrupts] == [interrupt.id]
         assert runs_in(pool.runs) == []  # the stopped run was cancelled before it started
+        chat.picker.resolve(APPROVE, by="user")  # answered anew, now that a worker is there
+        await until(chat, lambda: chat.status == "done", timeout=60)
+        assert runs_in(pool.runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
     finally:
         pool.stop()
 

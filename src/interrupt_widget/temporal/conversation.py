@@ -241,6 +241,11 @@ class Conversation:
 
     @workflow.update(name=ANSWER_UPDATE)
     async def answer(self, answer: ResumeUpdate) -> list[JsonDict]:
+        if self._busy and self._stopping():
+            # An answer that comes while a stopped run winds down waits for it: the Stop puts
+            # the run's questions back (`_fold`), and the answer is checked then, in full.
+            await workflow.wait_condition(lambda: not self._busy)
+            self._check_answer(answer)
         # Checked again now: two answers validated in one step both pass the validator, and
         # only the first to get here takes the interrupts.
         self._check_open(answer)
@@ -257,6 +262,11 @@ class Conversation:
         return await self._segment(input, taken=taken)
 
     @answer.validator
+    def _check_answer_now(self, answer: ResumeUpdate) -> None:
+        if self._busy and self._stopping():
+            return  # the stopped run may put its questions back: checked once it has (above)
+        self._check_answer(answer)
+
     def _check_answer(self, answer: ResumeUpdate) -> None:
         self._check_open(answer)
         try:
@@ -306,6 +316,10 @@ class Conversation:
             raise refusal(ErrorCode.UNKNOWN_INTERRUPT, "no interrupt is open in this thread")
 
     # -- running -------------------------------------------------------------------------------
+
+    def _stopping(self) -> bool:
+        """Whether a person stopped the run that is going."""
+        return self._stop_run is not None and self._stop_run == self._running_run
 
     @workflow.signal(name=STOP_SIGNAL)
     def stop(self, run_id: str) -> None:

@@ -646,6 +646,13 @@ class AgentChat(anywidget.AnyWidget):
             raise ChatRunError.of(outcome.error or "the run failed", outcome.code)
         if outcome.kind == "cancelled":
             self._set_status("cancelled", "Stopped.")
+            if self._thread.interrupts:  # stopped before its answers were taken: asked again
+                self._open_picker(self._thread.interrupts, expire=False)
+                doubts = await asyncio.to_thread(self._doubts)
+                if doubts:  # the call ran, or may have, before the run stopped
+                    self._offer_settling(doubts)
+                again = "Stopped before the answers were taken: the question is open again."
+                self._set_status("cancelled", f"Stopped. {DOUBT_LINE}." if doubts else again)
         else:
             self._set_status("done", "")
         return ChatResult(
