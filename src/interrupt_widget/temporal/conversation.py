@@ -243,12 +243,12 @@ class Conversation:
     async def answer(self, answer: ResumeUpdate) -> list[JsonDict]:
         if self._busy and self._stopping():
             # An answer that comes while a stopped run winds down waits for it: the Stop puts
-            # the run's questions back (`_fold`), and the answer is checked then, in full.
+            # the run's questions back (`_fold`).
             await workflow.wait_condition(lambda: not self._busy)
-            self._check_answer(answer)
-        # Checked again now: two answers validated in one step both pass the validator, and
-        # only the first to get here takes the interrupts.
-        self._check_open(answer)
+        # Checked again now, in full: two answers validated in one step both pass the
+        # validator (only the first to get here takes the interrupts), and one that came
+        # while a stopped run wound down was not checked there at all.
+        self._check_answer(answer)
         taken, self._interrupts = self._interrupts, []
         self._answered.update(i["id"] for i in taken)
         input = {
@@ -264,7 +264,7 @@ class Conversation:
     @answer.validator
     def _check_answer_now(self, answer: ResumeUpdate) -> None:
         if self._busy and self._stopping():
-            return  # the stopped run may put its questions back: checked once it has (above)
+            return  # the stopped run may put its questions back: the handler checks then
         self._check_answer(answer)
 
     def _check_answer(self, answer: ResumeUpdate) -> None:
