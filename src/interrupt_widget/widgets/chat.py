@@ -398,9 +398,7 @@ class AgentChat(anywidget.AnyWidget):
         self._stop_before_start = False
         self._last_run: ChatRun | None = None
         self._working = ""
-        """The status line of a run at work."""
-        self._noted = False
-        """Whether the status line shows the running run's waiting note (`agui.notes`)."""
+        """The status line of a run at work (another, while it runs, is its waiting note)."""
 
     def _ask_again(self) -> None:
         self._open_picker(self._thread.interrupts)
@@ -668,7 +666,7 @@ class AgentChat(anywidget.AnyWidget):
         working = "The agent is working…"
         if self.offline_for_want_of_a_key:
             working += f" ({OFFLINE_FALLBACK_NOTE})"
-        self._working, self._noted = working, False
+        self._working = working
         self._set_status("running", working)
         task = self._thread.start(
             run_input, on_event=self._stream_event, stop_once_answered=stop_once_answered
@@ -811,11 +809,9 @@ class AgentChat(anywidget.AnyWidget):
     def _stream_event(self, event: BaseEvent) -> None:
         note = waiting_message(event)
         if note is not None:  # the run waits on something outside it: the status line says
-            self._noted = True
             self.set_trait("status_line", note)
             return
-        if self._noted and self.status == "running":  # it moved on
-            self._noted = False
+        if self.status == "running" and self.status_line != self._working:  # it moved on
             self.set_trait("status_line", self._working)
         # A snapshot repeats the whole conversation; the `messages` trait carries it
         # once the run ends, so the stream to the browser skips it.
