@@ -181,19 +181,7 @@ class Webhooks:
         shown = "" if arguments is None else f"\n{_args(arguments)}"
         return {
             "text": f"{headline}: {link}",
-            "blocks": [
-                {"type": "section", "text": {"type": "mrkdwn", "text": _slack(headline + shown)}},
-                {
-                    "type": "actions",
-                    "elements": [
-                        {
-                            "type": "button",
-                            "text": {"type": "plain_text", "text": "Open in JupyterLab"},
-                            "url": link,
-                        }
-                    ],
-                },
-            ],
+            "blocks": _blocks(headline + shown, link),
             "interruptWidget": {
                 "event": notice.event,
                 "question": item["id"],
@@ -218,19 +206,7 @@ class Webhooks:
         shown = f"{headline}\n{_counted(tools)}"
         return {
             "text": f"{headline}: {link}",
-            "blocks": [
-                {"type": "section", "text": {"type": "mrkdwn", "text": _slack(shown)}},
-                {
-                    "type": "actions",
-                    "elements": [
-                        {
-                            "type": "button",
-                            "text": {"type": "plain_text", "text": "Open in JupyterLab"},
-                            "url": link,
-                        }
-                    ],
-                },
-            ],
+            "blocks": _blocks(shown, link),
             "interruptWidget": {
                 "event": digest.event,
                 "questions": [item["id"] for item in items],
@@ -275,6 +251,19 @@ def _instant(text: Any) -> float | None:
         return parse_instant(text).timestamp()
     except ValueError:
         return None
+
+
+def _blocks(text: str, link: str) -> list[dict[str, Any]]:
+    """Slack's blocks of a message: `text` as Slack shows it literally, and a button to `link`."""
+    button = {
+        "type": "button",
+        "text": {"type": "plain_text", "text": "Open in JupyterLab"},
+        "url": link,
+    }
+    return [
+        {"type": "section", "text": {"type": "mrkdwn", "text": _slack(text)}},
+        {"type": "actions", "elements": [button]},
+    ]
 
 
 def _counted(names: Iterable[str]) -> str:
