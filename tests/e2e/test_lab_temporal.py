@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import pytest
 from chat_page import ChatOnPage
+from kernel_probe import KernelProbe
 from notebook_page import NotebookPage
 from playwright.sync_api import expect
 
@@ -23,6 +24,16 @@ pytestmark = pytest.mark.e2e
 OpenNotebook = Callable[..., NotebookPage]
 
 
+def _asked(chat: ChatOnPage, kernel: KernelProbe, request: str) -> str:
+    """Say `request` in the chat; the id of the card it opens, once the chat waits on it."""
+    chat.say(request)
+    expect(chat.open_card()).to_have_count(1)
+    interrupt_id = chat.open_card().get_attribute("data-interrupt-id")
+    assert interrupt_id
+    assert kernel.wait_for("chat.status", lambda status: status == "waiting") == "waiting"
+    return interrupt_id
+
+
 def test_a_temporal_runs_picker_is_answered_with_a_click_and_the_call_runs_once(
     open_in_lab: OpenNotebook,
 ) -> None:
@@ -31,11 +42,9 @@ def test_a_temporal_runs_picker_is_answered_with_a_click_and_the_call_runs_once(
     chat = ChatOnPage(notebook.output(0))
     kernel = notebook.kernel()
     try:
-        chat.say('transfer_funds amount=120 to_account=ACME-1 memo="rent"')
-        expect(chat.open_card()).to_have_count(1)
-        interrupt_id = chat.open_card().get_attribute("data-interrupt-id")
-        assert interrupt_id
-        assert kernel.wait_for("chat.status", lambda status: status == "waiting") == "waiting"
+        interrupt_id = _asked(
+            chat, kernel, 'transfer_funds amount=120 to_account=ACME-1 memo="rent"'
+        )
         assert kernel.eval("read_journal(journal)") == []
 
         chat.picker.button(interrupt_id, "Approve").click()
@@ -61,11 +70,9 @@ def test_a_run_no_worker_takes_says_so_on_the_page_and_stop_ends_it_with_nothing
     chat = ChatOnPage(notebook.output(0))
     kernel = notebook.kernel()
     try:
-        chat.say('transfer_funds amount=75 to_account=ACME-2 memo="late"')
-        expect(chat.open_card()).to_have_count(1)
-        interrupt_id = chat.open_card().get_attribute("data-interrupt-id")
-        assert interrupt_id
-        kernel.wait_for("chat.status", lambda status: status == "waiting")
+        interrupt_id = _asked(
+            chat, kernel, 'transfer_funds amount=75 to_account=ACME-2 memo="late"'
+        )
         kernel.execute("agent.worker_wait_seconds = 3\nworker.kill()\nworker.wait()")
 
         chat.picker.button(interrupt_id, "Approve").click()

@@ -114,11 +114,15 @@ class Workers:
             await asyncio.sleep(0.05)
         return int(marker.read_text())
 
-    def kill(self, pid: int, stage: str) -> None:
-        """SIGKILL the worker `pid`, open the gate, and start a replacement."""
+    def lose(self, pid: int) -> None:
+        """SIGKILL the worker `pid`, with no replacement."""
         os.kill(pid, signal.SIGKILL)
         self.processes.pop(pid).wait()
         self.logs.pop(pid)
+
+    def kill(self, pid: int, stage: str) -> None:
+        """SIGKILL the worker `pid`, open the gate, and start a replacement."""
+        self.lose(pid)
         (self.hold / stage).unlink()
         self.start_one()
 
@@ -400,6 +404,25 @@ async def test_a_worker_stopped_inside_the_tool_never_runs_it_twice_and_a_person
     print(f"{how}: in doubt {took:.2f} s after the signal")  # the timing, seen with -s
 
 
+NO_WORKER = "No worker has taken this run"
+
+
+async def approved_with_no_worker(pool: Workers) -> tuple[TemporalAgent, AgentChat]:
+    """A chat's question approved once the pool's only worker was killed (SIGKILL: its pollers
+    stay listed on Temporal), and the chat saying that no worker takes the run."""
+    agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
+    with recording_comms():
+        chat = AgentChat(agent)
+    chat.send(SEND)
+    await until(chat, lambda: chat.status == "waiting")
+    [pid] = list(pool.processes)
+    pool.lose(pid)
+    assert chat.picker is not None
+    chat.picker.resolve(APPROVE, by="user")
+    await until(chat, lambda: NO_WORKER in chat.status_line, names=("status_line",))
+    return agent, chat
+
+
 async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
     temporal_server: DevServer, tmp_path: pathlib.Path
 ) -> None:
@@ -409,20 +432,8 @@ async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
     the approved call never runs, and the question is open again."""
     pool = Workers(temporal_server, tmp_path, count=1)
     try:
-        agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
-        with recording_comms():
-            chat = AgentChat(agent)
-        chat.send(SEND)
-        await until(chat, lambda: chat.status == "waiting")
+        agent, chat = await approved_with_no_worker(pool)
         [interrupt] = chat.interrupts
-        [pid] = list(pool.processes)
-        os.kill(pid, signal.SIGKILL)
-        pool.processes.pop(pid).wait()
-        pool.logs.pop(pid)
-        assert chat.picker is not None
-        chat.picker.resolve(APPROVE, by="user")
-        told = "No worker has taken this run"
-        await until(chat, lambda: told in chat.status_line, names=("status_line",))
         assert chat.status == "running"
         assert repr(pool.queue) in chat.status_line
         stopped = time.monotonic()
@@ -459,22 +470,10 @@ async def test_a_run_told_no_worker_takes_it_goes_on_once_one_comes_and_runs_onc
 ) -> None:
     pool = Workers(temporal_server, tmp_path, count=1)
     try:
-        agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
-        with recording_comms():
-            chat = AgentChat(agent)
-        chat.send(SEND)
-        await until(chat, lambda: chat.status == "waiting")
-        [pid] = list(pool.processes)
-        os.kill(pid, signal.SIGKILL)
-        pool.processes.pop(pid).wait()
-        pool.logs.pop(pid)
-        assert chat.picker is not None
-        chat.picker.resolve(APPROVE, by="user")
-        told = "No worker has taken this run"
-        await until(chat, lambda: told in chat.status_line, names=("status_line",))
+        _agent, chat = await approved_with_no_worker(pool)
         pool.start_one()
         await until(chat, lambda: chat.status == "done", timeout=60)
-        assert told not in chat.status_line
+        assert NO_WORKER not in chat.status_line
         assert "Sent 42.0 to Bob." in chat.text
         assert runs_in(pool.runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
     finally:
