@@ -27,7 +27,7 @@ import pytest
 
 pytest.importorskip("temporalio")
 
-from ag_ui.core import ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
+from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, RunErrorEvent, RunFinishedEvent
 
 from interrupt_widget import AgentChat, Inbox
 from interrupt_widget.asking.thread import ConversationThread
@@ -407,20 +407,23 @@ async def test_a_worker_stopped_inside_the_tool_never_runs_it_twice_and_a_person
 NO_WORKER = "No worker has taken this run"
 
 
-async def approved_with_no_worker(pool: Workers) -> tuple[TemporalAgent, AgentChat]:
-    """A chat's question approved once the pool's only worker was killed (SIGKILL: its pollers
-    stay listed on Temporal), and the chat saying that no worker takes the run."""
+async def approved_with_no_worker(
+    pool: Workers,
+) -> tuple[TemporalAgent, AgentChat, Interrupt]:
+    """A chat's question (returned) approved once the pool's only worker was killed (SIGKILL:
+    its pollers stay listed on Temporal), and the chat saying that no worker takes the run."""
     agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
     with recording_comms():
         chat = AgentChat(agent)
     chat.send(SEND)
     await until(chat, lambda: chat.status == "waiting")
+    [interrupt] = chat.interrupts
     [pid] = list(pool.processes)
     pool.lose(pid)
     assert chat.picker is not None
     chat.picker.resolve(APPROVE, by="user")
     await until(chat, lambda: NO_WORKER in chat.status_line, names=("status_line",))
-    return agent, chat
+    return agent, chat, interrupt
 
 
 async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
@@ -432,8 +435,7 @@ async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
     the approved call never runs, and the question is open again."""
     pool = Workers(temporal_server, tmp_path, count=1)
     try:
-        agent, chat = await approved_with_no_worker(pool)
-        [interrupt] = chat.interrupts
+        agent, chat, interrupt = await approved_with_no_worker(pool)
         assert chat.status == "running"
         assert repr(pool.queue) in chat.status_line
         stopped = time.monotonic()
@@ -470,7 +472,7 @@ async def test_a_run_told_no_worker_takes_it_goes_on_once_one_comes_and_runs_onc
 ) -> None:
     pool = Workers(temporal_server, tmp_path, count=1)
     try:
-        _agent, chat = await approved_with_no_worker(pool)
+        _agent, chat, _interrupt = await approved_with_no_worker(pool)
         pool.start_one()
         await until(chat, lambda: chat.status == "done", timeout=60)
         assert NO_WORKER not in chat.status_line
