@@ -80,6 +80,13 @@ def _prepare_quietly() -> None:
         prepare_checks()
 
 
+# Built once: `json.dumps` with an option builds an encoder on every call.
+_SCHEMA_TEXT: Final = json.JSONEncoder(sort_keys=True).encode
+"""A schema's text, the key its compiled validators are kept under."""
+_STRICT_JSON: Final = json.JSONEncoder(allow_nan=False).encode
+"""Raises for what plain JSON cannot hold (a NaN, an object of another class)."""
+
+
 def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[AnswerError]:
     """Every way `payload` fails `schema`, sorted by field; empty when it fits.
 
@@ -91,7 +98,7 @@ def validate_payload(schema: Mapping[str, Any] | None, payload: Any) -> list[Ans
     import jsonschema  # here, not at the top: see the module's docstring
     import referencing.exceptions
 
-    schema_json = json.dumps(schema, sort_keys=True)
+    schema_json = _SCHEMA_TEXT(schema)
     try:
         validator = _validator(schema_json)
     except jsonschema.SchemaError as exc:
@@ -143,7 +150,7 @@ def check_answer(
 def _payload_problem(payload: Any, schema: Mapping[str, Any] | None) -> AnswerProblem | None:
     """What is wrong with `payload` itself: not plain JSON, or not what `schema` asks."""
     try:
-        json.dumps(payload, allow_nan=False)
+        _STRICT_JSON(payload)
     except (TypeError, ValueError) as exc:
         reason = f"the answer must be plain JSON ({exc})"
         return AnswerProblem(ErrorCode.INVALID_PAYLOAD, reason, [])

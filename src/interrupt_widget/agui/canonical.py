@@ -36,6 +36,8 @@ from collections.abc import Mapping
 from typing import Any
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_TEXT = json.JSONEncoder(ensure_ascii=False).encode
+"""A string as JSON. Built once: `json.dumps` with an option builds an encoder every call."""
 _REPR = re.compile(r"(?P<int>\d+)(?:\.(?P<frac>\d+))?(?:e(?P<exp>[+-]?\d+))?")
 
 
@@ -72,7 +74,7 @@ def _layout(digits: str, point: int) -> str:
 
 
 def _string(text: str) -> str:
-    spelled = json.dumps(text, ensure_ascii=False)
+    spelled = _TEXT(text)
     if spelled.isascii():  # no surrogate to escape: the common case needs no scan
         return spelled
     return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", spelled)

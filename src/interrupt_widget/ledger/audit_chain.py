@@ -56,9 +56,14 @@ class ChainCheck:
     """What is wrong with that line, in a sentence."""
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+).encode  # built once: `json.dumps` with options builds an encoder on every call
+
+
 def canonical_json(value: Any) -> str:
     """`value` as compact JSON with sorted keys: one text for one value."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL(value)
 
 
 def _sealed(body: Mapping[str, Any]) -> tuple[str, str]:

@@ -171,7 +171,7 @@ async def load(
 
 def pending_items(items: Iterable[ToolApprovalItem]) -> dict[str, ToolApprovalItem]:
     """Approval items by call id (those without one cannot be answered)."""
-    return {item.call_id: item for item in items if item.call_id}
+    return {call_id: item for item in items if (call_id := item.call_id)}
 
 
 def pending_item(pending: Mapping[str, ToolApprovalItem], call_id: str) -> ToolApprovalItem:

@@ -443,18 +443,19 @@ class SDKRun:
         # Calls an earlier run asked that still wait (for more people) keep their question.
         earlier = {g.call_id: g.interrupt for g in gated_calls(self._history)}
         for item in streamed.interruptions:
-            if not item.call_id:
+            call_id = item.call_id  # read once: the SDK's item works it out on every read
+            if not call_id:
                 continue
-            if item.call_id in earlier and self._transcript.call(item.call_id) is None:
-                interrupts.append(earlier[item.call_id])
+            if call_id in earlier and self._transcript.call(call_id) is None:
+                interrupts.append(earlier[call_id])
                 continue
             interrupt = self._adapter.interrupt_for(item, expires_at)
-            call = self._transcript.call(item.call_id)
+            call = self._transcript.call(call_id)
             if call is None:  # a call the stream did not show: show it now
-                for event in call_events(item.call_id, item.tool_name or "", item.arguments or ""):
+                for event in call_events(call_id, item.tool_name or "", item.arguments or ""):
                     self._transcript.apply(event)
                     events.append(event)
-                call = self._transcript.call(item.call_id)
+                call = self._transcript.call(call_id)
             assert call is not None
             self._transcript.replace_call(attach(call, interrupt))
             interrupts.append(interrupt)
