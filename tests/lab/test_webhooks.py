@@ -190,8 +190,32 @@ async def test_a_receiver_that_answers_429_is_tried_again_after_the_wait_it_asks
     assert second - first >= 1.0  # the receiver's wait, not the 0.01 s backoff
 
 
+class Looks:
+    """Counts the looks the webhooks take at `listing`, so a test waits for looks, not time."""
+
+    def __init__(self, listing: ServerQuestions, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        self._changed = asyncio.Condition()
+        real = listing.listing_for
+
+        async def counted(who: Any) -> Any:
+            found = await real(who)
+            async with self._changed:
+                self.count += 1
+                self._changed.notify_all()
+            return found
+
+        monkeypatch.setattr(listing, "listing_for", counted)
+
+    async def more(self, looks: int) -> None:
+        """Wait until `looks` more looks than so far have been taken."""
+        target = self.count + looks
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: self.count >= target), 30)
+
+
 async def test_many_questions_with_the_same_news_are_told_in_one_message_a_few_one_by_one(
-    receiver: Receiver, tmp_path: Path
+    receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     board = Board(tmp_path / "board.sqlite")
     rows = {
@@ -200,13 +224,15 @@ async def test_many_questions_with_the_same_news_are_told_in_one_message_a_few_o
     }
     board.post(OWNER, {**rows, "k1/x/1": item("k1/x/1", "send_money", escalated=True)}, [])
     listing = ServerQuestions(board, "lab-a", lambda: ("k1",))
+    looks = Looks(listing, monkeypatch)
     hooks = Webhooks(
         listing, [receiver.url], "http://127.0.0.1:8888/", sensitive={"wire_funds"}, tick=0.05
     )
     watching = asyncio.ensure_future(hooks.run())
     try:
         bodies = await asyncio.to_thread(receiver.wait_for, 2)
-        await asyncio.sleep(0.3)  # a few more looks: nothing is told twice
+        await looks.more(3)  # three more looks at the board: nothing is told twice
+        await hooks.delivered()
         assert len(receiver.bodies) == 2
     finally:
         watching.cancel()
