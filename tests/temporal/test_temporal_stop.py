@@ -24,13 +24,16 @@ from ag_ui.core import (
     UserMessage,
 )
 from temporalio import activity
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateFailedError, WorkflowUpdateStage
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from interrupt_widget.agui.run_handle import RunHandle
 from interrupt_widget.asking.thread import ConversationThread
+from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker, segments
 from interrupt_widget.temporal.dev_server import DevServer
+from interrupt_widget.temporal.shapes import ANSWER_UPDATE, ResumeUpdate
 from payment_agents import RUNS_ENV, SEND, runs_in
 from temporal_agents import (
     FAULTY,
@@ -180,6 +183,73 @@ async def test_stop_landing_after_the_run_paused_keeps_the_pause_and_its_questio
         assert seen.exists()  # the Stop did reach the activity before it handed back
         held = await agent.conversation(thread.thread_id)
         assert [i["id"] for i in held.interrupts] == [i.id for i in thread.interrupts]
+        monkeypatch.setattr(segments, "_paused_state", read_state)
+        entries = [
+            ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
+            for i in thread.interrupts
+        ]
+        resumed = await thread.start(thread.resume_input(entries))
+        assert resumed.kind == "success", resumed
+    assert len(runs_in(runs)) == 1
+
+
+async def test_a_bad_answer_sent_while_a_stopped_run_winds_down_is_checked_when_it_has(
+    temporal_server: DevServer, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer that comes while a stopped run winds down passes the update's validator
+    unchecked (the run may yet put its questions back); the update checks it in full once the
+    run has ended. A malformed one is then refused with the words a bad answer always gets,
+    and nothing of it is taken: the question stays open, and the right answer runs the call
+    once."""
+    runs = tmp_path / "runs.jsonl"
+    monkeypatch.setenv(RUNS_ENV, str(runs))
+    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
+    monkeypatch.setenv(SHARED_LEDGER_ENV, str(tmp_path / "calls.db"))
+    paused, seen = tmp_path / "paused", tmp_path / "cancel-seen"
+    release = tmp_path / "release"
+    asked: list[str] = []
+    read_state = segments._paused_state
+
+    async def held(adapter: Any, input: Any, events: list[Any]) -> Any:
+        # The run has paused; its result waits here until the test lets it go.
+        asked.extend(str(i["id"]) for i in events[-1]["outcome"]["interrupts"])
+        paused.touch()
+        while not release.exists():
+            activity.heartbeat()  # a cancel reaches an activity in a heartbeat's answer
+            if activity.is_cancelled():
+                seen.touch()
+            await asyncio.sleep(0.05)
+        return await read_state(adapter, input, events)
+
+    monkeypatch.setattr(segments, "_paused_state", held)
+    async with worker_on_fresh_queue(temporal_server, (FAULTY,)) as (client, queue):
+        agent = TemporalAgent(client, agent=FAULTY, task_queue=queue, heartbeat_seconds=1)
+        thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+        asking = thread.start(thread.user_input(SEND))
+        await asyncio.wait_for(asyncio.to_thread(_until_exists, paused), timeout=30)
+        assert thread.stop()
+        await asyncio.wait_for(asyncio.to_thread(_until_exists, seen), timeout=30)
+        bad = [{"interruptId": asked[0], "status": "resolved", "payload": {"approved": "yes"}}]
+        workflow = client.get_workflow_handle(thread.thread_id)
+        waiting = await workflow.start_update(  # accepted: the validator let it through
+            ANSWER_UPDATE,
+            ResumeUpdate(run_id="r-bad", entries=bad),
+            id="answer-r-bad",
+            wait_for_stage=WorkflowUpdateStage.ACCEPTED,
+            result_type=list,
+        )
+        release.touch()
+        with pytest.raises(WorkflowUpdateFailedError) as failed:
+            await asyncio.wait_for(waiting.result(), timeout=30)
+        cause = failed.value.cause
+        assert isinstance(cause, ApplicationError)
+        assert cause.type == ErrorCode.INVALID_PAYLOAD
+        assert "approved" in cause.message
+        outcome = await asyncio.wait_for(asking, timeout=30)
+        assert outcome.kind == "interrupt", outcome
+        held_now = await agent.conversation(thread.thread_id)
+        assert [i["id"] for i in held_now.interrupts] == asked
+        assert runs_in(runs) == []
         monkeypatch.setattr(segments, "_paused_state", read_state)
         entries = [
             ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
