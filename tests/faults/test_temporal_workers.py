@@ -467,42 +467,6 @@ async def test_a_run_no_worker_takes_is_told_and_stop_ends_it_and_it_never_runs(
         pool.stop()
 
 
-async def test_stop_with_no_worker_on_the_retry_of_a_call_cut_off_mid_tool_offers_its_doubt(
-    temporal_server: DevServer, tmp_path: pathlib.Path
-) -> None:
-    """The queue's only worker is killed inside an approved call's tool: the run's retry
-    waits for a worker, and the chat says so. Stop ends the run, and cannot say whether the
-    call ran: the chat says it may have, its card offers "it ran" and "it did not run", and
-    the person's word settles it once a worker is back. The tool ran once."""
-    pool = Workers(temporal_server, tmp_path, count=1)
-    try:
-        agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
-        with recording_comms():
-            chat = AgentChat(agent)
-        chat.send(SEND)
-        await until(chat, lambda: chat.status == "waiting")
-        [interrupt] = chat.interrupts
-        pool.gate("mid")
-        assert chat.picker is not None
-        chat.picker.resolve(APPROVE, by="user")
-        pool.lose(await pool.arrived("mid"))  # inside the tool: it wrote its run
-        (pool.hold / "mid").unlink()
-        await until(chat, lambda: NO_WORKER in chat.status_line, names=("status_line",), timeout=60)
-        chat.stop()
-        await until(chat, lambda: chat.status == "cancelled", timeout=15)
-        await until(chat, lambda: "may have run" in chat.status_line, names=("status_line",))
-        assert "may have run" in chat.picker.doubts[interrupt.id]
-        pool.start_one()
-        pool.wait_ready()
-        chat.picker.settle(interrupt.id, ran=True, output="Sent 42.0 to Bob.", by="user")
-        await until(chat, lambda: chat.status == "done", timeout=60)
-        assert "Sent 42.0 to Bob." in chat.text
-        assert runs_in(pool.runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
-        assert chat.decisions[-1].settled == "ran"
-    finally:
-        pool.stop()
-
-
 async def test_a_run_told_no_worker_takes_it_goes_on_once_one_comes_and_runs_once(
     temporal_server: DevServer, tmp_path: pathlib.Path
 ) -> None:

@@ -13,17 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar
 
-from ag_ui.core import (
-    BaseEvent,
-    Event,
-    Interrupt,
-    Message,
-    ResumeEntry,
-    RunAgentInput,
-    RunFinishedCancelledOutcome,
-    RunFinishedEvent,
-    RunStartedEvent,
-)
+from ag_ui.core import BaseEvent, Event, Interrupt, Message, ResumeEntry
 from pydantic import BaseModel, TypeAdapter
 
 JsonDict = dict[str, Any]
@@ -86,10 +76,3 @@ def event_from_json(data: str | bytes) -> BaseEvent:
 def json_pointer(path: Iterable[Any]) -> str:
     """The JSON Pointer (RFC 6901) naming the place at `path` in a JSON document."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
-
-
-def stopped_at_once(input: RunAgentInput) -> list[JsonDict]:
-    """The events of a run stopped before it said anything: started, then cancelled."""
-    ids = {"thread_id": input.thread_id, "run_id": input.run_id}
-    finished = RunFinishedEvent(**ids, outcome=RunFinishedCancelledOutcome())
-    return [to_wire(RunStartedEvent(**ids)), to_wire(finished)]

@@ -21,6 +21,8 @@ from ag_ui.core import (
     BaseEvent,
     RunAgentInput,
     RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
     RunStartedEvent,
 )
 from temporalio.client import (
@@ -36,7 +38,7 @@ from temporalio.service import RPCError
 
 from interrupt_widget.agui.notes import waiting_note
 from interrupt_widget.agui.run_handle import RunHandle
-from interrupt_widget.agui.wire import event_from_wire, stopped_at_once, to_wire
+from interrupt_widget.agui.wire import event_from_wire, to_wire
 from interrupt_widget.errors import ErrorCode, TemporalMisconfigured, TemporalUnavailable
 from interrupt_widget.ledger.once_only import CallLedger
 from interrupt_widget.ledger.opening import LedgerSpec, open_ledger
@@ -241,7 +243,7 @@ class TemporalAgent:
                     ):
                         performing.cancel()
                         performing.add_done_callback(_unheard)  # its RPC's end says nothing
-                        for event in follower.rest(stopped_at_once(input)):
+                        for event in follower.rest(_stopped_wire(input)):
                             yield event_from_wire(event)
                         return
                 if reading is None:
@@ -439,8 +441,17 @@ def _unheard(task: asyncio.Future[Any]) -> None:
         task.exception()
 
 
+def _stopped_wire(input: RunAgentInput) -> list[JsonDict]:
+    """The events of a run the client ends stopped: started, then cancelled."""
+    started = RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+    finished = RunFinishedEvent(
+        thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedCancelledOutcome()
+    )
+    return [to_wire(started), to_wire(finished)]
+
+
 async def _stopped_at_once(input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
-    for event in stopped_at_once(input):
+    for event in _stopped_wire(input):
         yield event_from_wire(event)
 
 

@@ -48,7 +48,6 @@ from interrupt_widget.temporal.shapes import (
     RUN_UPDATE,
     SEGMENT_ACTIVITY,
     STOP_SIGNAL,
-    STOPPED_QUERY,
     STREAM_QUERY,
     STREAM_SIGNAL,
     WORKFLOW,
@@ -191,11 +190,6 @@ class Conversation:
             return StreamChunk()
         offset = read.offset if read.attempt == held.attempt else 0
         return StreamChunk(held.attempt, offset, held.events[offset:])
-
-    @workflow.query(name=STOPPED_QUERY)
-    def stopped(self, run_id: str) -> bool:
-        """Whether a person stopped the run `run_id` (its activity's retry asks before it runs)."""
-        return self._stop_run == run_id
 
     @workflow.signal(name=STREAM_SIGNAL)
     def streamed(self, batch: StreamBatch) -> None:

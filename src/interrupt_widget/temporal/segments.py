@@ -23,11 +23,9 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 from temporalio import activity
-from temporalio.client import WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.exceptions import ApplicationError
-from temporalio.service import RPCError
 
-from interrupt_widget.agui.wire import stopped_at_once, to_wire
+from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.ledger.once_only import ledger_place
 from interrupt_widget.ledger.pauses import Recording
@@ -35,7 +33,6 @@ from interrupt_widget.sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from interrupt_widget.sdk.paused_runs import state_key
 from interrupt_widget.temporal.shapes import (
     SEGMENT_ACTIVITY,
-    STOPPED_QUERY,
     STREAM_SIGNAL,
     JsonDict,
     PausedState,
@@ -66,8 +63,6 @@ class Segments:
         place = ledger_place(adapter.ledger)
         _require_same_ledger(request, place)
         input = _run_input(request.input)
-        if await _stopped_before_this_try(input):
-            return SegmentResult(events=stopped_at_once(input), ledger=place)
         await _restore(adapter, input, request.state)
         stream = _stream(input) if request.stream else None
         helpers = [asyncio.ensure_future(_heartbeat(place))]
@@ -81,27 +76,6 @@ class Segments:
         # The run is over: a Stop that lands now comes too late to change it, as in the
         # kernel, and must not lose it (a pause whose question would go, a call that ran).
         return await _despite_stop(_result(adapter, request, input, events, helpers, place))
-
-
-async def _stopped_before_this_try(input: RunAgentInput) -> bool:
-    """Whether a person's Stop ended this run before this try of its activity began.
-
-    The server cancels a first try that no worker has started, but it still hands out a retry
-    (its earlier try's worker died) whose cancel was asked meanwhile: that try must run
-    nothing, as the Stop said, and leave the question to the person (a call the earlier try
-    started stays in doubt). One query of the workflow, on retries only; one that fails lets
-    the try go on, and the Stop then reaches it at its first heartbeat."""
-    info = activity.info()
-    if info.attempt <= 1:
-        return False
-    handle = activity.client().get_workflow_handle(
-        info.workflow_id or input.thread_id, run_id=info.workflow_run_id
-    )
-    try:
-        stopped: bool = await handle.query(STOPPED_QUERY, input.run_id, result_type=bool)
-    except (RPCError, WorkflowQueryFailedError, WorkflowQueryRejectedError):
-        return False
-    return stopped
 
 
 async def _ended(helpers: Sequence[asyncio.Future[Any]]) -> None:

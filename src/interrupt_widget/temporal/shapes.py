@@ -25,8 +25,6 @@ STREAM_SIGNAL: Final = "stream"
 """The signal a running segment sends its events by, in batches, as the run says them."""
 STREAM_QUERY: Final = "stream"
 """The query that reads a running run's events from an offset, as they come."""
-STOPPED_QUERY: Final = "stopped"
-"""Whether a person's Stop ended the run of the given run id (a retry of it asks first)."""
 
 
 @dataclass
