@@ -29,7 +29,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from interrupt_widget.agui.run_handle import RunHandle
-from interrupt_widget.asking.thread import ConversationThread
+from interrupt_widget.asking.thread import ConversationThread, RunOutcome
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal import TemporalAgent, adapter_for, build_worker, segments
 from interrupt_widget.temporal.dev_server import DevServer
@@ -43,6 +43,15 @@ from temporal_agents import (
     SHARED_LEDGER_ENV,
     worker_on_fresh_queue,
 )
+
+
+async def approve_all(thread: ConversationThread) -> RunOutcome:
+    """Approve every open question of `thread`, and run on."""
+    entries = [
+        ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
+        for i in thread.interrupts
+    ]
+    return await thread.start(thread.resume_input(entries))
 
 
 def _until_exists(path: pathlib.Path) -> None:
@@ -184,11 +193,7 @@ async def test_stop_landing_after_the_run_paused_keeps_the_pause_and_its_questio
         held = await agent.conversation(thread.thread_id)
         assert [i["id"] for i in held.interrupts] == [i.id for i in thread.interrupts]
         monkeypatch.setattr(segments, "_paused_state", read_state)
-        entries = [
-            ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
-            for i in thread.interrupts
-        ]
-        resumed = await thread.start(thread.resume_input(entries))
+        resumed = await approve_all(thread)
         assert resumed.kind == "success", resumed
     assert len(runs_in(runs)) == 1
 
@@ -251,11 +256,7 @@ async def test_a_bad_answer_sent_while_a_stopped_run_winds_down_is_checked_when_
         assert [i["id"] for i in held_now.interrupts] == asked
         assert runs_in(runs) == []
         monkeypatch.setattr(segments, "_paused_state", read_state)
-        entries = [
-            ResumeEntry(interrupt_id=i.id, status="resolved", payload={"approved": True})
-            for i in thread.interrupts
-        ]
-        resumed = await thread.start(thread.resume_input(entries))
+        resumed = await approve_all(thread)
         assert resumed.kind == "success", resumed
     assert len(runs_in(runs)) == 1
 
