@@ -45,6 +45,22 @@ from temporal_agents import (
 )
 
 
+def worker_files(folder: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """Point the in-process worker's runs file, hold gates and shared ledger into `folder`;
+    the runs file, where the tool writes each real run."""
+    runs = folder / "runs.jsonl"
+    monkeypatch.setenv(RUNS_ENV, str(runs))
+    monkeypatch.setenv(HOLD_ENV, str(folder))
+    monkeypatch.setenv(SHARED_LEDGER_ENV, str(folder / "calls.db"))
+    return runs
+
+
+def faulty_thread(client: Client, queue: str) -> tuple[TemporalAgent, ConversationThread]:
+    """The faulty agent on `queue`, heartbeating each second, and a new thread of it."""
+    agent = TemporalAgent(client, agent=FAULTY, task_queue=queue, heartbeat_seconds=1)
+    return agent, ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+
+
 async def approve_all(thread: ConversationThread) -> RunOutcome:
     """Approve every open question of `thread`, and run on."""
     entries = [
@@ -62,15 +78,11 @@ def _until_exists(path: pathlib.Path) -> None:
 async def test_stop_mid_call_lets_the_call_finish_and_ends_the_run_cancelled(
     temporal_server: DevServer, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    runs = tmp_path / "runs.jsonl"
-    monkeypatch.setenv(RUNS_ENV, str(runs))
-    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
-    monkeypatch.setenv(SHARED_LEDGER_ENV, str(tmp_path / "calls.db"))
+    runs = worker_files(tmp_path, monkeypatch)
     client = await Client.connect(temporal_server.address)
     queue = f"q-{uuid.uuid4().hex[:8]}"
     async with build_worker(client, {FAULTY: adapter_for(FAULTY)}, task_queue=queue):
-        agent = TemporalAgent(client, agent=FAULTY, task_queue=queue, heartbeat_seconds=1)
-        thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+        agent, thread = faulty_thread(client, queue)
         assert (await thread.start(thread.user_input(SEND))).kind == "interrupt"
         (tmp_path / "mid").touch()  # the tool holds once it has written its run
         entries = [
@@ -161,10 +173,7 @@ async def test_stop_landing_after_the_run_paused_keeps_the_pause_and_its_questio
     """A Stop that reaches the worker after its run paused, while the activity still hands its
     result back, comes too late, as in the kernel: the question stays asked and answerable,
     and the approved call runs once."""
-    runs = tmp_path / "runs.jsonl"
-    monkeypatch.setenv(RUNS_ENV, str(runs))
-    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
-    monkeypatch.setenv(SHARED_LEDGER_ENV, str(tmp_path / "calls.db"))
+    runs = worker_files(tmp_path, monkeypatch)
     handing_back = tmp_path / "handing-back"
     seen = tmp_path / "cancel-seen"
     read_state = segments._paused_state
@@ -182,8 +191,7 @@ async def test_stop_landing_after_the_run_paused_keeps_the_pause_and_its_questio
 
     monkeypatch.setattr(segments, "_paused_state", slowly)
     async with worker_on_fresh_queue(temporal_server, (FAULTY,)) as (client, queue):
-        agent = TemporalAgent(client, agent=FAULTY, task_queue=queue, heartbeat_seconds=1)
-        thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+        agent, thread = faulty_thread(client, queue)
         asking = thread.start(thread.user_input(SEND))
         await asyncio.wait_for(asyncio.to_thread(_until_exists, handing_back), timeout=30)
         thread.stop()
@@ -206,10 +214,7 @@ async def test_a_bad_answer_sent_while_a_stopped_run_winds_down_is_checked_when_
     run has ended. A malformed one is then refused with the words a bad answer always gets,
     and nothing of it is taken: the question stays open, and the right answer runs the call
     once."""
-    runs = tmp_path / "runs.jsonl"
-    monkeypatch.setenv(RUNS_ENV, str(runs))
-    monkeypatch.setenv(HOLD_ENV, str(tmp_path))
-    monkeypatch.setenv(SHARED_LEDGER_ENV, str(tmp_path / "calls.db"))
+    runs = worker_files(tmp_path, monkeypatch)
     paused, seen = tmp_path / "paused", tmp_path / "cancel-seen"
     release = tmp_path / "release"
     asked: list[str] = []
@@ -228,8 +233,7 @@ async def test_a_bad_answer_sent_while_a_stopped_run_winds_down_is_checked_when_
 
     monkeypatch.setattr(segments, "_paused_state", held)
     async with worker_on_fresh_queue(temporal_server, (FAULTY,)) as (client, queue):
-        agent = TemporalAgent(client, agent=FAULTY, task_queue=queue, heartbeat_seconds=1)
-        thread = ConversationThread(agent, thread_id=f"t-{uuid.uuid4().hex[:8]}")
+        agent, thread = faulty_thread(client, queue)
         asking = thread.start(thread.user_input(SEND))
         await asyncio.wait_for(asyncio.to_thread(_until_exists, paused), timeout=30)
         assert thread.stop()
