@@ -219,6 +219,38 @@ describe("the mounted inbox", () => {
     expect(model.last()).toMatchObject({ type: "remember", id: item(3).id, field: "amount", op: "le" });
   });
 
+  it("scrolls only its list, only when the cursor moves: a redraw leaves the page where the person put it", () => {
+    const intoView = vi.spyOn(HTMLElement.prototype, "scrollIntoView");
+    const rects = vi.spyOn(HTMLElement.prototype, "getBoundingClientRect").mockImplementation(function (
+      this: HTMLElement,
+    ) {
+      // The list shows 0..100; each line is 40 high, the third one from 80 to 120.
+      if (this.classList.contains("iw-list")) return new DOMRect(0, 0, 300, 100);
+      const at = [...(this.parentElement?.children ?? [])].indexOf(this);
+      return new DOMRect(0, 40 * at - (this.parentElement?.scrollTop ?? 0), 300, 40);
+    });
+    try {
+      const model = mount([item(1), item(2), item(3)]);
+      const list = el.querySelector<HTMLElement>(".iw-list");
+      if (!list) throw new Error("no list");
+      const key = (k: string): void => {
+        list.dispatchEvent(new KeyboardEvent("keydown", { key: k, bubbles: true }));
+      };
+      key("j");
+      key("j");
+      key("j");
+      expect(list.scrollTop).toBe(20);
+      list.scrollTop = 0; // the person scrolls the list back up
+      model.emit("msg:custom", { type: "delta", upsert: [item(4)], remove: [] });
+      key("e");
+      expect(list.scrollTop).toBe(0);
+      expect(intoView).not.toHaveBeenCalled();
+    } finally {
+      rects.mockRestore();
+      intoView.mockRestore();
+    }
+  });
+
   it("counts what waits in the tab's title while the page is hidden, and restores it", () => {
     document.title = "Notebook";
     const hidden = Object.getOwnPropertyDescriptor(Document.prototype, "hidden");

@@ -234,6 +234,7 @@ function rowList(actions: InboxActions): {
   });
   const empty = h("p", "iw-empty", "Nothing waits for an answer.");
   const lines = new Map<string, Line>();
+  let scrolledTo: string | null = null;
   const lineOf = (item: Item): Line => {
     const made = lines.get(item.id) ?? newLine(item, actions);
     lines.set(item.id, made);
@@ -251,9 +252,21 @@ function rowList(actions: InboxActions): {
       if (drawn.length !== list.children.length || drawn.some((node, i) => list.children[i] !== node)) {
         list.replaceChildren(...drawn);
       }
-      lines.get(state.cursor ?? "")?.root.scrollIntoView?.({ block: "nearest" });
+      // Only a moved cursor scrolls, and only the list: a redraw each second must not pull the
+      // page back to the list while a person reads the opened card below it.
+      const line = lines.get(state.cursor ?? "");
+      if (line && state.cursor !== scrolledTo) showWithin(list, line.root);
+      scrolledTo = state.cursor;
     },
   };
+}
+
+/** Scrolls `list` just enough to show `row`, and no element around it. */
+function showWithin(list: HTMLElement, row: HTMLElement): void {
+  const box = list.getBoundingClientRect();
+  const at = row.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += Math.min(at.bottom - box.bottom, at.top - box.top);
 }
 
 /** A call's line: its checkbox, its cells and Open; a click elsewhere on it moves the cursor there. */
