@@ -480,3 +480,34 @@ async def test_a_run_told_no_worker_takes_it_goes_on_once_one_comes_and_runs_onc
         assert runs_in(pool.runs) == [{"tool": "send_money", "amount": 42.0, "to": "Bob"}]
     finally:
         pool.stop()
+
+
+async def test_a_run_stopped_after_its_only_worker_died_mid_tool_is_settled_once_one_returns(
+    temporal_server: DevServer, tmp_path: pathlib.Path
+) -> None:
+    """The queue's only worker is killed inside the approved tool, and the person presses Stop
+    while no worker is there: the chat ends the run saying the call may have run. When a worker
+    comes back, the run's retry the server hands it must not go on with the stopped run: the
+    person's "it ran" is taken, the run ends with the given result, and the tool ran once."""
+    pool = Workers(temporal_server, tmp_path, count=1)
+    try:
+        agent = pool.agent(ledger=str(pool.ledger), worker_wait_seconds=2)
+        since, chat = await approved_into_the_tool(pool, agent)
+        pool.lose(await pool.arrived("mid"))
+        (pool.hold / "mid").unlink()
+        await until(chat, lambda: NO_WORKER in chat.status_line, names=("status_line",))
+        chat.stop()
+        await until(chat, lambda: chat.status == "cancelled", timeout=15)
+        assert chat.picker is not None
+        [interrupt] = chat.interrupts
+        await until(chat, lambda: bool(chat.picker.doubts), names=("status_line",), timeout=15)
+        assert "may have run" in chat.picker.doubts[interrupt.id]
+        pool.start_one()
+        pool.wait_ready()
+        chat.picker.settle(interrupt.id, ran=True, output="Sent 42.0 to Bob.", by="user")
+        await until(chat, lambda: chat.status == "done", names=("status_line",), timeout=60)
+        assert "Sent 42.0 to Bob." in chat.text
+        assert chat.decisions[-1].settled == "ran"
+        assert len(new_runs(pool, since)) == 1  # the killed worker's run, and no other
+    finally:
+        pool.stop()

@@ -21,8 +21,6 @@ from ag_ui.core import (
     BaseEvent,
     RunAgentInput,
     RunErrorEvent,
-    RunFinishedCancelledOutcome,
-    RunFinishedEvent,
     RunStartedEvent,
 )
 from temporalio.client import (
@@ -56,6 +54,7 @@ from interrupt_widget.temporal.shapes import (
     OpenConversation,
     ResumeUpdate,
     StreamChunk,
+    stopped_at_once,
 )
 from interrupt_widget.temporal.streaming import StreamFollower
 from interrupt_widget.temporal.tracing import client_interceptors
@@ -442,12 +441,7 @@ def _unheard(task: asyncio.Future[Any]) -> None:
 
 
 def _stopped_wire(input: RunAgentInput) -> list[JsonDict]:
-    """The events of a run the client ends stopped: started, then cancelled."""
-    started = RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
-    finished = RunFinishedEvent(
-        thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedCancelledOutcome()
-    )
-    return [to_wire(started), to_wire(finished)]
+    return stopped_at_once(input.thread_id, input.run_id)
 
 
 async def _stopped_at_once(input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:

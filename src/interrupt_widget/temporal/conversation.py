@@ -48,6 +48,7 @@ from interrupt_widget.temporal.shapes import (
     RUN_UPDATE,
     SEGMENT_ACTIVITY,
     STOP_SIGNAL,
+    STOPPED_QUERY,
     STREAM_QUERY,
     STREAM_SIGNAL,
     WORKFLOW,
@@ -62,6 +63,7 @@ from interrupt_widget.temporal.shapes import (
     StreamBatch,
     StreamChunk,
     StreamRead,
+    stopped_at_once,
 )
 
 WAITING = SearchAttributeKey.for_keyword(WAITING_ATTRIBUTE)
@@ -321,6 +323,11 @@ class Conversation:
         """Whether a person stopped the run that is going."""
         return self._stop_run is not None and self._stop_run == self._running_run
 
+    @workflow.query(name=STOPPED_QUERY)
+    def stopped(self, run_id: str) -> bool:
+        """Whether a person stopped the run `run_id` (asked by its retry before it runs)."""
+        return self._stop_run == run_id
+
     @workflow.signal(name=STOP_SIGNAL)
     def stop(self, run_id: str) -> None:
         """End the run `run_id` cancelled at its next safe point (nothing if it is over)."""
@@ -378,10 +385,10 @@ class Conversation:
             current = asyncio.current_task()
             if current is not None and current.cancelling():
                 raise
-            return SegmentResult(events=_cancelled(input))
+            return SegmentResult(events=_stopped(input))
         except ActivityError as failure:
             if isinstance(failure.cause, CancelledError):
-                return SegmentResult(events=_cancelled(input))
+                return SegmentResult(events=_stopped(input))
             cause = failure.cause
             detail = cause.message if isinstance(cause, ApplicationError) else str(failure)
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
@@ -462,11 +469,8 @@ class Conversation:
             workflow.logger.warning("conversation %s: %s", input["threadId"], self._problem)
 
 
-def _cancelled(input: JsonDict) -> list[JsonDict]:
-    """The events of a run stopped before it said anything: started, then cancelled."""
-    ids = {"threadId": input["threadId"], "runId": input["runId"]}
-    finished = {"type": "RUN_FINISHED", **ids, "outcome": {"type": "cancelled"}}
-    return [{"type": "RUN_STARTED", **ids}, finished]
+def _stopped(input: JsonDict) -> list[JsonDict]:
+    return stopped_at_once(str(input["threadId"]), str(input["runId"]))
 
 
 def _failed(input: JsonDict, code: str, detail: str) -> list[JsonDict]:

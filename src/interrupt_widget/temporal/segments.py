@@ -23,7 +23,9 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 from pydantic import ValidationError
 from temporalio import activity
+from temporalio.client import WorkflowHandle, WorkflowQueryFailedError, WorkflowQueryRejectedError
 from temporalio.exceptions import ApplicationError
+from temporalio.service import RPCError
 
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.errors import ErrorCode
@@ -33,12 +35,14 @@ from interrupt_widget.sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
 from interrupt_widget.sdk.paused_runs import state_key
 from interrupt_widget.temporal.shapes import (
     SEGMENT_ACTIVITY,
+    STOPPED_QUERY,
     STREAM_SIGNAL,
     JsonDict,
     PausedState,
     SegmentRequest,
     SegmentResult,
     StreamBatch,
+    stopped_at_once,
 )
 from interrupt_widget.temporal.streaming import SegmentStream
 
@@ -64,8 +68,13 @@ class Segments:
         _require_same_ledger(request, place)
         input = _run_input(request.input)
         await _restore(adapter, input, request.state)
-        stream = _stream(input) if request.stream else None
         helpers = [asyncio.ensure_future(_heartbeat(place))]
+        if await _stopped_before(input):
+            await _ended(helpers)
+            # Nothing runs: the question goes back to the person, as the Stop said.
+            stopped = stopped_at_once(input.thread_id, input.run_id)
+            return SegmentResult(events=stopped, ledger=place)
+        stream = _stream(input) if request.stream else None
         if stream is not None:
             helpers.append(asyncio.ensure_future(stream.run()))
         try:
@@ -157,21 +166,47 @@ def _raise_to_retry(request: SegmentRequest, events: list[JsonDict]) -> None:
         raise ApplicationError(str(last.get("message", "")), type=code)
 
 
-def _stream(input: RunAgentInput) -> SegmentStream:
-    """The run's events on their way to the workflow that started this segment, as they come."""
+def _workflow(input: RunAgentInput) -> WorkflowHandle[Any, Any]:
+    """The workflow that started this segment."""
     info = activity.info()
-    workflow = activity.client().get_workflow_handle(
+    return activity.client().get_workflow_handle(
         info.workflow_id or input.thread_id, run_id=info.workflow_run_id
     )
+
+
+def _stream(input: RunAgentInput) -> SegmentStream:
+    """The run's events on their way to the workflow that started this segment, as they come."""
+    workflow = _workflow(input)
 
     async def send(batch: StreamBatch) -> None:
         await workflow.signal(STREAM_SIGNAL, batch, rpc_timeout=SEND_TIMEOUT)
 
-    return SegmentStream(send, input.run_id, info.attempt)
+    return SegmentStream(send, input.run_id, activity.info().attempt)
 
 
 SEND_TIMEOUT = timedelta(seconds=5)
 """How long one batch of a run's events may take to reach the server before the next try."""
+
+
+async def _stopped_before(input: RunAgentInput) -> bool:
+    """Whether a person's Stop ended this run before this try of it: its worker died, and the
+    Stop was pressed while no worker was there to carry it to the run, so the server hands the
+    retry out as if nothing had been asked. The first try never asks (the Stop reaches it as
+    a cancel), and a workflow that cannot answer within `STOPPED_ASK_TIMEOUT` (its last worker
+    is the dead one) is taken as not stopped: the retry runs, as it did before it asked."""
+    if activity.info().attempt == 1:
+        return False
+    try:
+        stopped: bool = await _workflow(input).query(
+            STOPPED_QUERY, input.run_id, result_type=bool, rpc_timeout=STOPPED_ASK_TIMEOUT
+        )
+    except (RPCError, WorkflowQueryFailedError, WorkflowQueryRejectedError):
+        return False
+    return stopped
+
+
+STOPPED_ASK_TIMEOUT = timedelta(seconds=2)
+"""How long a retry waits for its workflow to say whether a Stop ended its run."""
 
 
 async def _events(run: AdapterRunHandle, stream: SegmentStream | None) -> list[JsonDict]:

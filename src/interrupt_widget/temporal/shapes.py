@@ -25,6 +25,17 @@ STREAM_SIGNAL: Final = "stream"
 """The signal a running segment sends its events by, in batches, as the run says them."""
 STREAM_QUERY: Final = "stream"
 """The query that reads a running run's events from an offset, as they come."""
+STOPPED_QUERY: Final = "stopped"
+"""The query a run's retry asks first: whether a person's Stop ended that run meanwhile."""
+
+
+def stopped_at_once(thread_id: str, run_id: str) -> list[JsonDict]:
+    """The events of a run stopped before it did anything: started, then cancelled."""
+    ids = {"threadId": thread_id, "runId": run_id}
+    return [
+        {"type": "RUN_STARTED", **ids},
+        {"type": "RUN_FINISHED", **ids, "outcome": {"type": "cancelled"}},
+    ]
 
 
 @dataclass
