@@ -227,24 +227,22 @@ class TemporalAgent:
                     break
                 news: list[JsonDict] = []
                 if reading.done():
-                    news = follower.take(reading.result())
-                    reading = None
-                    for event in news:
+                    news, reading = follower.take(reading.result()), None
+                for event in news:
+                    yield event_from_wire(event)
+                watch = watch or self._watch(input.thread_id)
+                said = bool(news)
+                verdict = None if watch is None else await watch.look(stopped=stopped(), moved=said)
+                if verdict is Verdict.TELL and watch is not None:
+                    yield waiting_note(self._no_worker_note(watch.waited))
+                elif verdict is Verdict.END and await self._stop_sent(
+                    input.thread_id, input.run_id
+                ):
+                    performing.cancel()
+                    performing.add_done_callback(_unheard)  # its RPC's end says nothing
+                    for event in follower.rest(_stopped_wire(input)):
                         yield event_from_wire(event)
-                if watch is None and self._client is not None and self._prepared:
-                    watch = WorkerWatch(self._client, input.thread_id, self.worker_wait_seconds)
-                if watch is not None:
-                    verdict = await watch.look(stopped=stopped(), moved=bool(news))
-                    if verdict is Verdict.TELL:
-                        yield waiting_note(self._no_worker_note(watch.waited))
-                    elif verdict is Verdict.END and await self._stop_sent(
-                        input.thread_id, input.run_id
-                    ):
-                        performing.cancel()
-                        performing.add_done_callback(_unheard)  # its RPC's end says nothing
-                        for event in follower.rest(_stopped_wire(input)):
-                            yield event_from_wire(event)
-                        return
+                    return
                 if reading is None:
                     # Read often while the run says things, less while it is quiet (a tool, a
                     # model thinking): each read is a query the worker answers.
@@ -257,6 +255,12 @@ class TemporalAgent:
                     task.cancel()
         for event in follower.rest(found):
             yield event_from_wire(event)
+
+    def _watch(self, thread_id: str) -> WorkerWatch | None:
+        """A watch on whether a worker takes the run, once the client is ready (else None)."""
+        if self._client is None or not self._prepared:
+            return None
+        return WorkerWatch(self._client, thread_id, self.worker_wait_seconds)
 
     def _no_worker_note(self, waited: float) -> str:
         return (
