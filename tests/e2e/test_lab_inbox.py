@@ -59,7 +59,13 @@ def test_filter_select_approve_then_keys_and_a_card(
     expect(card).to_have_count(1)
     expect(card.locator(".iw-title")).to_have_text("transfer_funds")
     screenshot(inbox, "inbox-card-open")
-    card.get_by_role("button", name="Approve", exact=True).click()
+    approve = card.get_by_role("button", name="Approve", exact=True)
+    approve.scroll_into_view_if_needed()
+    # The rows redraw each second (their waited times): the page stays where the person put it.
+    waited = inbox.locator(".iw-waited").first
+    expect(waited).not_to_have_text(waited.text_content() or "")
+    expect(approve).to_be_in_viewport()
+    approve.click()
     expect(items).to_have_count(22)
     assert kernel.wait_for("len(read_journal(journal))", lambda n: n == 27)
     expect(inbox.locator(".iw-counts")).to_contain_text("22 waiting")
