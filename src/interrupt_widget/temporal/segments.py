@@ -69,16 +69,15 @@ class Segments:
         input = _run_input(request.input)
         await _restore(adapter, input, request.state)
         helpers = [asyncio.ensure_future(_heartbeat(place))]
-        if await _stopped_before(input):
-            await _ended(helpers)
-            # Nothing runs: the question goes back to the person, as the Stop said.
-            stopped = stopped_at_once(input.thread_id, input.run_id)
-            return SegmentResult(events=stopped, ledger=place)
-        stream = _stream(input) if request.stream else None
-        if stream is not None:
-            helpers.append(asyncio.ensure_future(stream.run()))
         try:
-            events = await _events(adapter.run(input), stream)
+            if await _stopped_before(input):
+                # Nothing runs: the question goes back to the person, as the Stop said.
+                events = stopped_at_once(input.thread_id, input.run_id)
+            else:
+                stream = _stream(input) if request.stream else None
+                if stream is not None:
+                    helpers.append(asyncio.ensure_future(stream.run()))
+                events = await _events(adapter.run(input), stream)
         except BaseException:
             await _ended(helpers)
             raise
