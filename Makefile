@@ -113,17 +113,11 @@ test-faults: setup
 ## itself (metadata interrupt_widget.answers_itself) by nobody else, any other by approve_all. A
 ## question nobody answers fails its cell in 5 s (UnattendedWait), never nbval's 2000 s timeout.
 ## Each records its approved calls in a ledger of its own in a temporary folder, never the user's.
+## One pytest process runs them all (the kit imported once): tests/notebook_answers.py sets who
+## answers each, and its ledger, before its kernel starts.
 test-nb: setup
-	@set -e; ledgers=$$(mktemp -d); trap 'rm -rf "$$ledgers"' EXIT; for nb in notebooks/*.ipynb; do \
-	  recorded="$${nb%.ipynb}.decisions.json"; \
-	  if [ -f "$$recorded" ]; then responder="replay:$(CURDIR)/$$recorded"; \
-	  elif grep -q '"answers_itself": true' "$$nb"; then responder=; else responder=approve_all; fi; \
-	  echo "== $$nb (INTERRUPT_WIDGET_RESPONDER=$$responder)"; \
-	  OPENAI_API_KEY= INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_RESPONDER="$$responder" \
-	  INTERRUPT_WIDGET_CASSETTE_MODE=none \
-	  INTERRUPT_WIDGET_LEDGER="$$ledgers/$$(basename "$$nb" .ipynb).db" \
-	    $(BIN)/pytest -q -p no:cacheprovider --nbval-lax --nbval-current-env "$$nb"; \
-	done
+	OPENAI_API_KEY= INTERRUPT_WIDGET_MODEL=offline INTERRUPT_WIDGET_CASSETTE_MODE=none PYTHONPATH=tests \
+	  $(BIN)/pytest -q -p no:cacheprovider -p notebook_answers --nbval-lax --nbval-current-env notebooks/*.ipynb
 
 test-e2e: setup copilotkit-build
 	scripts/ensure-chromium

@@ -1,0 +1,60 @@
+"""Who answers each notebook's questions under nbval, set before its kernel starts.
+
+`make test-nb` runs every tutorial in one pytest process (each notebook still in a kernel of its
+own), so the kit and the SDK are imported once, not once per notebook. Each kernel inherits the
+environment it starts in; this plugin sets, just before a notebook's kernel starts:
+
+- `INTERRUPT_WIDGET_RESPONDER`: `replay:` its decision file (`NAME.decisions.json`) if one sits
+  beside it; nobody if the notebook answers its questions itself (metadata
+  `interrupt_widget.answers_itself`); else `approve_all`;
+- `INTERRUPT_WIDGET_LEDGER`: a ledger of its own in a temporary folder, never the user's.
+
+Load it with `-p notebook_answers` (tests/ on `PYTHONPATH`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from interrupt_widget import responders
+from interrupt_widget.ledger.opening import LEDGER_ENV
+
+_ledgers = tempfile.TemporaryDirectory(prefix="notebook-ledgers-")
+_started: set[Path] = set()
+
+
+def responder_for(notebook: Path) -> str:
+    """Who answers `notebook`'s questions when nobody sits at it (see the module docs)."""
+    recorded = notebook.with_name(notebook.name.replace(".ipynb", ".decisions.json"))
+    if recorded.is_file():
+        return f"replay:{recorded.resolve()}"
+    metadata = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
+    if metadata.get("interrupt_widget", {}).get("answers_itself") is True:
+        return ""
+    return "approve_all"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    # Before the runner's own setup, which starts the notebook's kernel with this environment.
+    notebook = Path(str(item.path))
+    if notebook.suffix != ".ipynb" or notebook in _started:
+        return
+    _started.add(notebook)
+    responder = responder_for(notebook)
+    os.environ[responders.ENV_VAR] = responder
+    os.environ[LEDGER_ENV] = str(Path(_ledgers.name) / f"{notebook.stem}.db")
+    plugins = item.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():  # said where the notebook's dots are
+            reporter.write_line(f"\n== {notebook.name} ({responders.ENV_VAR}={responder})")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _ledgers.cleanup()
