@@ -8,7 +8,7 @@ LAB     := labextension
 PORT    ?= 8888
 
 .PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench bench-smoke wheel-check docs docs-build clean \
-	test-deps browser-tiers python-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
+	test-deps kernel-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
@@ -125,18 +125,16 @@ test-e2e: setup copilotkit-build
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
 ## installs (mostly waiting on downloads) run beside the checks and the JS tests; then the
-## tiers run in two lines side by side, the browser tests, the notebooks and the benches' smoke
-## run beside Python and faults, two lines of about the same length (each tier keeps about one
-## core busy, and each takes its own free ports, temporary folders and databases, so none
-## reaches into another's).
+## tiers run in three lines side by side: the browser tests; the Python tests; the faults, the
+## notebooks and the benches' smoke. Each line keeps about two thirds of a core busy (the rest is
+## waiting on kernels, browsers and servers), so three fill the two cores; each tier takes its
+## own free ports, temporary folders and databases, so none reaches into another's.
 test: setup
 	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js docs-build
-	$(MAKE) --no-print-directory -j2 --output-sync=target browser-tiers python-tiers
+	$(MAKE) --no-print-directory -j3 --output-sync=target test-e2e test-py kernel-tiers
 
-browser-tiers: setup
-	$(MAKE) --no-print-directory -j1 test-e2e test-nb bench-smoke
-python-tiers: setup
-	$(MAKE) --no-print-directory -j1 test-py test-faults
+kernel-tiers: setup
+	$(MAKE) --no-print-directory -j1 test-faults test-nb bench-smoke
 
 ## The CopilotKit example (React and CopilotKit stay in examples/copilotkit, never in the widget).
 CK      := examples/copilotkit
