@@ -9,6 +9,7 @@ fails if it is ever asked, so every answer provably comes from the file.
 from __future__ import annotations
 
 import json
+import logging
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -23,11 +24,14 @@ from agents import (
     RunConfig,
     Runner,
     function_tool,
+    set_tracing_disabled,
 )
 from agents.items import TResponseStreamEvent
+from agents.tracing import get_trace_provider
 
 from interrupt_widget import OfflineModel, OpenAIAgentsAdapter
 from interrupt_widget.errors import CassetteMismatch, CassetteMissing, ErrorCode
+from interrupt_widget.sdk.agent_options import resolve_agent
 from interrupt_widget.sdk.cassette import CASSETTE_MODE_ENV, Cassette
 from one_model import OneModel, _no_cassette_from_the_environment  # noqa: F401
 
@@ -434,3 +438,37 @@ async def test_a_taped_model_outside_a_cassettes_run_passes_straight_through(
     assert (await Runner.run(agent, "hello")).final_output.startswith("You said: hello")
     assert model.calls == 1
     assert not (tmp_path / "c.jsonl").exists()
+
+
+async def test_a_replay_with_no_key_leaves_no_trace_export_warning_for_a_later_cell(
+    tmp_path: Path,
+    no_network: None,
+    request: pytest.FixtureRequest,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The SDK's exporter, given a trace and no key, warns from its own thread when it next
+    flushes, into whatever notebook cell runs then (a checked output under nbval): a replay
+    through the kit makes no trace to export, as the offline model does not."""
+    tape = tmp_path / "c.jsonl"
+    record = RunConfig(model_provider=Cassette(tape, provider=OneModel(Counting())))
+    await approve_through(ops_agent("gpt-4o", tmp_path / "r"), streamed=True, config=record)
+    provider = get_trace_provider()
+    provider.force_flush()
+    set_tracing_disabled(False)  # the tests' default is tracing off (tests/conftest.py)
+    request.addfinalizer(lambda: set_tracing_disabled(True))
+    skipped = "OPENAI_API_KEY is not set, skipping trace export"
+
+    # The raw SDK's replay: its trace waits for the exporter, which warns.
+    replay = RunConfig(model_provider=Cassette(tape, mode="none"))
+    await approve_through(ops_agent("gpt-4o", tmp_path / "r"), streamed=True, config=replay)
+    with caplog.at_level(logging.WARNING, logger="openai.agents"):
+        provider.force_flush()
+    assert skipped in caplog.messages
+
+    caplog.clear()
+    kit = resolve_agent(ops_agent("gpt-4o", tmp_path / "k"), cassette=Cassette(tape, mode="none"))
+    events = await adapter_events(kit.runs_on, PROMPT)
+    assert events[-1].outcome.type == "interrupt"  # replayed: the model's call reached no socket
+    with caplog.at_level(logging.WARNING, logger="openai.agents"):
+        provider.force_flush()
+    assert skipped not in caplog.messages
