@@ -8,7 +8,7 @@ LAB     := labextension
 PORT    ?= 8888
 
 .PHONY: lab marimo setup build lint test test-js test-py test-faults test-nb test-e2e bench bench-smoke wheel-check docs docs-build clean \
-	test-deps kernel-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
+	test-deps checks-then-browser kernel-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
@@ -124,14 +124,18 @@ test-e2e: setup copilotkit-build
 	$(BIN)/pytest -q -p no:cacheprovider tests/e2e
 
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
-## installs (mostly waiting on downloads) run beside the checks and the JS tests; then the
-## tiers run in three lines side by side: the browser tests; the Python tests; the faults, the
-## notebooks and the benches' smoke. Each line keeps about two thirds of a core busy (the rest is
-## waiting on kernels, browsers and servers), so three fill the two cores; each tier takes its
-## own free ports, temporary folders and databases, so none reaches into another's.
+## installs first (side by side, mostly waiting on downloads); then three lines side by side:
+## the quick checks (ruff, mypy, tsc, eslint, the wheel, the JS tests, the docs' build), then
+## the browser tests; the Python tests; the faults, the notebooks and the benches' smoke. Each
+## line keeps about two thirds of a core busy (the rest is waiting on kernels, browsers, servers
+## and disks), so three fill the two cores; each tier takes its own free ports, temporary
+## folders and databases, so none reaches into another's.
 test: setup
-	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps lint wheel-check test-js docs-build
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-e2e test-py kernel-tiers
+	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps
+	$(MAKE) --no-print-directory -j3 --output-sync=target checks-then-browser test-py kernel-tiers
+
+checks-then-browser: setup
+	$(MAKE) --no-print-directory -j1 lint wheel-check test-js docs-build test-e2e
 
 kernel-tiers: setup
 	$(MAKE) --no-print-directory -j1 test-faults test-nb bench-smoke
