@@ -251,6 +251,41 @@ describe("the mounted inbox", () => {
     }
   });
 
+  it("shows a call opened while the filter hides it once the filter no longer does, and scrolls nothing before", () => {
+    const rects = vi.spyOn(HTMLElement.prototype, "getBoundingClientRect").mockImplementation(function (
+      this: HTMLElement,
+    ) {
+      // The list shows 0..100 of the page from 200 down; each line is 40 high. A line no list
+      // holds has no box (all zero), as in a browser.
+      if (this.classList.contains("iw-list")) return new DOMRect(0, 200, 300, 100);
+      if (!this.parentElement) return new DOMRect(0, 0, 0, 0);
+      const at = [...this.parentElement.children].indexOf(this);
+      return new DOMRect(0, 200 + 40 * at - this.parentElement.scrollTop, 300, 40);
+    });
+    try {
+      const model = inboxModel();
+      let controls: InboxControls | undefined;
+      cleanup = mountInbox(el, model.asModel(), { controls: (c) => (controls = c) });
+      model.emit("msg:custom", { type: "snapshot", items: [item(1), item(2), item(3), item(4)] });
+      const list = el.querySelector<HTMLElement>(".iw-list");
+      const filter = el.querySelector<HTMLInputElement>('input[type="search"]');
+      if (!list || !filter || !controls) throw new Error("no list, filter or controls");
+      const type = (text: string): void => {
+        filter.value = text;
+        filter.dispatchEvent(new Event("input"));
+      };
+      type("INV-1");
+      list.scrollTop = 0;
+      expect(controls.focus(item(4).id)).toBe(true); // say, from a notification
+      expect(list.scrollTop).toBe(0); // its line is not drawn: nothing to scroll to
+      type("");
+      expect(lines()).toEqual(["INV-1", "INV-2", "INV-3", "INV-4"]);
+      expect(list.scrollTop).toBe(60); // the fourth line, 120..160, shown at the list's foot
+    } finally {
+      rects.mockRestore();
+    }
+  });
+
   it("counts what waits in the tab's title while the page is hidden, and restores it", () => {
     document.title = "Notebook";
     const hidden = Object.getOwnPropertyDescriptor(Document.prototype, "hidden");

@@ -254,9 +254,11 @@ function rowList(actions: InboxActions): {
       }
       // Only a moved cursor scrolls, and only the list: a redraw each second must not pull the
       // page back to the list while a person reads the opened card below it.
+      // A cursor on a line the filter hides is shown once a redraw draws its line again.
       const line = lines.get(state.cursor ?? "");
-      if (line && state.cursor !== scrolledTo) showWithin(list, line.root);
-      scrolledTo = state.cursor;
+      const drawnLine = line !== undefined && line.root.parentElement === list ? line : undefined;
+      if (drawnLine && state.cursor !== scrolledTo) showWithin(list, drawnLine.root);
+      scrolledTo = drawnLine ? state.cursor : null;
     },
   };
 }
