@@ -195,14 +195,18 @@ async def test_stop_button_mid_stream_ends_with_the_cancelled_outcome(
     chat = AgentChat(meeting_agent(OfflineModel()))
     comm = recorder.of(chat)
     original = comm.publish_msg
+    pressed: list[bool] = []
 
     def publish(msg_type: str, data: dict[str, Any] | None = None, **kw: Any) -> None:
         original(msg_type, data, **kw)
         content = (data or {}).get("content") or {}
-        if content.get("type") == "events" and any(
-            e["type"] == "TEXT_MESSAGE_CONTENT" for e in content["events"]
+        if (
+            not pressed
+            and content.get("type") == "events"
+            and any(e["type"] == "TEXT_MESSAGE_CONTENT" for e in content["events"])
         ):
-            comm.deliver({"type": "stop"})  # the person presses Stop once text shows
+            pressed.append(True)
+            comm.deliver({"type": "stop"})  # the person presses Stop once, when text shows
 
     comm.publish_msg = publish  # type: ignore[method-assign]
     result = await chat.send("reply with 5000 words")
