@@ -26,6 +26,8 @@ from interrupt_widget.ledger.opening import LEDGER_ENV
 
 _ledgers = tempfile.TemporaryDirectory(prefix="notebook-ledgers-")
 _started: set[Path] = set()
+# Set only so that pytest finds this plugin: the notebooks' kernels start without it.
+os.environ.pop("PYTHONPATH", None)
 
 
 def responder_for(notebook: Path) -> str:
