@@ -1,5 +1,5 @@
 # One entry point for people and CI. `make test` installs everything it needs.
-PY      ?= python3
+PY      ?= $(shell scripts/venv-python)
 VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
