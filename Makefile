@@ -8,7 +8,7 @@ LAB     := labextension
 PORT    ?= 8888
 
 .PHONY: lab marimo setup build lint test test-js test-py test-temporal test-faults test-nb test-e2e bench bench-smoke wheel-check docs docs-build clean \
-	test-deps checks-then-browser kernel-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
+	test-deps checks-then-browser python-tiers kernel-tiers system-packages interop-venvs interop-langgraph interop-strands interop-adk
 
 lab: setup ## Open JupyterLab on the quickstart notebook with the offline model.
 	INTERRUPT_WIDGET_MODEL=offline $(BIN)/jupyter lab --allow-root --ServerApp.ip=127.0.0.1 --ServerApp.port=$(PORT) $(NB)
@@ -102,7 +102,7 @@ test-py: setup interop-venvs
 	$(BIN)/pytest -q -p no:cacheprovider tests --ignore=tests/e2e --ignore=tests/faults --ignore=tests/temporal
 
 ## Temporal: the workflow, its workers and the chat on it, on a dev server the tests start (apart
-## from test-py only so that `make test` can run it in another line).
+## from test-py only so that `make test` can put it in whichever line has room).
 test-temporal: setup
 	$(BIN)/pytest -q -p no:cacheprovider tests/temporal
 
@@ -131,19 +131,23 @@ test-e2e: setup copilotkit-build
 ## Every test, from a fresh clone: installs Python deps, npm deps and chromium itself. The
 ## installs first (side by side, mostly waiting on downloads); then three lines side by side:
 ## the quick checks (ruff, mypy, tsc, eslint, the wheel, the JS tests, the docs' build), then
-## the browser tests; the Python tests; the faults, Temporal's tests, the notebooks and the
+## the browser tests; the Python tests, then Temporal's; the faults, the notebooks and the
 ## benches' smoke. Each line keeps about two thirds of a core busy (the rest is waiting on
-## kernels, browsers, servers and disks), so three fill the two cores; each tier takes its own
-## free ports, temporary folders and databases, so none reaches into another's.
+## kernels, browsers, servers and disks), so three fill the two cores and end within a minute
+## or two of each other; each tier takes its own free ports, temporary folders and databases,
+## so none reaches into another's.
 test: setup
 	$(MAKE) --no-print-directory -j4 --output-sync=target test-deps
-	$(MAKE) --no-print-directory -j3 --output-sync=target checks-then-browser test-py kernel-tiers
+	$(MAKE) --no-print-directory -j3 --output-sync=target checks-then-browser python-tiers kernel-tiers
 
 checks-then-browser: setup
 	$(MAKE) --no-print-directory -j1 lint wheel-check test-js docs-build test-e2e
 
+python-tiers: setup
+	$(MAKE) --no-print-directory -j1 test-py test-temporal
+
 kernel-tiers: setup
-	$(MAKE) --no-print-directory -j1 test-faults test-temporal test-nb bench-smoke
+	$(MAKE) --no-print-directory -j1 test-faults test-nb bench-smoke
 
 ## The CopilotKit example (React and CopilotKit stay in examples/copilotkit, never in the widget).
 CK      := examples/copilotkit
