@@ -2,8 +2,8 @@
 
 An executed notebook keeps each widget's state in its metadata, and anywidget's `_esm`
 and `_css` are synced traits: the front-end code is saved once per widget model. This
-executes a notebook as `make test-nb` does (offline model, no key, its decision file
-replayed or `approve_all`, a ledger of its own in a temporary folder), saves it with its
+executes a notebook as `make test-nb` does (offline model, no key, answered as
+`responders.for_notebook` says, a ledger of its own in a temporary folder), saves it with its
 widget state, and prints its size. The baseline is the same executed notebook with every
 anywidget model's `_esm` and `_css` replaced by a trivial module (`TRIVIAL_ESM`, no
 stylesheet): what the notebook would weigh if each widget carried next to no code. The
@@ -31,6 +31,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
+from interrupt_widget import responders
 from interrupt_widget.widgets._bundle import CSS, ESM, SERVED_AT_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,15 +46,13 @@ TRIVIAL_ESM = 'export default { render({ el }) { el.textContent = "widget"; } };
 def execute(path: Path, *, served: bool = False) -> nbformat.NotebookNode:
     """`path` executed as `make test-nb` runs it, with its widget state stored; `served`: as
     a kernel of a server that serves the bundle runs it."""
-    recorded = path.with_suffix(".decisions.json")
-    responder = f"replay:{recorded}" if recorded.exists() else "approve_all"
     notebook = nbformat.read(path, as_version=4)
     saved = dict(os.environ)
     with tempfile.TemporaryDirectory() as ledgers:
         os.environ.pop("OPENAI_API_KEY", None)
         os.environ.update(
             INTERRUPT_WIDGET_MODEL="offline",
-            INTERRUPT_WIDGET_RESPONDER=responder,
+            INTERRUPT_WIDGET_RESPONDER=responders.for_notebook(path),
             INTERRUPT_WIDGET_LEDGER=str(Path(ledgers) / "calls.db"),
         )
         if served:

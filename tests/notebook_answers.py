@@ -4,9 +4,8 @@
 own), so the kit and the SDK are imported once, not once per notebook. Each kernel inherits the
 environment it starts in; this plugin sets, just before a notebook's kernel starts:
 
-- `INTERRUPT_WIDGET_RESPONDER`: `replay:` its decision file (`NAME.decisions.json`) if one sits
-  beside it; nobody if the notebook answers its questions itself (metadata
-  `interrupt_widget.answers_itself`); else `approve_all`;
+- `INTERRUPT_WIDGET_RESPONDER`: `responders.for_notebook` (its decision file replayed if one
+  sits beside it; nobody if it answers its questions itself; else `approve_all`);
 - `INTERRUPT_WIDGET_LEDGER`: a ledger of its own in a temporary folder, never the user's.
 
 Load it with `-p notebook_answers` (tests/ on `PYTHONPATH`).
@@ -14,7 +13,6 @@ Load it with `-p notebook_answers` (tests/ on `PYTHONPATH`).
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -30,17 +28,6 @@ _started: set[Path] = set()
 os.environ.pop("PYTHONPATH", None)
 
 
-def responder_for(notebook: Path) -> str:
-    """Who answers `notebook`'s questions when nobody sits at it (see the module docs)."""
-    recorded = notebook.with_name(notebook.name.replace(".ipynb", ".decisions.json"))
-    if recorded.is_file():
-        return f"replay:{recorded.resolve()}"
-    metadata = json.loads(notebook.read_text(encoding="utf-8")).get("metadata", {})
-    if metadata.get("interrupt_widget", {}).get("answers_itself") is True:
-        return ""
-    return "approve_all"
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     # Before the runner's own setup, which starts the notebook's kernel with this environment.
@@ -48,7 +35,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if notebook.suffix != ".ipynb" or notebook in _started:
         return
     _started.add(notebook)
-    responder = responder_for(notebook)
+    responder = responders.for_notebook(notebook)
     os.environ[responders.ENV_VAR] = responder
     os.environ[LEDGER_ENV] = str(Path(_ledgers.name) / f"{notebook.stem}.db")
     plugins = item.config.pluginmanager

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
 from datetime import UTC, datetime
 from typing import Any
@@ -217,6 +218,26 @@ def test_environment_variable_names_a_responder(tmp_path: pathlib.Path) -> None:
     assert replayer.name == "replay:d.json"
     with pytest.raises(ValueError, match=r"not a responder; use one of approve_all.*replay:<path>"):
         responders.from_env({env: "approve_everything"})
+
+
+def test_a_notebook_with_nobody_at_it_is_answered_by_its_file_itself_or_approve_all(
+    tmp_path: pathlib.Path,
+) -> None:
+    def notebook(name: str, metadata: dict[str, Any]) -> pathlib.Path:
+        path = tmp_path / name
+        path.write_text(json.dumps({"cells": [], "metadata": metadata}), encoding="utf-8")
+        return path
+
+    recorded = notebook("pay.ipynb", {})
+    (tmp_path / "pay.decisions.json").write_text("[]", encoding="utf-8")
+    itself = notebook("own.ipynb", {"interrupt_widget": {"answers_itself": True}})
+    truthy = notebook("odd.ipynb", {"interrupt_widget": {"answers_itself": "yes"}})
+    plain = notebook("plain.ipynb", {"kernelspec": {"name": "python3"}})
+
+    assert responders.for_notebook(recorded) == f"replay:{tmp_path / 'pay.decisions.json'}"
+    assert responders.for_notebook(str(itself)) == ""
+    assert responders.for_notebook(truthy) == "approve_all"  # only `true` says so
+    assert responders.for_notebook(plain) == "approve_all"
 
 
 def test_a_refused_answer_leaves_every_interrupt_unanswered() -> None:

@@ -38,6 +38,7 @@ __all__ = [
     "cancel_all",
     "deny_all",
     "fail",
+    "for_notebook",
     "from_env",
     "replay",
 ]
@@ -312,3 +313,18 @@ def from_env(environ: Mapping[str, str] | None = None) -> Responder | None:
         options = ", ".join([*_BY_NAME, "replay:<path>"])
         raise ValueError(f"{ENV_VAR}={value!r} is not a responder; use one of {options}")
     return factory()
+
+
+def for_notebook(notebook: str | os.PathLike[str]) -> str:
+    """The `INTERRUPT_WIDGET_RESPONDER` value that runs `notebook` with nobody at it (nbval in
+    CI): `replay:` its decision file if one sits beside it (`NAME.decisions.json` for
+    `NAME.ipynb`); nobody (`""`) if its metadata says it answers its own questions
+    (`{"interrupt_widget": {"answers_itself": true}}`); else `approve_all`."""
+    path = pathlib.Path(notebook)
+    recorded = path.with_suffix(".decisions.json")
+    if recorded.is_file():
+        return f"replay:{recorded.resolve()}"
+    metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+    if metadata.get("interrupt_widget", {}).get("answers_itself") is True:
+        return ""
+    return "approve_all"
