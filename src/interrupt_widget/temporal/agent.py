@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.parse
-from collections.abc import AsyncGenerator, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any, TypeVar
 
 from ag_ui.core import (
     BaseEvent,
@@ -60,6 +60,11 @@ from interrupt_widget.temporal.streaming import StreamFollower
 from interrupt_widget.temporal.tracing import client_interceptors
 from interrupt_widget.temporal.worker_watch import LOOK_EVERY, Verdict, WorkerWatch
 
+UNPROCESSED_UPDATE = "UnprocessedUpdate"
+"""The server's failure type for an update whose workflow task a worker completed without
+taking it (a worker killed with the workflow in its cache, and the task handed on): the update
+was never applied, so it is sent again, with the same id."""
+UNPROCESSED_TRIES = 5
 CONNECT_TIMEOUT = 5.0
 """How long to try a Temporal address before saying it cannot be reached."""
 
@@ -326,6 +331,9 @@ class TemporalAgent:
         return [{"type": "MESSAGES_SNAPSHOT", "messages": held.messages}]
 
     async def _perform(self, input: RunAgentInput, stopped: Callable[[], bool]) -> list[JsonDict]:
+        return await _sent_until_processed(lambda: self._send(input, stopped))
+
+    async def _send(self, input: RunAgentInput, stopped: Callable[[], bool]) -> list[JsonDict]:
         client = await self.client()
         await self._require_worker(client)
         if stopped():  # Stop came while the worker was looked for: no workflow has the run
@@ -464,3 +472,20 @@ __all__ = ["TemporalAgent", "connect"]
 def _quoted(text: str) -> str:
     """`text` inside a visibility query's double quotes."""
     return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+_T = TypeVar("_T")
+
+
+async def _sent_until_processed(send: Callable[[], Awaitable[_T]]) -> _T:
+    """`send()`, sent again (up to `UNPROCESSED_TRIES` times in all) while the server rejects
+    its update as one no worker processed; any other failure is the caller's."""
+    for attempt in range(1, UNPROCESSED_TRIES):
+        try:
+            return await send()
+        except WorkflowUpdateFailedError as failure:
+            cause = failure.cause
+            if not (isinstance(cause, ApplicationError) and cause.type == UNPROCESSED_UPDATE):
+                raise
+            await asyncio.sleep(0.2 * attempt)
+    return await send()
