@@ -26,7 +26,7 @@ from interrupt_widget.asking.open_questions import QuestionsView, answer_refusal
 from interrupt_widget.decisions import POLICY_BY, Decision, load_decisions
 from interrupt_widget.errors import AnswerRefused, ResponderError
 from interrupt_widget.identity import Identity, answering_identity
-from interrupt_widget.recordings import replaying
+from interrupt_widget.recordings import Recording, replaying
 
 __all__ = [
     "CANCEL",
@@ -321,7 +321,7 @@ def for_notebook(notebook: str | os.PathLike[str]) -> str:
     `NAME.ipynb`); nobody (`""`) if its metadata says it answers its own questions
     (`{"interrupt_widget": {"answers_itself": true}}`); else `approve_all`."""
     path = pathlib.Path(notebook)
-    recorded = path.with_suffix(".decisions.json")
+    recorded = Recording(path.with_suffix("")).decisions
     if recorded.is_file():
         return f"replay:{recorded.resolve()}"
     metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
