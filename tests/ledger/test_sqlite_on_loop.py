@@ -81,6 +81,19 @@ async def test_a_locked_file_is_waited_for_on_a_thread_and_the_loop_runs_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ledger = SQLiteLedger(tmp_path / "calls.db")
+    clock = _Clock()  # the ledger's clocks: only a busy try moves them, not the machine's load
+    monkeypatch.setattr(sqlite_ledger, "time", clock)
+    attempt = ledger._attempt
+
+    def busy_for_long(work: Callable[[sqlite3.Connection], Any]) -> Any:
+        try:
+            return attempt(work)
+        except WouldWait:
+            clock.wall += sqlite_ledger._SLOW_ON_LOOP * 2  # the try waited, blocked
+            raise
+
+    monkeypatch.setattr(ledger, "_attempt", busy_for_long)
+    ledger._commits._attempt = busy_for_long
     threads = Threads(monkeypatch, ledger)
     other = sqlite3.connect(tmp_path / "calls.db", isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
@@ -99,12 +112,13 @@ async def test_a_locked_file_is_waited_for_on_a_thread_and_the_loop_runs_on(
     assert ticks >= 10
     assert not claim.done()
     assert runs == []
+    assert ledger._slow_on_loop == 0  # the try that would wait wrote nothing: not a slow one
     other.execute("COMMIT")
     other.close()
     assert await asyncio.wait_for(claim, 10) == "sent"
     assert runs == ["sent"]
     assert any(t != threading.get_ident() for t in threads.seen)  # the wait was a thread's
-    assert ledger._slow_on_loop == 0  # a write that would wait is not a slow one
+    assert ledger._slow_on_loop == 0
 
 
 async def test_after_three_slow_writes_in_a_row_on_the_loop_the_ledger_writes_on_threads(

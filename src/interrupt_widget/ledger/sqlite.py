@@ -254,11 +254,12 @@ class SQLiteLedger(TableLedger[sqlite3.Connection]):
         started, computed = time.perf_counter(), time.thread_time()
         self._on_loop.now = True
         try:
-            return hook(*args)
-        finally:
+            done = hook(*args)
+        finally:  # a write that would wait wrote nothing: it is neither slow nor fast
             self._on_loop.now = False
-            blocked = time.perf_counter() - started - (time.thread_time() - computed)
-            self._slow_on_loop = self._slow_on_loop + 1 if blocked > _SLOW_ON_LOOP else 0
+        blocked = time.perf_counter() - started - (time.thread_time() - computed)
+        self._slow_on_loop = self._slow_on_loop + 1 if blocked > _SLOW_ON_LOOP else 0
+        return done
 
     def _attempt(self, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """`work(db)` on this thread's kept connection (`sqlite_connections`), tried again on
