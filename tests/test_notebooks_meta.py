@@ -11,14 +11,15 @@ the deadline turns that into a failure naming the notebook.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from jupyter_client.blocking.client import BlockingKernelClient
@@ -192,20 +193,16 @@ def test_decision_files_belong_to_a_notebook_and_replay(path: Path) -> None:
 
 
 @pytest.fixture
-def kernel() -> Iterator[BlockingKernelClient]:
+def kernel() -> Iterator[KernelManager]:
     env = {k: v for k, v in os.environ.items() if k not in (responders.ENV_VAR, "OPENAI_API_KEY")}
     env.update(INTERRUPT_WIDGET_MODEL="offline", OPENAI_AGENTS_DISABLE_TRACING="1")
     manager = KernelManager(kernel_name="python3")
     manager.start_kernel(
         extra_arguments=["--HistoryManager.enabled=False"], env=env, cwd=str(NOTEBOOKS)
     )
-    client = manager.blocking_client()
-    client.start_channels()
     try:
-        client.wait_for_ready(timeout=60)
-        yield client
+        yield manager
     finally:
-        client.stop_channels()
         manager.shutdown_kernel(now=True)
 
 
@@ -217,8 +214,9 @@ class Person:
     widgets is announced as it opens, as JupyterLab's front end does.
     """
 
-    def __init__(self, client: BlockingKernelClient, clicks: list[dict[str, Payload] | None]):
-        self.client = client
+    def __init__(self, kernel: KernelManager, clicks: list[dict[str, Payload] | None]):
+        self.kernel = kernel
+        self.client: BlockingKernelClient = kernel.blocking_client()
         self.clicks = list(clicks)
         self.pickers_seen = 0
         self.replies: dict[str, Msg] = {}
@@ -234,15 +232,13 @@ class Person:
         self._printed: list[str] = []
 
     def run_all(self, cells: list[str], *, name: str) -> None:
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
         pending = [self.client.execute(code, allow_stdin=False) for code in cells]
         deadline = time.monotonic() + DEADLINE
         while not all(m in self.replies and m in self.idle for m in pending):
             if time.monotonic() > deadline:
-                done = sum(m in self.replies and m in self.idle for m in pending)
-                pytest.fail(
-                    f"{name}: only {done} of {len(pending)} cells finished within {DEADLINE} s; "
-                    f"{self.pickers_seen} picker(s) opened, {len(self._to_click)} never shown"
-                )
+                self._fail_stuck(name, pending)
             self._read_once()
         assert not self.errors, f"{name}: " + "\n".join(self.errors)
         assert self.pickers_seen >= len(self.clicks), (
@@ -255,14 +251,40 @@ class Person:
         assert not failed, f"{name}: cells failed: {failed}"
 
     def _read_once(self) -> None:
-        for get, handle in (
-            (self.client.get_iopub_msg, self._on_iopub),
-            (self.client.get_shell_msg, self._on_shell),
-        ):
-            try:
-                handle(get(timeout=0.05))
-            except queue.Empty:
-                continue
+        """Everything that has come on either channel, as a front end takes it; when nothing
+        has, a short wait for the next output. (Reading one message a channel and then waiting
+        for the other held every output up to 50 ms: about 15 a second.)"""
+        came = self._drain(self.client.get_iopub_msg, self._on_iopub)
+        came += self._drain(self.client.get_shell_msg, self._on_shell)
+        if not came:
+            with contextlib.suppress(queue.Empty):
+                self._on_iopub(self.client.get_iopub_msg(timeout=0.05))
+
+    @staticmethod
+    def _drain(get: Callable[..., Msg], handle: Callable[[Msg], None]) -> int:
+        taken = 0
+        with contextlib.suppress(queue.Empty):
+            while True:
+                handle(get(timeout=0))
+                taken += 1
+        return taken
+
+    def _fail_stuck(self, name: str, pending: list[str]) -> NoReturn:
+        """Fail naming the cells that did not finish, with where the kernel was waiting: an
+        interrupt makes the stuck cell end with its traceback."""
+        stuck = [n for n, m in enumerate(pending) if not (m in self.replies and m in self.idle)]
+        before = len(self.errors)
+        self.kernel.interrupt_kernel()
+        until = time.monotonic() + 10
+        while time.monotonic() < until and len(self.errors) == before:
+            self._read_once()
+        where = self.errors[-1] if len(self.errors) > before else "(no traceback came)"
+        where = re.sub(r"\x1b\[[0-9;]*m", "", where)  # the terminal's colours
+        pytest.fail(
+            f"{name}: cells {stuck} did not finish within {DEADLINE} s (of {len(pending)}); "
+            f"{self.pickers_seen} picker(s) opened, {len(self._to_click)} never shown; "
+            f"interrupted, the kernel was at:\n{where}"
+        )
 
     def _on_shell(self, msg: Msg) -> None:
         if msg["msg_type"] == "execute_reply":
@@ -363,9 +385,12 @@ class Person:
 
 
 @pytest.mark.parametrize("path", notebook_paths(), ids=lambda p: p.name)
-def test_run_all_with_a_person_clicking(path: Path, kernel: BlockingKernelClient) -> None:
+def test_run_all_with_a_person_clicking(path: Path, kernel: KernelManager) -> None:
     cells = [source(c) for c in load(path)["cells"] if c["cell_type"] == "code"]
     person = Person(kernel, CLICKS[path.name])
-    person.run_all(cells, name=path.name)
-    for expression, expected in AFTERWARDS.get(path.name, {}).items():
-        assert person.evaluate(expression) == expected, f"{path.name}: {expression}"
+    try:
+        person.run_all(cells, name=path.name)
+        for expression, expected in AFTERWARDS.get(path.name, {}).items():
+            assert person.evaluate(expression) == expected, f"{path.name}: {expression}"
+    finally:
+        person.client.stop_channels()
