@@ -13,12 +13,15 @@ import pytest
 
 pytest.importorskip("temporalio")
 
+from ag_ui.core import RunAgentInput, UserMessage
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 
+from interrupt_widget.errors import ErrorCode
 from interrupt_widget.temporal.agent import (
     UNPROCESSED_TRIES,
     UNPROCESSED_UPDATE,
+    TemporalAgent,
     _sent_until_processed,
 )
 
@@ -73,3 +76,24 @@ async def test_any_other_failure_is_the_runs_own_and_never_sent_again(
     with pytest.raises(WorkflowUpdateFailedError):
         await _sent_until_processed(server.send)
     assert server.sends == 1
+
+
+async def test_an_update_never_processed_ends_the_run_saying_which_workers_to_look_at(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    agent = TemporalAgent("127.0.0.1:1", agent="payments:agent", task_queue="pay-q")
+    server = Server(rejections=UNPROCESSED_TRIES, failure=UNPROCESSED)
+    monkeypatch.setattr(agent, "_send", lambda _input, _stopped: server.send())
+    ask = RunAgentInput(
+        thread_id="t", run_id="r1", state={}, messages=[UserMessage(id="u", content="pay")],
+        tools=[], context=[], forwarded_props={},
+    )  # fmt: skip
+    events = await agent._outcome(ask, lambda: False)
+    assert server.sends == UNPROCESSED_TRIES
+    assert [e["type"] for e in events] == ["RUN_STARTED", "RUN_ERROR"]
+    assert events[1]["code"] == ErrorCode.NO_WORKER
+    said = events[1]["message"]
+    assert "'pay-q'" in said
+    assert "nothing ran" in said
+    assert "python -m interrupt_widget worker payments:agent" in said
+    assert "not supported" not in said  # Temporal's own words blame the worker's version

@@ -308,6 +308,8 @@ class TemporalAgent:
             code = cause.type if isinstance(cause, ApplicationError) and cause.type else None
             # The refusal's own words, as the run in process says them (`str` adds the type).
             said = cause.message if isinstance(cause, ApplicationError) else str(failure)
+            if code == UNPROCESSED_UPDATE:  # Temporal's words blame the worker's version
+                code, said = ErrorCode.NO_WORKER, self._unprocessed_message()
             found = _refused(input, code or ErrorCode.AGENT_FAILED, said)
             if code == ErrorCode.ANSWERED_ELSEWHERE:
                 found[1:1] = await self._held_messages(input.thread_id)
@@ -319,6 +321,15 @@ class TemporalAgent:
             message = f"the Temporal server at {self.address} failed the request: {down}"
             found = _refused(input, ErrorCode.TEMPORAL_UNAVAILABLE, message)
         return found
+
+    def _unprocessed_message(self) -> str:
+        return (
+            f"No worker of task queue {self.task_queue!r} took this run: the Temporal server "
+            f"handed it on {UNPROCESSED_TRIES} times and each time the worker left it unapplied "
+            "(a worker stopped with this conversation in hand): nothing ran. Check that the "
+            f"queue's workers stay up (python -m interrupt_widget worker {self.agent} --temporal "
+            f"{self.address} --task-queue {self.task_queue}), then send it again."
+        )
 
     async def _held_messages(self, thread_id: str) -> list[JsonDict]:
         """A snapshot of the conversation as its workflow holds it, for a client whose answer
