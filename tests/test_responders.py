@@ -233,11 +233,13 @@ def test_a_notebook_with_nobody_at_it_is_answered_by_its_file_itself_or_approve_
     itself = notebook("own.ipynb", {"interrupt_widget": {"answers_itself": True}})
     truthy = notebook("odd.ipynb", {"interrupt_widget": {"answers_itself": "yes"}})
     plain = notebook("plain.ipynb", {"kernelspec": {"name": "python3"}})
+    odd_shape = notebook("shape.ipynb", {"interrupt_widget": ["answers_itself"]})
 
     assert responders.for_notebook(recorded) == f"replay:{tmp_path / 'pay.decisions.json'}"
     assert responders.for_notebook(str(itself)) == ""
     assert responders.for_notebook(truthy) == "approve_all"  # only `true` says so
     assert responders.for_notebook(plain) == "approve_all"
+    assert responders.for_notebook(odd_shape) == "approve_all"  # not an object: not said
 
 
 def test_a_refused_answer_leaves_every_interrupt_unanswered() -> None:

@@ -325,6 +325,7 @@ def for_notebook(notebook: str | os.PathLike[str]) -> str:
     if recorded.is_file():
         return f"replay:{recorded.resolve()}"
     metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
-    if metadata.get("interrupt_widget", {}).get("answers_itself") is True:
+    kit = metadata.get("interrupt_widget") if isinstance(metadata, dict) else None
+    if isinstance(kit, dict) and kit.get("answers_itself") is True:
         return ""
     return "approve_all"
