@@ -93,7 +93,9 @@ async def test_a_question_is_listed_and_an_answer_from_the_board_runs_it_once(
     listing = await questions(board).listing_for(ANN)
     [item] = listing["items"]
     assert item["tool"] == "send_money"
-    assert item["args"] == 'amount=5000.0, to="Bob"'
+    # The row says the arguments as its question does: 5000, not Python's 5000.0.
+    assert item["args"] == 'amount=5000, to="Bob"'
+    assert item["interrupt"]["message"] == f"Allow send_money to run with {item['args']}?"
     assert item["where"] == {
         "label": "pay.ipynb",
         "path": "pay.ipynb",

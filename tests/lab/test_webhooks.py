@@ -26,7 +26,7 @@ OWNER = Owner("k1", "kernel k1", "pay.ipynb", "lab-a")
 def item(question: str, tool: str, *, escalated: bool = False, due: float | None = None) -> Any:
     metadata: dict[str, Any] = {
         "tool_name": tool,
-        "tool_input": {"amount": 5000, "to": "<b>Bob</b>"},
+        "tool_input": {"amount": 5000.0, "to": "<b>Bob</b>"},
     }
     if escalated:
         metadata["approvals"] = {"needed": 1, "escalated": True, "escalated_to": ["cfo"]}
@@ -87,6 +87,8 @@ async def test_each_event_is_told_once_with_a_link_and_no_sensitive_arguments(
     assert plain["text"].startswith("send_money waits for an answer in pay.ipynb")
     section = plain["blocks"][0]["text"]["text"]
     assert "&lt;b&gt;Bob&lt;/b&gt;" in section  # Slack shows the text as it is, never as markup
+    # The arguments as the question and the sidebar say them: 5000, not Python's 5000.0.
+    assert section.endswith('\namount=5000, to="&lt;b&gt;Bob&lt;/b&gt;"')
     assert plain["blocks"][1]["elements"][0]["url"] == plain["interruptWidget"]["link"]
     secret = by_event[("escalated", "k1/b/2")]
     assert secret["interruptWidget"]["arguments"] is None

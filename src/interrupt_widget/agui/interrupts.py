@@ -132,11 +132,13 @@ def tool_call_interrupt(
 
 def approval_message(tool_name: str, tool_input: Any) -> str:
     """The question an approval interrupt asks, built from the call it shows."""
-    return f"Allow {tool_name} to run with {_describe_input(tool_input)}?"
+    return f"Allow {tool_name} to run with {describe_arguments(tool_input)}?"
 
 
-def _describe_input(tool_input: Any) -> str:
-    # Values in their canonical spelling: what a JavaScript card shows, and what is compared.
+def describe_arguments(tool_input: Any) -> str:
+    """A call's arguments as its question and every list of questions say them:
+    `amount=120, to="ACME-1"`, each value in its canonical spelling (what a JavaScript card
+    shows, and what is compared: `120`, not Python's `120.0`)."""
     if isinstance(tool_input, dict) and tool_input:
         return ", ".join(f"{k}={spell(v)}" for k, v in tool_input.items())
     if isinstance(tool_input, dict):

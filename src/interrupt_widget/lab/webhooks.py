@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 from urllib.parse import quote, urlsplit
 
+from interrupt_widget.agui.interrupts import describe_arguments
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.identity import Identity
 
@@ -178,7 +179,7 @@ class Webhooks:
         arguments = None if tool in self.sensitive else metadata.get("tool_input")
         link = self.link(item["id"])
         headline = f"{tool} {_HEADLINES[notice.event]} in {where}"
-        shown = "" if arguments is None else f"\n{_args(arguments)}"
+        shown = "" if arguments is None else f"\n{describe_arguments(arguments)}"
         return {
             "text": f"{headline}: {link}",
             "blocks": _blocks(headline + shown, link),
@@ -272,12 +273,6 @@ def _counted(names: Iterable[str]) -> str:
     for name in names:
         counts[name] = counts.get(name, 0) + 1
     return ", ".join(f"{name} ×{n}" if n > 1 else name for name, n in counts.items())
-
-
-def _args(arguments: Any) -> str:
-    if isinstance(arguments, Mapping):
-        return ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    return json.dumps(arguments, ensure_ascii=False)
 
 
 def _slack(text: str) -> str:

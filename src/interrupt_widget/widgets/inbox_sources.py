@@ -9,13 +9,12 @@ question reads the same in the widget and in the sidebar.
 
 from __future__ import annotations
 
-import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Final, Protocol
 
-from interrupt_widget.agui.interrupts import tool_arguments, tool_name
+from interrupt_widget.agui.interrupts import describe_arguments, tool_arguments, tool_name
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.asking import QuestionsView
 from interrupt_widget.batch.agent_batch import AgentBatch
@@ -150,11 +149,9 @@ def for_viewer(metadata: Any, person: Identity, now: datetime) -> dict[str, bool
 
 
 def args_line(arguments: Any) -> str:
-    """A call's arguments as one compact line, cut at `ARGS_LINE_LIMIT` characters."""
+    """A call's arguments as its question says them (`describe_arguments`), cut at
+    `ARGS_LINE_LIMIT` characters."""
     if arguments is None:
         return ""
-    if isinstance(arguments, Mapping):
-        text = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in arguments.items())
-    else:
-        text = json.dumps(arguments, ensure_ascii=False)
+    text = describe_arguments(arguments)
     return text if len(text) <= ARGS_LINE_LIMIT else text[: ARGS_LINE_LIMIT - 1] + "…"
