@@ -80,6 +80,10 @@ def test_the_sidebar_lists_every_kernels_question_and_each_answer_runs_its_call_
     expect(items).to_have_count(3)
     expect(panel.locator(".iw-where", has_text=notebook.path)).to_have_count(1)
     expect(panel.locator(".iw-where", has_text="team/other.ipynb")).to_have_count(2)
+    # A row says the arguments as its card does: the offline model's 120.0 is 120 in both.
+    mine = items.filter(has_text=notebook.path)
+    expect(mine.locator(".iw-args")).to_have_text('amount=120, to_account="ACME-1", memo="rent"')
+    expect(picker.root).to_contain_text('amount=120, to_account="ACME-1", memo="rent"?')
     forbidden = items.filter(has_text="amount=9000")
     expect(forbidden).to_contain_text("Not yours to answer")
     expect(page.locator(".jp-SideBar [data-iw-count]")).to_have_attribute("data-iw-count", "2")
