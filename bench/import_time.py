@@ -1,12 +1,16 @@
-"""What `import interrupt_widget` adds to `import agents`, the SDK it builds on.
+"""What the kit adds to `import agents`, the SDK it builds on.
+
+`import interrupt_widget` alone loads none of the kit's SDK side: each public name loads its
+module when first used. So the kit's side here is what a script or a worker uses: `from
+interrupt_widget import AgentBatch, OfflineModel, OpenAIAgentsAdapter, Policy` (`SCRIPT`).
 
 Each side runs in a fresh interpreter, alternating: `import agents` alone, and `import
-agents` then `import interrupt_widget`; each times its imports in the process (the
+agents` then `SCRIPT`; each times its imports in the process (the
 interpreter's own start-up is the same on both sides and left out). Both read compiled
 bytecode, as an installed package does: the runs keep it in a temporary folder of their own
 (`PYTHONPYCACHEPREFIX`, even where `PYTHONDONTWRITEBYTECODE` is set), filled by one run of
 each side that is not counted. What the kit adds is timed in the second side's own process
-(`import interrupt_widget` once `import agents` is done), its median over the runs; beside it,
+(`SCRIPT` once `import agents` is done), its median over the runs; beside it,
 the difference between the two sides' medians and their ratio, which a loaded machine's
 spread from one interpreter to the next blurs far more. Goal: the kit adds at most 0.3 s (it
 added about 2 s under load when importing `jsonschema` built its format checkers' grammar with
@@ -17,7 +21,8 @@ worker or a served agent never imports them. A notebook does, in a kernel that h
 loaded already: the second figure is `from interrupt_widget import AgentChat` there (IPython
 and ipywidgets imported before the clock starts, on both sides).
 
-For where the time goes: `python -X importtime -c "import interrupt_widget"`.
+For where the time goes:
+`python -X importtime -c "from interrupt_widget import OpenAIAgentsAdapter"`.
 
 Run: .venv/bin/python bench/import_time.py [--runs 9] [--quick]
 """
@@ -36,6 +41,8 @@ QUICK_HELP = "the smallest sizes: check that the bench runs (make bench-smoke), 
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL_ADDED_S = 0.3
+SCRIPT = "from interrupt_widget import AgentBatch, OfflineModel, OpenAIAgentsAdapter, Policy"
+"""What a script or a worker imports of the kit (`import interrupt_widget` alone loads none)."""
 
 _TIMED = """
 import time
@@ -79,6 +86,31 @@ def first_answer_takes(reading: float, pycache: str) -> float:
     return float(done.stdout.strip().splitlines()[-1])
 
 
+_SERVER = """
+import time
+def held():  # this process's resident memory, in MB
+    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
+memory, started = held(), time.process_time()
+import jupyter_server.serverapp, jupyterlab
+server, server_memory = time.process_time() - started, held() - memory
+memory, started = held(), time.process_time()
+import interrupt_widget.lab.server_extension
+print(server, server_memory, time.process_time() - started, held() - memory)
+"""
+
+
+def server_extension_takes(pycache: str) -> tuple[float, float, float, float]:
+    """What a Jupyter server's imports take (CPU seconds, MB held), then what the kit's server
+    extension adds to them, in a fresh interpreter: every person's server loads it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "PYTHONPYCACHEPREFIX": pycache}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", _SERVER], check=True, capture_output=True, text=True, env=env
+    )
+    server, server_mb, kit, kit_mb = map(float, done.stdout.split())
+    return server, server_mb, kit, kit_mb
+
+
 IN_A_KERNEL = "import IPython, ipywidgets"
 """What a notebook's kernel has imported before its first cell runs (as far as the kit cares)."""
 
@@ -113,17 +145,19 @@ def main(runs: int) -> None:
         imports_take(chat, pycache)  # compiles both sides' modules
         for _ in range(runs):
             alone.append(imports_take("", pycache)[0])
-            agents, kit = imports_take("import interrupt_widget", pycache)
+            agents, kit = imports_take(SCRIPT, pycache)
             with_kit.append(agents + kit)
             kit_part.append(kit)
             in_kernel.append(imports_take(chat, pycache, before=IN_A_KERNEL)[1])
+        server_extension_takes(pycache)  # compiles the server's modules
+        servers = [server_extension_takes(pycache) for _ in range(max(runs // 3, 1))]
         first_runs = max(runs // 3, 1)
         read_first = [first_answer_takes(READING_S, pycache) for _ in range(first_runs)]
         at_once = [first_answer_takes(0, pycache) for _ in range(first_runs)]
     base, total = statistics.median(alone), statistics.median(with_kit)
     added = statistics.median(kit_part)
     print(f"import agents alone: {_spread(alone)}")
-    print(f"import agents, then import interrupt_widget: {_spread(with_kit)}")
+    print(f"import agents, then {SCRIPT}: {_spread(with_kit)}")
     print(
         f"the kit adds {added:.3f} s, timed in its own process (runs {min(kit_part):.3f}-"
         f"{max(kit_part):.3f}); {total - base:.3f} s between the sides' medians, ratio "
@@ -133,6 +167,13 @@ def main(runs: int) -> None:
     print(
         f"the first answer's check, {READING_S:.0f} s after the question: {_spread(read_first)}; "
         f"answered at once (jsonschema imported then): {_spread(at_once)}"
+    )
+    server_s, server_mb, kit_s, kit_mb = (statistics.median(v) for v in zip(*servers, strict=True))
+    print(
+        f"a Jupyter server's imports (jupyter_server, jupyterlab): {server_s:.3f} s CPU, "
+        f"{server_mb:.0f} MB; the kit's server extension adds {kit_s:.3f} s "
+        f"({kit_s / server_s:.2f}x) and {kit_mb:.0f} MB ({kit_mb / server_mb:.2f}x), "
+        f"medians of {len(servers)} runs"
     )
     if added > GOAL_ADDED_S:
         print(f"goal not met: the kit adds {added:.3f} s (goal <= {GOAL_ADDED_S} s)")

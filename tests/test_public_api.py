@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -136,6 +137,31 @@ def test_a_worker_or_a_script_imports_no_notebook_stack_until_a_widget_is_used()
         "serve True",
     ]
     assert not hasattr(interrupt_widget, "no_such_name")
+
+
+def test_the_jupyter_servers_extension_loads_neither_the_sdk_nor_a_widget() -> None:
+    # The extension runs in every person's Jupyter server (on a JupyterHub, one each) whether
+    # or not they ever run an agent: it reads the board and takes answers, and the Agents SDK,
+    # the OpenAI client, MCP and the widgets stay out of the server (about 80 MB and 1.2 s of
+    # CPU at its start). `import interrupt_widget` alone loads none of them either; a name
+    # used loads what it needs.
+    code = (
+        "import sys\n"
+        "heavy = ('agents', 'openai', 'mcp', 'anywidget', 'ipywidgets', 'IPython',\n"
+        "         'interrupt_widget.sdk', 'interrupt_widget.widgets.chat')\n"
+        "import interrupt_widget.lab.server_extension\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "import interrupt_widget as iw\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "print(iw.Policy.__name__, sorted(m for m in heavy if m in sys.modules))\n"
+        "print(iw.OfflineModel.__name__, 'agents' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "INTERRUPT_WIDGET_BOARD"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["[]", "[]", "Policy []", "OfflineModel True"]
 
 
 def test_the_exceptions_a_user_catches_come_from_the_root() -> None:

@@ -10,10 +10,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .agui.run_handle import AGUIAgent, RunHandle
-from .asking import responders
-from .batch.agent_batch import AgentBatch, show_batches_with
-from .decisions import decisions_frame, load_decisions
+from .batch import views as _batch_views
 from .errors import (
     AdapterError,
     AGUIClientError,
@@ -46,28 +43,56 @@ from .errors import (
     WorkersRefused,
 )
 from .identity import Identity, as_identity, current_identity, set_identity
-from .ledger.postgres import PostgresLedger
-from .ledger.sqlite import SQLiteLedger
-from .policy.quorum import escalate, require
-from .policy.rules import Policy, approve, ask, deny
-from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
-from .sdk.cassette import Cassette
-from .sdk.decision_spans import SPAN_NAME
-from .sdk.edits import editable
-from .sdk.model_choice import default_model
-from .sdk.offline_model import OfflineModel
-from .sdk.response_schema import with_response_schema
-from .sdk.tool_answers import resume_payload
-from .widgets.renderers import MEETING_TIME
 
 if TYPE_CHECKING:
+    from .agui.run_handle import AGUIAgent, RunHandle
+    from .asking import responders
+    from .batch.agent_batch import AgentBatch
+    from .decisions import decisions_frame, load_decisions
     from .http import AGUIClient, RemoteAgent, asgi_app, serve
+    from .ledger.postgres import PostgresLedger
+    from .ledger.sqlite import SQLiteLedger
+    from .policy.quorum import escalate, require
+    from .policy.rules import Policy, approve, ask, deny
+    from .sdk.adapter import AdapterRunHandle, OpenAIAgentsAdapter
+    from .sdk.cassette import Cassette
+    from .sdk.decision_spans import SPAN_NAME
+    from .sdk.edits import editable
+    from .sdk.model_choice import default_model
+    from .sdk.offline_model import OfflineModel
+    from .sdk.response_schema import with_response_schema
+    from .sdk.tool_answers import resume_payload
     from .widgets.chat import AgentChat
     from .widgets.inbox import Inbox
     from .widgets.picker import InterruptPicker
+    from .widgets.renderers import MEETING_TIME
     from .widgets.sdk_interruptions import answer_interruptions
 
 _ON_FIRST_USE = {
+    "AGUIAgent": ".agui.run_handle",
+    "RunHandle": ".agui.run_handle",
+    "responders": ".asking",
+    "AgentBatch": ".batch.agent_batch",
+    "decisions_frame": ".decisions",
+    "load_decisions": ".decisions",
+    "PostgresLedger": ".ledger.postgres",
+    "SQLiteLedger": ".ledger.sqlite",
+    "escalate": ".policy.quorum",
+    "require": ".policy.quorum",
+    "Policy": ".policy.rules",
+    "approve": ".policy.rules",
+    "ask": ".policy.rules",
+    "deny": ".policy.rules",
+    "AdapterRunHandle": ".sdk.adapter",
+    "OpenAIAgentsAdapter": ".sdk.adapter",
+    "Cassette": ".sdk.cassette",
+    "SPAN_NAME": ".sdk.decision_spans",
+    "editable": ".sdk.edits",
+    "default_model": ".sdk.model_choice",
+    "OfflineModel": ".sdk.offline_model",
+    "with_response_schema": ".sdk.response_schema",
+    "resume_payload": ".sdk.tool_answers",
+    "MEETING_TIME": ".widgets.renderers",
     "AgentChat": ".widgets.chat",
     "Inbox": ".widgets.inbox",
     "InterruptPicker": ".widgets.picker",
@@ -77,9 +102,12 @@ _ON_FIRST_USE = {
     "asgi_app": ".http",
     "serve": ".http",
 }
-"""Names loaded when first used: the notebook widgets (anywidget, ipywidgets, IPython) and the
-HTTP side (httpx, the server), so a Temporal worker, a served agent or a script that only
-runs a batch never imports them."""
+"""Names loaded when first used, each from its module: the Agents SDK's side, the ledgers,
+the rules, the notebook widgets (anywidget, ipywidgets, IPython) and the HTTP side (httpx,
+the server). `import interrupt_widget` itself loads none of them, nor does importing one of
+the kit's modules that needs none (the Jupyter server's extension, which runs in every
+person's server), and a Temporal worker, a served agent or a script that only runs a batch
+never loads the widgets."""
 
 
 def __getattr__(name: str) -> Any:
@@ -103,7 +131,7 @@ def _inbox_of(batch: AgentBatch) -> Inbox:
     return Inbox(batch)
 
 
-show_batches_with(_inbox_of)
+_batch_views.show_batches_with(_inbox_of)
 
 
 __version__ = "0.1.0"

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol, TypeVar, Unpack, get_args
+from typing import Any, TypeVar, Unpack, get_args
 
 from ag_ui.core import Interrupt, ResumeEntry, RunAgentInput, UserMessage
 from agents import Agent
@@ -52,6 +52,8 @@ from interrupt_widget.asking import (
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, WaitingQuestion
+from interrupt_widget.batch.views import BatchView, show_batches_with
+from interrupt_widget.batch.views import views as _views
 from interrupt_widget.clock import utc_text
 from interrupt_widget.decisions import Decision
 from interrupt_widget.errors import CallInDoubt, ChatRunError, ErrorCode, LedgerUnavailable
@@ -64,30 +66,7 @@ from interrupt_widget.sdk.agent_options import AgentOptions, resolve_agent
 _T = TypeVar("_T")
 
 
-class BatchView(Protocol):
-    """What a batch shows as: the inbox widget (`widgets/inbox.py`), which registers itself
-    with `show_batches_with`, since a batch sits below the widgets and imports none."""
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any: ...
-
-    def close(self) -> None:
-        """Stop following the batch and close the widget."""
-        ...
-
-    async def _attended(self, work: asyncio.Future[_T]) -> _T:
-        """`work`, or `UnattendedWait` when its questions wait and no front end holds the view."""
-        ...
-
-
-_views: list[Callable[[AgentBatch], BatchView]] = []
-
-
-def show_batches_with(make: Callable[[AgentBatch], BatchView]) -> None:
-    """Make `make(batch)` the view of every batch (the inbox calls it when it is imported)."""
-    _views[:] = [make]
-
-
-__all__ = ["AgentBatch", "RowResult", "WaitingQuestion"]
+__all__ = ["AgentBatch", "BatchView", "RowResult", "WaitingQuestion", "show_batches_with"]
 
 _log = logging.getLogger(__name__)
 

@@ -32,6 +32,12 @@ from typing import Any, Final, Literal, Protocol
 AnswerState = Literal["queued", "taken", "refused", "withdrawn"]
 """A queued answer: waiting for its kernel, taken by it, refused by it, or called back."""
 
+BOARD_ENV: Final = "INTERRUPT_WIDGET_BOARD"
+"""Names the board (a file or a URL); the server extension sets it for its kernels."""
+SERVER_ENV: Final = "INTERRUPT_WIDGET_SERVER"
+"""Names the Jupyter server a kernel belongs to; set beside `BOARD_ENV`."""
+SIDEBAR_BY: Final = "sidebar:"
+"""How `by` begins for an answer given in the sidebar: `sidebar:<name>`."""
 BUSY_TIMEOUT: Final = 5.0
 """Seconds a writer waits for another's lock on a SQLite board."""
 

@@ -26,20 +26,14 @@ from interrupt_widget.asking import askers
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import identity_from_wire
-from interrupt_widget.lab.board import Board, Owner, Queued
+from interrupt_widget.lab.board import BOARD_ENV, SERVER_ENV, SIDEBAR_BY, Board, Owner, Queued
 from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, outcome_to_wire
 from interrupt_widget.widgets.inbox_sources import QuestionSource, source_of, wire_item
 
-BOARD_ENV: Final = "INTERRUPT_WIDGET_BOARD"
-"""Names the board (a file or a URL); the server extension sets it for its kernels."""
-SERVER_ENV: Final = "INTERRUPT_WIDGET_SERVER"
-"""Names the Jupyter server a kernel belongs to; set beside `BOARD_ENV`."""
 TICK: Final = 0.2
 """Seconds between two looks at the questions and the queued answers."""
 HEARTBEAT: Final = 5.0
 """Seconds after which the desk says it is alive even when nothing changed."""
-SIDEBAR_BY: Final = "sidebar:"
-"""How `by` begins for an answer given in the sidebar: `sidebar:<name>`."""
 
 _log = logging.getLogger(__name__)
 

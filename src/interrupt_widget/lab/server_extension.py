@@ -34,8 +34,7 @@ from traitlets.config import Configurable
 
 from interrupt_widget.errors import ErrorCode
 from interrupt_widget.identity import Identity, identity_in, login_identity
-from interrupt_widget.lab.board import Board
-from interrupt_widget.lab.kernel_desk import BOARD_ENV, SERVER_ENV
+from interrupt_widget.lab.board import BOARD_ENV, SERVER_ENV, Board
 from interrupt_widget.lab.server_questions import CLOSED_KEPT, ServerQuestions
 from interrupt_widget.lab.webhooks import Webhooks
 from interrupt_widget.widgets._bundle import SERVED_AT_ENV, STATIC

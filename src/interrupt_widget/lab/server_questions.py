@@ -28,8 +28,7 @@ from interrupt_widget.asking import answer_refusal
 from interrupt_widget.identity import Identity
 from interrupt_widget.lab.board import Board, Posted
 from interrupt_widget.policy.quorum import not_allowed_to_settle
-from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, outcome_from_wire
-from interrupt_widget.widgets.inbox_sources import for_viewer
+from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, for_viewer, outcome_from_wire
 
 _log = logging.getLogger(__name__)
 

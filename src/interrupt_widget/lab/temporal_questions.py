@@ -28,11 +28,11 @@ from interrupt_widget.asking import OpenQuestions
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.identity import IDENTITY_KEY, Identity
-from interrupt_widget.lab.kernel_desk import SIDEBAR_BY
+from interrupt_widget.lab.board import SIDEBAR_BY
 from interrupt_widget.temporal import TemporalAgent
 from interrupt_widget.temporal.shapes import OpenConversation
-from interrupt_widget.widgets.inbox_protocol import AnswerOutcome
-from interrupt_widget.widgets.inbox_sources import for_viewer, wire_item
+from interrupt_widget.widgets.inbox_protocol import AnswerOutcome, for_viewer
+from interrupt_widget.widgets.inbox_sources import wire_item
 
 PREFIX: Final = "temporal/"
 """How the ids of Temporal questions begin on the sidebar."""

@@ -30,14 +30,15 @@ import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Final, Literal
-
-from agents import FunctionTool
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from interrupt_widget.clock import parse_instant, utc_text
 from interrupt_widget.identity import Identity
 from interrupt_widget.ledger.votes import AskedRecord, Vote
-from interrupt_widget.policy.ruling import Condition
+from interrupt_widget.policy.ruling import Condition, tool_name_of
+
+if TYPE_CHECKING:
+    from agents import FunctionTool
 
 logger = logging.getLogger(__name__)
 
@@ -112,13 +113,6 @@ def _matches(tool: str, arguments: Any, own: str, when: Condition | None, name: 
         return True
 
 
-def _tool_name(tool: str | FunctionTool) -> str:
-    name = tool.name if isinstance(tool, FunctionTool) else tool
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"a rule names a tool (its name or the FunctionTool), got {tool!r}")
-    return name
-
-
 def _names(value: str | Iterable[str] | None, what: str) -> tuple[str, ...]:
     if value is None:
         return ()
@@ -141,7 +135,7 @@ def require(
     """Calls to `tool` (where `when(arguments)` holds) run once `approvals` distinct people
     approve, each holding one of `roles` (or so named; None: anyone). The run's starter
     may not approve unless `self_approval`; `vetoes` denials deny the call."""
-    tool_name = _tool_name(tool)
+    tool_name = tool_name_of(tool)
     if not isinstance(approvals, int) or isinstance(approvals, bool) or approvals < 1:
         raise ValueError(f"approvals must be a whole number >= 1, got {approvals!r}")
     if not isinstance(vetoes, int) or isinstance(vetoes, bool) or vetoes < 1:
@@ -166,7 +160,7 @@ def escalate(
     """A question on `tool` unanswered `after` (a timedelta or seconds) since it was asked may
     also be answered by `to` (roles or names); `then_after` later still (default `after`),
     the call is settled with `then` ("deny" or "cancel"; None: it keeps waiting)."""
-    tool_name = _tool_name(tool)
+    tool_name = tool_name_of(tool)
     wait = after if isinstance(after, timedelta) else timedelta(seconds=after)
     last = wait if then_after is None else then_after
     last = last if isinstance(last, timedelta) else timedelta(seconds=last)

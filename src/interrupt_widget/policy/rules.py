@@ -24,28 +24,21 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
-
-from agents import FunctionTool
+from typing import TYPE_CHECKING, Any
 
 from interrupt_widget.errors import PolicyError
 from interrupt_widget.policy.quorum import Escalation, Requirement
 from interrupt_widget.policy.report import Decisions, PolicyReport, evaluate
-from interrupt_widget.policy.ruling import Condition, Rule, Ruling, Verdict
+from interrupt_widget.policy.ruling import Condition, Rule, Ruling, Verdict, tool_name_of
+
+if TYPE_CHECKING:
+    from agents import FunctionTool
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["Policy", "PolicyError", "Rule", "Ruling", "approve", "ask", "deny"]
 
 _NO_RULE = Ruling("ask", None)
-
-
-def _tool_name(tool: str | FunctionTool) -> str:
-    if isinstance(tool, FunctionTool):
-        return tool.name
-    if isinstance(tool, str) and tool:
-        return tool
-    raise TypeError(f"a rule names a tool (its name or the FunctionTool), got {tool!r}")
 
 
 def _rule(
@@ -55,7 +48,7 @@ def _rule(
     name: str | None,
     reason: str | None = None,
 ) -> Rule:
-    tool_name = _tool_name(tool)
+    tool_name = tool_name_of(tool)
     if when is not None and not callable(when):
         raise TypeError(f"when must be a function of the arguments, got {type(when).__name__}")
     if name is None:

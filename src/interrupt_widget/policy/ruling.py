@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from interrupt_widget.decisions import POLICY_BY
+
+if TYPE_CHECKING:
+    from agents import FunctionTool
 
 Verdict = Literal["approve", "deny", "ask"]
 Condition = Callable[[dict[str, Any]], object]
@@ -61,3 +64,17 @@ POLICY_VERDICTS: tuple[Verdict, ...] = ("approve", "deny", "ask")
 """The policy's side of a comparison."""
 PERSON_VERDICTS = ("approved", "denied", "cancelled", "expired")
 """The person's side of a comparison (a denial, a cancel and an expiry all mean "not run")."""
+
+
+def tool_name_of(tool: str | FunctionTool) -> str:
+    """The name of the tool a rule names: the name itself, or a `FunctionTool`'s."""
+    name: object = tool
+    if not isinstance(tool, str):
+        # A tool object: its caller has the Agents SDK loaded already (a rule given a name
+        # alone, as a server's rules are, never loads it).
+        from agents import FunctionTool
+
+        name = tool.name if isinstance(tool, FunctionTool) else None
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"a rule names a tool (its name or the FunctionTool), got {tool!r}")
+    return name

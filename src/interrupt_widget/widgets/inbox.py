@@ -67,10 +67,11 @@ from interrupt_widget.widgets.inbox_protocol import (
     Settle,
     answer_result_to_wire,
     delta_to_wire,
+    for_viewer,
     parse_front_end_message,
     snapshot_to_wire,
 )
-from interrupt_widget.widgets.inbox_sources import QuestionSource, for_viewer, source_of, wire_item
+from interrupt_widget.widgets.inbox_sources import QuestionSource, source_of, wire_item
 from interrupt_widget.widgets.loop_handoff import comm_handler, running_loop
 from interrupt_widget.widgets.picker import renderer_source
 

@@ -45,9 +45,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, TypeAlias
 
 from interrupt_widget.errors import AnswerError
+from interrupt_widget.identity import Identity
+from interrupt_widget.policy.quorum import escalates_to, not_allowed_reason
 from interrupt_widget.widgets._bundle import WIDGET_CODE, WantsCode
 from interrupt_widget.widgets.attendance import ATTACHED, Attached
 from interrupt_widget.widgets.picker_protocol import (
@@ -238,3 +241,13 @@ def snapshot_to_wire(items: list[dict[str, Any]]) -> dict[str, Any]:
 def delta_to_wire(upsert: list[dict[str, Any]], remove: list[str]) -> dict[str, Any]:
     """What changed since the last message: items added or changed, and the ids that left."""
     return {"type": "delta", "upsert": upsert, "remove": remove}
+
+
+def for_viewer(metadata: Any, person: Identity, now: datetime) -> dict[str, bool]:
+    """Whether `person` may answer a question whose interrupt carries `metadata` at `now`,
+    and whether it escalates to them (a call no rule about people covers: anyone may, and
+    it escalates nowhere)."""
+    return {
+        "mayAnswer": not_allowed_reason(metadata, person, True, now) is None,
+        "escalatesToMe": escalates_to(metadata, person),
+    }

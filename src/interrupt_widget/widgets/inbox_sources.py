@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any, Final, Protocol
 
 from interrupt_widget.agui.interrupts import describe_arguments, tool_arguments, tool_name
@@ -20,8 +19,6 @@ from interrupt_widget.asking import QuestionsView
 from interrupt_widget.batch.agent_batch import AgentBatch
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
-from interrupt_widget.identity import Identity
-from interrupt_widget.policy.quorum import escalates_to, not_allowed_reason
 from interrupt_widget.widgets.chat import AgentChat
 
 ARGS_LINE_LIMIT: Final = 160
@@ -135,16 +132,6 @@ def wire_item(item_id: str, waiting: WaitingQuestion) -> dict[str, Any]:
         "error": waiting.error,
         "doubt": waiting.doubt,
         "runLink": waiting.run_link,
-    }
-
-
-def for_viewer(metadata: Any, person: Identity, now: datetime) -> dict[str, bool]:
-    """Whether `person` may answer a question whose interrupt carries `metadata` at `now`,
-    and whether it escalates to them (a call no rule about people covers: anyone may, and
-    it escalates nowhere)."""
-    return {
-        "mayAnswer": not_allowed_reason(metadata, person, True, now) is None,
-        "escalatesToMe": escalates_to(metadata, person),
     }
 
 
