@@ -251,3 +251,25 @@ async def test_many_questions_with_the_same_news_are_told_in_one_message_a_few_o
     assert "Bob" not in str(body)  # a digest shows no arguments, sensitive or not
     one_by_one = sorted((f["event"], f["question"]) for f in facts if "question" in f)
     assert one_by_one == [("escalated", "k1/x/1")]
+
+
+def test_a_huge_call_is_told_in_one_short_line_and_its_arguments_whole() -> None:
+    # Slack refuses a section longer than 3,000 characters, so a call with a megabyte of
+    # arguments would never be told: the message says them as the sidebar's row does, cut,
+    # and the JSON beside it carries them whole for a receiver that reads them.
+    hooks = Webhooks(
+        ServerQuestions(Board(":memory:"), "lab-a", tuple), [], "http://127.0.0.1:8888/"
+    )
+    arguments = {"amount": 5000.0, "memo": "x" * 1_000_000}
+    posted = {
+        "id": "k1/a/1",
+        "tool": "send_money",
+        "where": {"label": "pay.ipynb"},
+        "interrupt": {"id": "a", "metadata": {"tool_input": arguments}},
+    }
+    message = hooks.message(webhooks.Notice("waiting", posted))
+    section = message["blocks"][0]["text"]["text"]
+    assert len(section) < 3000
+    assert section.endswith("…")
+    assert section.split("\n")[1].startswith('amount=5000, memo="xxx')
+    assert message["interruptWidget"]["arguments"] == arguments

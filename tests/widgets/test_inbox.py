@@ -8,11 +8,10 @@ from typing import Any
 import pytest
 
 from interrupt_widget import AgentBatch, AgentChat, AnswerRefused, Inbox, OfflineModel, Policy
-from interrupt_widget.agui.interrupts import approval_message
+from interrupt_widget.agui.interrupts import ARGUMENTS_LINE_LIMIT, approval_message, arguments_line
 from interrupt_widget.examples.bank import bank_agent
 from interrupt_widget.examples.tool_runs import read_journal
 from interrupt_widget.testing import CommRecorder, batch_until, until
-from interrupt_widget.widgets.inbox_sources import ARGS_LINE_LIMIT, args_line
 
 PROMPT = "transfer_funds amount={amount} to_account={account} memo={invoice}"
 TICKET = {"properties": {"ticket": {"type": "string", "minLength": 1}}, "required": ["ticket"]}
@@ -193,11 +192,11 @@ def test_a_rows_arguments_read_as_its_question_says_them() -> None:
     # Numbers as the card writes them (the offline model's floats: 120, not 120.0), strings
     # quoted with what they hold, nested values canonical; cut at the line's limit.
     arguments = {"amount": 120.0, "memo": 'rent "May" – ünï', "tags": {"b": 1.5, "a": [2.0]}}
-    line = args_line(arguments)
+    line = arguments_line(arguments)
     assert line == 'amount=120, memo="rent \\"May\\" – ünï", tags={"a":[2],"b":1.5}'
     assert approval_message("pay", arguments) == f"Allow pay to run with {line}?"
-    assert args_line({}) == "no arguments"
-    assert args_line(None) == ""
-    long = args_line({"text": "x" * 1000})
-    assert len(long) == ARGS_LINE_LIMIT
+    assert arguments_line({}) == "no arguments"
+    assert arguments_line(None) == ""
+    long = arguments_line({"text": "x" * 1000})
+    assert len(long) == ARGUMENTS_LINE_LIMIT
     assert long.endswith("…")

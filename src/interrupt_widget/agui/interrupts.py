@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from ag_ui.core import AssistantMessage, Interrupt, Message, ToolCall, ToolMessage
 
@@ -144,6 +144,20 @@ def describe_arguments(tool_input: Any) -> str:
     if isinstance(tool_input, dict):
         return "no arguments"
     return spell(tool_input)
+
+
+ARGUMENTS_LINE_LIMIT: Final = 160
+"""How many characters of a call's arguments a list of questions (the inbox, the sidebar) or a
+webhook's message shows; the card shows them whole."""
+
+
+def arguments_line(arguments: Any, limit: int = ARGUMENTS_LINE_LIMIT) -> str:
+    """`describe_arguments` on one line cut at `limit` characters (`…` its last); `""` for
+    none: a list row or a chat message stays short however large the call."""
+    if arguments is None:
+        return ""
+    text = describe_arguments(arguments)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def attach(call: ToolCall, interrupt: Interrupt) -> ToolCall:

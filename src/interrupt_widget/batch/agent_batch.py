@@ -52,7 +52,7 @@ from interrupt_widget.asking import (
 from interrupt_widget.batch import records as row_records
 from interrupt_widget.batch.records import ROW_OUTCOME_CALL
 from interrupt_widget.batch.row import BatchRow, RowStatus, WaitingQuestion
-from interrupt_widget.batch.views import BatchView, show_batches_with
+from interrupt_widget.batch.views import BatchView
 from interrupt_widget.batch.views import views as _views
 from interrupt_widget.clock import utc_text
 from interrupt_widget.decisions import Decision
@@ -66,7 +66,7 @@ from interrupt_widget.sdk.agent_options import AgentOptions, resolve_agent
 _T = TypeVar("_T")
 
 
-__all__ = ["AgentBatch", "BatchView", "RowResult", "WaitingQuestion", "show_batches_with"]
+__all__ = ["AgentBatch", "RowResult", "WaitingQuestion"]
 
 _log = logging.getLogger(__name__)
 

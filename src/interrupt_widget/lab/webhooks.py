@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol
 from urllib.parse import quote, urlsplit
 
-from interrupt_widget.agui.interrupts import describe_arguments
+from interrupt_widget.agui.interrupts import arguments_line
 from interrupt_widget.clock import parse_instant
 from interrupt_widget.identity import Identity
 
@@ -179,7 +179,7 @@ class Webhooks:
         arguments = None if tool in self.sensitive else metadata.get("tool_input")
         link = self.link(item["id"])
         headline = f"{tool} {_HEADLINES[notice.event]} in {where}"
-        shown = "" if arguments is None else f"\n{describe_arguments(arguments)}"
+        shown = "" if arguments is None else f"\n{arguments_line(arguments)}"
         return {
             "text": f"{headline}: {link}",
             "blocks": _blocks(headline + shown, link),

@@ -34,8 +34,9 @@ from ag_ui.core import Interrupt
 from interrupt_widget import clock
 from interrupt_widget.agui.answers import is_expired
 from interrupt_widget.agui.interrupts import DENIAL_REASON, verdict
-from interrupt_widget.batch.agent_batch import AgentBatch, show_batches_with
+from interrupt_widget.batch.agent_batch import AgentBatch
 from interrupt_widget.batch.row import WaitingQuestion
+from interrupt_widget.batch.views import show_batches_with
 from interrupt_widget.errors import AnswerRefused, UnattendedWait
 from interrupt_widget.identity import Identity, as_identity_value, current_identity
 from interrupt_widget.policy.quorum import escalates_to, not_allowed_reason

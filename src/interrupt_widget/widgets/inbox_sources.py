@@ -11,18 +11,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
-from interrupt_widget.agui.interrupts import describe_arguments, tool_arguments, tool_name
+from interrupt_widget.agui.interrupts import arguments_line, tool_arguments, tool_name
 from interrupt_widget.agui.wire import to_wire
 from interrupt_widget.asking import QuestionsView
 from interrupt_widget.batch.agent_batch import AgentBatch
 from interrupt_widget.batch.row import WaitingQuestion
 from interrupt_widget.errors import AnswerRefused
 from interrupt_widget.widgets.chat import AgentChat
-
-ARGS_LINE_LIMIT: Final = 160
-"""How long the one-line arguments of a call may be in the list (the card shows them all)."""
 
 
 class QuestionSource(Protocol):
@@ -125,7 +122,7 @@ def wire_item(item_id: str, waiting: WaitingQuestion) -> dict[str, Any]:
         "id": item_id,
         "key": waiting.key,
         "tool": waiting.tool,
-        "args": args_line(waiting.arguments),
+        "args": arguments_line(waiting.arguments),
         "interrupt": to_wire(waiting.interrupt),
         "since": int(waiting.since * 1000),
         "expiresAt": waiting.expires_at,
@@ -133,12 +130,3 @@ def wire_item(item_id: str, waiting: WaitingQuestion) -> dict[str, Any]:
         "doubt": waiting.doubt,
         "runLink": waiting.run_link,
     }
-
-
-def args_line(arguments: Any) -> str:
-    """A call's arguments as its question says them (`describe_arguments`), cut at
-    `ARGS_LINE_LIMIT` characters."""
-    if arguments is None:
-        return ""
-    text = describe_arguments(arguments)
-    return text if len(text) <= ARGS_LINE_LIMIT else text[: ARGS_LINE_LIMIT - 1] + "…"
